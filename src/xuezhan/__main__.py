@@ -1,0 +1,3 @@
+from xuezhan.cli import run
+
+run()

@@ -1,0 +1,49 @@
+"""The ``xuezhan`` command line (INTERFACES.md).
+
+Exit codes: 0 success, 1 a valid question whose answer is "no", 2 bad input
+(a message on stderr; with ``--json`` also ``{"error": {"code", "message"}}`` on
+stdout). No traceback ever reaches a user.
+"""
+
+from __future__ import annotations
+
+import sys
+
+import click
+
+from ._common import emit_error
+from .analysis import score_cmd, shanten_cmd, waits_cmd
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="xuezhan")
+def cli() -> None:
+    """Sichuan blood-battle mahjong (四川麻将 血战到底)."""
+
+
+cli.add_command(score_cmd)
+cli.add_command(waits_cmd)
+cli.add_command(shanten_cmd)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of the console script and ``python -m xuezhan``."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    try:
+        rv = cli.main(args=args, prog_name="xuezhan", standalone_mode=False)
+    except click.exceptions.Abort:
+        click.echo("aborted", err=True)
+        return 130
+    except click.ClickException as exc:
+        code = "usage" if isinstance(exc, click.UsageError) else "bad_input"
+        emit_error(code, exc.format_message(), "--json" in args)
+        return 2
+    except KeyboardInterrupt:
+        return 130
+    if isinstance(rv, int):
+        return rv
+    return 0
+
+
+def run() -> None:
+    sys.exit(main())

@@ -1,0 +1,185 @@
+"""``xuezhan score``, ``xuezhan waits``, ``xuezhan shanten``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import click
+
+from ..errors import HandError
+from ..hand import shanten, tiles_to_counts, winning_tiles
+from ..scoring import NoWin, Score, WinContext, check_hand, score_win
+from ..tiles import format_tiles, parse_tile, parse_tiles, suit_of, tile_name
+from ._common import (
+    dingque_option,
+    emit_json,
+    guarded,
+    json_option,
+    load_rules,
+    meld_options,
+    parse_melds,
+    parse_void,
+    rules_option,
+)
+
+
+def _describe(score: Score) -> str:
+    parts = [f"{score.base} {score.base_fan} fan"]
+    parts += [f"{eid} +{fan}" for eid, fan in score.extras]
+    capped = f" (capped at x{score.multiple})" if score.capped else ""
+    return (
+        f"{', '.join(parts)} = {score.fan} fan, x{score.multiple}{capped}, {score.points} points\n"
+        f"split: {' '.join(score.split)}"
+    )
+
+
+@click.command("score")
+@click.argument("hand")
+@click.option("--win", "win", required=True, metavar="TILE", help="The winning tile (it is in HAND).")
+@meld_options
+@click.option("--self-drawn", is_flag=True, help="Self-drawn win (自摸).")
+@click.option("--after-kong", is_flag=True, help="With --self-drawn: 杠上花; without: 杠上炮.")
+@click.option("--robbing-kong", is_flag=True, help="Win by robbing a bugang (抢杠胡).")
+@click.option("--last-tile", is_flag=True, help="Win on the last tile of the wall (海底).")
+@click.option("--last-copy", is_flag=True, help="The winning tile is the last live copy (绝张).")
+@click.option("--tian-hu", is_flag=True, help="The dealer wins on its dealt 14 tiles (天胡).")
+@click.option("--di-hu", is_flag=True, help="A non-dealer wins on its first draw (地胡).")
+@dingque_option
+@rules_option
+@json_option
+@guarded
+def score_cmd(
+    hand: str,
+    win: str,
+    peng: tuple[str, ...],
+    gang: tuple[str, ...],
+    angang: tuple[str, ...],
+    self_drawn: bool,
+    after_kong: bool,
+    robbing_kong: bool,
+    last_tile: bool,
+    last_copy: bool,
+    tian_hu: bool,
+    di_hu: bool,
+    dingque: str | None,
+    rules_spec: str,
+    as_json: bool,
+) -> int:
+    """Score a winning HAND (concealed tiles, the winning tile included)."""
+    rules = load_rules(rules_spec)
+    tiles = parse_tiles(hand)
+    win_tile = parse_tile(win)
+    melds = parse_melds(peng, gang, angang)
+    void = parse_void(dingque)
+    ctx = WinContext(
+        self_drawn=self_drawn,
+        after_kong=after_kong,
+        robbing_kong=robbing_kong,
+        last_tile=last_tile,
+        tian_hu=tian_hu,
+        di_hu=di_hu,
+        last_copy=last_copy,
+    )
+    result = score_win(tiles, melds, win_tile, ctx, rules, void)
+    if isinstance(result, NoWin):
+        if as_json:
+            emit_json(result.to_json())
+        else:
+            click.echo(f"not a winning hand: {result.reason}")
+        return 1
+    if as_json:
+        emit_json(result.to_json())
+    else:
+        click.echo(_describe(result))
+    return 0
+
+
+def _analysed_hand(hand: str, peng: tuple[str, ...], gang: tuple[str, ...], angang: tuple[str, ...], most: int) -> Any:
+    tiles = parse_tiles(hand)
+    melds = parse_melds(peng, gang, angang)
+    total = len(tiles) + 3 * len(melds)
+    if total > most:
+        raise HandError(
+            "wrong_tile_count",
+            f"the hand has {total} tile-equivalents (melds count 3 each); this command takes at most {most}",
+        )
+    check_hand(tiles, melds, None, size=total)
+    counts = tiles_to_counts(tiles)
+    owned = list(counts)
+    meld_suits = 0
+    for m in melds:
+        owned[m.tile] += m.size
+        meld_suits |= 1 << suit_of(m.tile)
+    return tiles, melds, counts, owned, meld_suits
+
+
+@click.command("waits")
+@click.argument("hand")
+@meld_options
+@dingque_option
+@rules_option
+@json_option
+@guarded
+def waits_cmd(
+    hand: str,
+    peng: tuple[str, ...],
+    gang: tuple[str, ...],
+    angang: tuple[str, ...],
+    dingque: str | None,
+    rules_spec: str,
+    as_json: bool,
+) -> int:
+    """The waits of a HAND of 13 tile-equivalents, each scored as a discard win."""
+    rules = load_rules(rules_spec)
+    tiles, melds, counts, owned, meld_suits = _analysed_hand(hand, peng, gang, angang, 13)
+    void = parse_void(dingque) if rules.dingque else None
+    sh = shanten(counts, len(melds), meld_suits=meld_suits, void=void)
+    waits: list[dict[str, Any]] = []
+    if len(tiles) + 3 * len(melds) == 13:
+        for t in winning_tiles(counts, len(melds), meld_suits=meld_suits, void=void, owned=owned):
+            s = score_win([*tiles, t], melds, t, WinContext(), rules, void, check=False)
+            assert isinstance(s, Score)
+            waits.append(
+                {"tile": tile_name(t), "fan": s.fan, "multiple": s.multiple, "base": s.base, "live": 4 - owned[t]}
+            )
+    ready = bool(waits)
+    if as_json:
+        emit_json({"ready": ready, "shanten": 0 if ready else max(sh, 1), "waits": waits})
+    elif not ready:
+        click.echo(f"{format_tiles(tiles)}: not ready (shanten {max(sh, 1)})")
+    else:
+        click.echo(f"{format_tiles(tiles)}: ready on {len(waits)} tile(s)")
+        for w in waits:
+            click.echo(f"  {w['tile']}: {w['base']}, {w['fan']} fan, x{w['multiple']}, {w['live']} not in hand")
+    return 0
+
+
+@click.command("shanten")
+@click.argument("hand")
+@meld_options
+@dingque_option
+@rules_option
+@json_option
+@guarded
+def shanten_cmd(
+    hand: str,
+    peng: tuple[str, ...],
+    gang: tuple[str, ...],
+    angang: tuple[str, ...],
+    dingque: str | None,
+    rules_spec: str,
+    as_json: bool,
+) -> int:
+    """Tiles from ready: -1 complete, 0 ready (four sets + pair, or seven pairs)."""
+    rules = load_rules(rules_spec)
+    tiles, melds, counts, owned, meld_suits = _analysed_hand(hand, peng, gang, angang, 14)
+    void = parse_void(dingque) if rules.dingque else None
+    sh = shanten(counts, len(melds), meld_suits=meld_suits, void=void)
+    if sh >= 99:
+        raise HandError("no_winning_hand", "no winning hand can be reached: the melds use the void suit or three suits")
+    if as_json:
+        emit_json({"shanten": sh})
+    else:
+        word = {-1: "complete", 0: "ready"}.get(sh, f"{sh} from ready")
+        click.echo(f"{format_tiles(tiles)}: shanten {sh} ({word})")
+    return 0

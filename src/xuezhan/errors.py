@@ -1,0 +1,40 @@
+"""Errors with stable codes.
+
+Every error the project raises for bad input is an :class:`XuezhanError` (a
+``ValueError``) carrying a ``code`` that never changes; the CLI and the server
+pass the code on unchanged.
+"""
+
+from __future__ import annotations
+
+
+class XuezhanError(ValueError):
+    """Base class: bad input of any kind. ``code`` is stable, ``message`` is for people."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+    def to_json(self) -> dict[str, str]:
+        return {"code": self.code, "message": self.message}
+
+
+class TileError(XuezhanError):
+    """A malformed tile or hand string."""
+
+
+class HandError(XuezhanError):
+    """A well-formed tile string that is not a possible hand (size, melds)."""
+
+
+class RulesError(XuezhanError):
+    """An unknown option, a bad option value, or a broken rules file."""
+
+
+class IllegalActionError(XuezhanError):
+    """An action that is not legal in the current state; nothing was changed."""
+
+
+class RecordError(XuezhanError):
+    """A game record that cannot be read or does not describe a legal hand."""

@@ -1,0 +1,296 @@
+"""Rule options and presets (RULES.md section 14).
+
+One frozen :class:`Rules` value holds every option; it is validated when built.
+Presets ``qq`` (the default) and ``chengdu`` are looked up by name, and a TOML
+rules file names a preset and overrides options::
+
+    preset = "chengdu"
+    cap_multiple = 16
+    exchange_three = "clockwise"
+
+    [fan]          # fan of any base pattern or extra, by id: an int, or "cap"
+    hai_di = 2
+
+An unknown option or a bad value raises :class:`~xuezhan.errors.RulesError`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Final, Literal, Union
+
+from .errors import RulesError
+
+Cap = Literal["cap"]
+FanValue = Union[int, Cap]
+
+BASE_PATTERNS: Final = (
+    "ping_hu",
+    "dui_dui_hu",
+    "qing_yi_se",
+    "dai_yao_jiu",
+    "qi_dui",
+    "qing_dui",
+    "jiang_dui",
+    "long_qi_dui",
+    "qing_qi_dui",
+    "qing_yao_jiu",
+    "qing_long_qi_dui",
+    "tian_hu",
+    "di_hu",
+)
+"""Base pattern ids (RULES 6.1), in table order."""
+
+EXTRAS: Final = (
+    "gen",
+    "gang_shang_hua",
+    "gang_shang_pao",
+    "qiang_gang_hu",
+    "hai_di",
+    "jin_gou_diao",
+    "jue_zhang",
+    "zi_mo_jia_fan",
+)
+"""Extra ids (RULES 6.2)."""
+
+_QQ_FAN: Final[dict[str, FanValue]] = {
+    "ping_hu": 1,
+    "dui_dui_hu": 2,
+    "qing_yi_se": 3,
+    "dai_yao_jiu": 3,
+    "qi_dui": 3,
+    "qing_dui": 4,
+    "jiang_dui": 4,
+    "long_qi_dui": 5,
+    "qing_qi_dui": 5,
+    "qing_yao_jiu": 5,
+    "qing_long_qi_dui": 6,
+    "tian_hu": 6,
+    "di_hu": 6,
+    "gen": 1,
+    "gang_shang_hua": 1,
+    "gang_shang_pao": 1,
+    "qiang_gang_hu": 0,
+    "hai_di": 0,
+    "jin_gou_diao": 0,
+    "jue_zhang": 0,
+    "zi_mo_jia_fan": 1,
+}
+_CHENGDU_FAN: Final[dict[str, FanValue]] = {
+    **_QQ_FAN,
+    "jiang_dui": 5,
+    "qiang_gang_hu": 1,
+    "hai_di": 1,
+    "jin_gou_diao": 1,
+    "jue_zhang": 0,
+    "tian_hu": "cap",
+    "di_hu": "cap",
+}
+
+_CHOICES: Final[dict[str, tuple[str, ...]]] = {
+    "self_draw_bonus": ("base", "fan", "none"),
+    "zhigang_payment": ("discarder", "everyone"),
+    "dian_gang_hua": ("self_draw", "discard"),
+    "pass_hu_scope": ("same_tile", "any_tile"),
+    "cha_jiao_pays": ("max", "min"),
+    "long_qi_dui_mode": ("pattern", "roots"),
+    "dealer_rule": ("first_winner", "dice", "discarder"),
+    "exchange_three": ("none", "clockwise", "counter", "opposite", "random"),
+}
+_BOOLS: Final = (
+    "dingque",
+    "late_bugang_pays",
+    "call_transfer",
+    "must_hu_last_four",
+    "dead_wait_counts",
+    "end_on_first_win",
+    "escaped_winner_forfeits",
+    "kong_draw_from_tail",
+    "blood_river",
+)
+
+
+@dataclass(frozen=True)
+class Rules:
+    """Every rule option of RULES.md section 14. Build with :meth:`preset`, :meth:`load` or :meth:`with_options`."""
+
+    preset_name: str = "qq"
+    base_score: int = 6
+    cap_multiple: int | None = None
+    dingque: bool = True
+    self_draw_bonus: str = "base"
+    zhigang_payment: str = "discarder"
+    late_bugang_pays: bool = True
+    call_transfer: bool = True
+    dian_gang_hua: str = "self_draw"
+    pass_hu_scope: str = "same_tile"
+    must_hu_last_four: bool = False
+    hua_zhu_multiple: int | Cap = 16
+    cha_jiao_pays: str = "max"
+    dead_wait_counts: bool = True
+    long_qi_dui_mode: str = "pattern"
+    dealer_rule: str = "dice"
+    end_on_first_win: bool = False
+    escaped_winner_forfeits: bool = True
+    kong_draw_from_tail: bool = False
+    exchange_three: str = "none"
+    blood_river: bool = False
+    fan: tuple[tuple[str, FanValue], ...] = field(default_factory=lambda: tuple(_QQ_FAN.items()))
+
+    def __post_init__(self) -> None:
+        _validate(self)
+
+    # --- lookups ------------------------------------------------------------------
+    def fan_of(self, pattern: str) -> FanValue:
+        """The fan of a base pattern or extra id under these rules."""
+        for k, v in self.fan:
+            if k == pattern:
+                return v
+        raise RulesError("unknown_pattern", f"no pattern or extra {pattern!r}")
+
+    @property
+    def hua_zhu_points(self) -> int:
+        """What a flower pig pays each non-pig active seat (RULES 8.1)."""
+        mult = self.hua_zhu_multiple
+        if mult == "cap":
+            assert self.cap_multiple is not None  # validated
+            return self.base_score * self.cap_multiple
+        return self.base_score * mult
+
+    # --- construction ---------------------------------------------------------------
+    @classmethod
+    def preset(cls, name: str = "qq") -> Rules:
+        """The named preset: ``"qq"`` (online-platform rules, the default) or ``"chengdu"`` (home rules)."""
+        if name == "qq":
+            return cls()
+        if name == "chengdu":
+            return cls(
+                preset_name="chengdu",
+                base_score=1,
+                cap_multiple=8,
+                late_bugang_pays=False,
+                must_hu_last_four=True,
+                hua_zhu_multiple="cap",
+                long_qi_dui_mode="roots",
+                dealer_rule="first_winner",
+                escaped_winner_forfeits=False,
+                fan=tuple(_CHENGDU_FAN.items()),
+            )
+        raise RulesError("unknown_preset", f"unknown preset {name!r}: use 'qq' or 'chengdu'")
+
+    def with_options(self, options: Mapping[str, Any]) -> Rules:
+        """A copy with ``options`` (RULES 14 names; ``fan`` a mapping of pattern id to fan) overridden."""
+        changes: dict[str, Any] = {}
+        names = {f.name for f in dataclasses.fields(self)} - {"preset_name", "fan"}
+        for key, value in options.items():
+            if key == "fan":
+                if not isinstance(value, Mapping):
+                    raise RulesError("bad_option", "option 'fan' must be a table of pattern id = fan")
+                table = dict(self.fan)
+                for pid, fv in value.items():
+                    if pid not in table:
+                        raise RulesError("unknown_pattern", f"no pattern or extra {pid!r} in 'fan'")
+                    table[pid] = fv
+                changes["fan"] = tuple(table.items())
+            elif key in names:
+                changes[key] = value
+            else:
+                raise RulesError("unknown_option", f"unknown rule option {key!r}")
+        return dataclasses.replace(self, **changes)
+
+    @classmethod
+    def from_mapping(cls, data: Mapping[str, Any]) -> Rules:
+        """``{"preset": "qq", "options": {...}}`` or ``{"preset": "qq", <option>: value, ...}``."""
+        if not isinstance(data, Mapping):
+            raise RulesError("bad_rules", "rules must be a preset name or a table")
+        data = dict(data)
+        name = data.pop("preset", "qq")
+        if not isinstance(name, str):
+            raise RulesError("bad_rules", "'preset' must be a preset name")
+        options = data.pop("options", {})
+        if not isinstance(options, Mapping):
+            raise RulesError("bad_rules", "'options' must be a table")
+        return cls.preset(name).with_options({**data, **options})
+
+    @classmethod
+    def load(cls, spec: str | Path) -> Rules:
+        """A preset name (``"qq"``, ``"chengdu"``) or the path of a TOML rules file."""
+        text = str(spec)
+        if text in ("qq", "chengdu"):
+            return cls.preset(text)
+        path = Path(text)
+        if not path.suffix == ".toml" and not path.exists():
+            raise RulesError("unknown_preset", f"unknown preset {text!r}: use 'qq', 'chengdu' or a .toml file")
+        try:
+            raw = path.read_text(encoding="utf-8")
+        except OSError as exc:
+            raise RulesError("rules_file_unreadable", f"cannot read rules file {text}: {exc.strerror}") from None
+        try:
+            data = tomllib.loads(raw)
+        except tomllib.TOMLDecodeError as exc:
+            raise RulesError("rules_file_syntax", f"rules file {text} is not valid TOML: {exc}") from None
+        return cls.from_mapping(data)
+
+    def to_mapping(self) -> dict[str, Any]:
+        """The options that differ from the preset, as ``{"preset": .., "options": {..}}``."""
+        base = Rules.preset(self.preset_name)
+        options: dict[str, Any] = {}
+        for f in dataclasses.fields(self):
+            if f.name in ("preset_name", "fan"):
+                continue
+            if getattr(self, f.name) != getattr(base, f.name):
+                options[f.name] = getattr(self, f.name)
+        fan_diff = {k: v for k, v in self.fan if dict(base.fan)[k] != v}
+        if fan_diff:
+            options["fan"] = fan_diff
+        return {"preset": self.preset_name, "options": options}
+
+
+def _validate(r: Rules) -> None:
+    def bad(name: str, why: str) -> RulesError:
+        return RulesError("bad_option", f"option {name!r}: {why}")
+
+    def is_int(v: object) -> bool:
+        return isinstance(v, int) and not isinstance(v, bool)
+
+    if not is_int(r.base_score) or r.base_score < 1:
+        raise bad("base_score", f"must be a positive integer, not {r.base_score!r}")
+    if r.cap_multiple is not None and (not is_int(r.cap_multiple) or r.cap_multiple < 1):
+        raise bad("cap_multiple", f"must be a positive integer or none, not {r.cap_multiple!r}")
+    for name in _BOOLS:
+        if not isinstance(getattr(r, name), bool):
+            raise bad(name, f"must be true or false, not {getattr(r, name)!r}")
+    for name, choices in _CHOICES.items():
+        if getattr(r, name) not in choices:
+            raise bad(name, f"must be one of {', '.join(choices)}, not {getattr(r, name)!r}")
+    hz = r.hua_zhu_multiple
+    if hz == "cap":
+        if r.cap_multiple is None:
+            raise bad("hua_zhu_multiple", '"cap" needs a cap_multiple')
+    elif not is_int(hz) or hz < 0:  # type: ignore[operator]
+        raise bad("hua_zhu_multiple", f'must be a non-negative integer or "cap", not {hz!r}')
+    seen = set()
+    for pid, fv in r.fan:
+        if pid not in _QQ_FAN:
+            raise RulesError("unknown_pattern", f"no pattern or extra {pid!r}")
+        seen.add(pid)
+        if fv == "cap":
+            if r.cap_multiple is None:
+                raise bad("fan", f'{pid} = "cap" needs a cap_multiple')
+            if pid in EXTRAS:
+                raise bad("fan", f'{pid} is an extra: its fan must be an integer, not "cap"')
+        elif not is_int(fv) or fv < 0 or fv > 60:  # type: ignore[operator]
+            raise bad("fan", f'{pid} must be an integer from 0 to 60 or "cap", not {fv!r}')
+        elif pid in BASE_PATTERNS and fv == 0:
+            raise bad("fan", f"{pid} is a base pattern: its fan must be at least 1")
+    if seen != set(_QQ_FAN):
+        raise bad("fan", "every pattern and extra needs a fan")
+
+
+def option_names() -> tuple[str, ...]:
+    """The names of every rule option, as in RULES.md section 14 (plus ``fan``)."""
+    return tuple(f.name for f in dataclasses.fields(Rules) if f.name != "preset_name")
