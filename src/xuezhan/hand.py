@@ -62,28 +62,29 @@ def key_size(key: int) -> int:
 
 # --- the set tables -------------------------------------------------------------
 
-_RUNS: Final = tuple(POW5[s] + POW5[s + 1] + POW5[s + 2] for s in range(7))
-_PUNGS: Final = tuple(3 * POW5[r] for r in range(9))
-
-
-def _fits(key: int) -> bool:
-    return all(c <= 4 for c in key_counts(key))
 
 
 def _build_set_tables() -> tuple[frozenset[int], frozenset[int]]:
-    shapes = _RUNS + _PUNGS
+    # Work on count vectors: adding keys directly would carry a fifth copy into the next rank.
+    shapes = [[1 if r in (s, s + 1, s + 2) else 0 for r in range(9)] for s in range(7)]
+    shapes += [[3 if r == s else 0 for r in range(9)] for s in range(9)]
+
+    def key_of(vec: list[int]) -> int:
+        return sum(c * POW5[r] for r, c in enumerate(vec))
+
     sets_only: set[int] = set()
+    sets_pair: set[int] = set()
     for m in range(5):
-        for combo in itertools.combinations_with_replacement(shapes, m):
-            k = sum(combo)
-            if k not in sets_only and _fits(k):
-                sets_only.add(k)
-    sets_pair = set()
-    for k in sets_only:
-        for r in range(9):
-            kk = k + 2 * POW5[r]
-            if (kk // POW5[r]) % 5 <= 4 and _fits(kk):
-                sets_pair.add(kk)
+        for combo in itertools.combinations_with_replacement(range(len(shapes)), m):
+            vec = [sum(shapes[i][r] for i in combo) for r in range(9)]
+            if max(vec) > 4:
+                continue
+            sets_only.add(key_of(vec))
+            for r in range(9):
+                if vec[r] <= 2:
+                    vec[r] += 2
+                    sets_pair.add(key_of(vec))
+                    vec[r] -= 2
     return frozenset(sets_only), frozenset(sets_pair)
 
 

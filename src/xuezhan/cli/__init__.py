@@ -13,6 +13,7 @@ import click
 
 from ._common import emit_error
 from .analysis import score_cmd, shanten_cmd, waits_cmd
+from .games import replay_cmd, simulate_cmd
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -24,6 +25,8 @@ def cli() -> None:
 cli.add_command(score_cmd)
 cli.add_command(waits_cmd)
 cli.add_command(shanten_cmd)
+cli.add_command(replay_cmd)
+cli.add_command(simulate_cmd)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -1,0 +1,123 @@
+"""``xuezhan replay`` and ``xuezhan simulate``."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import IO, Any
+
+import click
+
+from ..bots import BOTS
+from ..engine.game import Game
+from ..errors import XuezhanError
+from ..records import load_record, record_json, replay, result_json
+from ..selfplay import simulate
+from ._common import emit_json, guarded, json_option, load_rules, rules_option
+
+
+def describe_result(res: dict[str, Any]) -> str:
+    lines = []
+    if not res["complete"]:
+        lines.append("the record stops before the end of the hand (complete: false)")
+    for w in res["winners"]:
+        how = "self-drawn" if w["from"] is None else f"on seat {w['from']}'s tile"
+        lines.append(f"seat {w['seat']} won ({w['order']}) {how} with {w['tile']}: {w['base']}, "
+                     f"{w['fan']} fan, x{w['multiple']}")
+    for e in res["ledger"]:
+        lines.append(f"  seat {e['from']} pays seat {e['to']} {e['points']} ({e['reason']})")
+    lines.append("deltas: " + " ".join(f"{d:+d}" for d in res["deltas"]))
+    nd = res.get("next_dealer")
+    lines.append(f"next dealer: {'by dice' if nd is None else f'seat {nd}'}")
+    return "\n".join(lines)
+
+
+@click.command("replay")
+@click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
+@json_option
+@guarded
+def replay_cmd(file: Path, as_json: bool) -> int:
+    """Replay a game record FILE and print the result."""
+    record = load_record(file)
+    game, complete = replay(record)
+    res = result_json(game, complete)
+    if as_json:
+        emit_json(res)
+    else:
+        click.echo(describe_result(res))
+    return 0
+
+
+def _bot_names(text: str) -> list[str]:
+    names = [n.strip() for n in text.split(",") if n.strip()]
+    if len(names) == 1:
+        names *= 4
+    if len(names) != 4:
+        raise XuezhanError("bad_bots", f"--bots takes one bot name or four, comma-separated; got {text!r}")
+    for n in names:
+        if n not in BOTS:
+            raise XuezhanError("unknown_bot", f"unknown bot {n!r}: choose from {', '.join(sorted(BOTS))}")
+    return names
+
+
+@click.command("simulate")
+@click.option("--games", type=int, required=True, help="Number of hands to play.")
+@click.option("--bots", "bots", default="heuristic", show_default=True, metavar="A,B,C,D",
+              help="One bot for every seat, or four comma-separated names (random, heuristic).")
+@click.option("--seed", type=int, default=0, show_default=True, help="Same seed, same hands.")
+@rules_option
+@click.option("--out", "out", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="Write every hand as a game record (JSON lines).")
+@json_option
+@guarded
+def simulate_cmd(games: int, bots: str, seed: int, rules_spec: str, out: Path | None, as_json: bool) -> int:
+    """Self-play of N hands between bots."""
+    if games < 1:
+        raise XuezhanError("bad_games", "--games must be at least 1")
+    names = _bot_names(bots)
+    rules = load_rules(rules_spec)
+    sink: IO[str] | None = None
+    if out is not None:
+        try:
+            sink = out.open("w", encoding="utf-8")
+        except OSError as exc:
+            raise XuezhanError("unwritable", f"cannot write {out}: {exc.strerror}") from None
+    progress: Any = None
+    task: Any = None
+    if sys.stderr.isatty():
+        from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
+
+        progress = Progress(TextColumn("simulating"), BarColumn(), TextColumn("{task.completed}/{task.total}"),
+                            TimeRemainingColumn(), transient=True)
+        progress.start()
+        task = progress.add_task("hands", total=games)
+
+    def on_hand(game: Game) -> None:
+        if sink is not None:
+            sink.write(json.dumps(record_json(game), ensure_ascii=False) + "\n")
+        if progress is not None:
+            progress.advance(task)
+
+    try:
+        stats = simulate(games, names, seed=seed, rules=rules, on_hand=on_hand)
+    finally:
+        if progress is not None:
+            progress.stop()
+        if sink is not None:
+            sink.close()
+    summary = stats.to_json()
+    summary["seed"] = seed
+    summary["rules"] = rules.to_mapping()
+    if as_json:
+        emit_json(summary)
+        return 0
+    click.echo(f"{summary['hands']} hands, {summary['hands_per_second']:.0f} hands/s, "
+               f"exhaustive draws {summary['draw_rate']:.1%}")
+    for s in summary["by_seat"]:
+        click.echo(f"  seat {s['seat']} {s['bot']:<10} win rate {s['win_rate']:.1%}  "
+                   f"avg points {s['avg_points']:+.2f}  avg fan {s['avg_fan']:.2f}")
+    return 0
+
+
+__all__ = ["describe_result", "replay_cmd", "simulate_cmd"]

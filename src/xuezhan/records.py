@@ -1,0 +1,243 @@
+"""Game records (INTERFACES.md): read strictly, replay exactly, write from a played hand.
+
+A record fixes the start of one hand (rules, dealer, hands + wall, or dice + wall
+layout) and the decisions taken in it. :func:`replay` rebuilds the hand; claim
+windows take the claims listed right after the discard (or bugang) and every other
+seat with an option passes; after the last action ``autoplay: "tsumogiri"`` decides.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from .engine.actions import Action, ActionType
+from .engine.deal import Deal, deal_from_layout
+from .engine.game import EXCHANGE_DIRECTIONS, Game, Phase
+from .errors import IllegalActionError, RecordError, RulesError, XuezhanError
+from .rules import Rules
+from .tiles import NUM_KINDS, counts_of, format_tiles, parse_tiles
+
+_KEYS = {"rules", "dealer", "hands", "wall", "dice", "wall_layout", "actions", "autoplay",
+         "exchange_direction", "result", "seed"}
+_CLAIMS = (ActionType.HU, ActionType.PENG, ActionType.GANG, ActionType.PASS)
+_DIRECTION_NAMES = {v: k for k, v in EXCHANGE_DIRECTIONS.items()}
+
+
+@dataclass(frozen=True)
+class Record:
+    """A parsed record: everything needed to replay one hand."""
+
+    rules: Rules
+    dealer: int
+    deal: Deal
+    actions: tuple[Action, ...]
+    autoplay: str | None
+    exchange_direction: int | None
+
+    def new_game(self) -> Game:
+        return Game(self.rules, self.deal, self.dealer, exchange_direction=self.exchange_direction)
+
+
+def _tiles(value: Any, what: str) -> list[int]:
+    if not isinstance(value, str):
+        raise RecordError("bad_record", f"{what} must be a tile string")
+    try:
+        return parse_tiles(value)
+    except XuezhanError as exc:
+        raise RecordError("bad_tiles", f"{what}: {exc.message}") from None
+
+
+def parse_record(data: Any) -> Record:
+    """Read a record (already decoded JSON). Raises :class:`RecordError` with a stable code."""
+    if not isinstance(data, Mapping):
+        raise RecordError("bad_record", "a record must be a JSON object")
+    unknown = set(data) - _KEYS
+    if unknown:
+        raise RecordError("unknown_field", f"unknown record field(s): {', '.join(sorted(unknown))}")
+    raw_rules = data.get("rules", "qq")
+    try:
+        rules = Rules.preset(raw_rules) if isinstance(raw_rules, str) else Rules.from_mapping(raw_rules)
+    except RulesError as exc:
+        raise RecordError("bad_rules", f"rules: {exc.message}") from None
+    dealer = data.get("dealer", 0)
+    if not isinstance(dealer, int) or isinstance(dealer, bool) or not 0 <= dealer <= 3:
+        raise RecordError("bad_dealer", "'dealer' must be a seat number 0-3")
+    if "hands" in data or "wall" in data:
+        if "dice" in data or "wall_layout" in data:
+            raise RecordError("bad_record", "give either hands + wall, or dice + wall_layout, not both")
+        hands_raw = data.get("hands")
+        if not isinstance(hands_raw, list) or len(hands_raw) != 4:
+            raise RecordError("bad_hands", "'hands' must be a list of four tile strings")
+        hands = [_tiles(h, f"hands[{i}]") for i, h in enumerate(hands_raw)]
+        for i, h in enumerate(hands):
+            want = 14 if i == dealer else 13
+            if len(h) != want:
+                raise RecordError("wrong_tile_count", f"hands[{i}] has {len(h)} tiles; seat {i} needs {want}")
+        wall = _tiles(data.get("wall"), "wall")
+        counts = counts_of([t for h in hands for t in h] + wall)
+        if any(c != 4 for c in counts) or len(counts) != NUM_KINDS:
+            bad = [i for i, c in enumerate(counts) if c != 4]
+            raise RecordError(
+                "not_108_tiles",
+                f"hands + wall must be exactly the 108 tiles; wrong count of {format_tiles(bad)}",
+            )
+        deal = Deal(tuple(tuple(h) for h in hands), tuple(wall))
+    elif "wall_layout" in data:
+        dice = data.get("dice")
+        if (not isinstance(dice, list) or len(dice) != 2
+                or not all(isinstance(d, int) and not isinstance(d, bool) and 1 <= d <= 6 for d in dice)):
+            raise RecordError("bad_dice", "'dice' must be two numbers from 1 to 6")
+        layout = _tiles(data.get("wall_layout"), "wall_layout")
+        if len(layout) != 108:
+            raise RecordError("not_108_tiles", f"'wall_layout' has {len(layout)} tiles, expected 108")
+        deal = deal_from_layout(layout, (dice[0], dice[1]), dealer)
+    else:
+        raise RecordError("bad_record", "a record needs hands + wall, or dice + wall_layout")
+    actions_raw = data.get("actions", [])
+    if not isinstance(actions_raw, list):
+        raise RecordError("bad_record", "'actions' must be a list")
+    actions = []
+    for i, a in enumerate(actions_raw):
+        try:
+            actions.append(Action.from_json(a))
+        except RecordError as exc:
+            raise RecordError(exc.code, f"actions[{i}]: {exc.message}") from None
+    autoplay = data.get("autoplay")
+    if autoplay not in (None, "tsumogiri"):
+        raise RecordError("bad_autoplay", f"'autoplay' must be \"tsumogiri\" or absent, not {autoplay!r}")
+    direction = None
+    if "exchange_direction" in data:
+        name = data["exchange_direction"]
+        if name not in EXCHANGE_DIRECTIONS:
+            raise RecordError("bad_record", "'exchange_direction' must be counter, opposite or clockwise")
+        direction = EXCHANGE_DIRECTIONS[name]
+    elif rules.exchange_three == "random":
+        raise RecordError("bad_record", "exchange_three = random needs the record's 'exchange_direction'")
+    return Record(rules, dealer, deal, tuple(actions), autoplay, direction)
+
+
+def load_record(path: str | Path) -> Record:
+    """Read and parse a record file (``bad_json`` / ``unreadable`` codes for broken files)."""
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except OSError as exc:
+        raise RecordError("unreadable", f"cannot read {path}: {exc.strerror}") from None
+    except UnicodeDecodeError:
+        raise RecordError("bad_json", f"{path} is not UTF-8 text") from None
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise RecordError("bad_json", f"{path} is not valid JSON: {exc}") from None
+    return parse_record(data)
+
+
+# --- autoplay -----------------------------------------------------------------------------------
+
+
+def tsumogiri(game: Game, seat: int) -> Action:
+    """The record's ``autoplay: "tsumogiri"`` decision for ``seat`` (INTERFACES.md).
+
+    Void: the suit with fewest tiles (ties m < p < s). Exchange: three lowest tiles of the
+    suit with fewest tiles among those holding three or more. Discards the drawn tile, or
+    while holding void tiles the lowest void tile (with no drawn tile, after a peng, the
+    highest tile). Never pengs or kongs; hus only when a rule forces it.
+    """
+    legal = game.legal_actions(seat)
+    if not legal:
+        raise IllegalActionError("not_your_turn", f"seat {seat} has nothing to do")
+    s = game.seats[seat]
+    kinds = {a.type for a in legal}
+    if game.phase is Phase.DINGQUE:
+        return min(legal, key=lambda a: (s.sizes[a.suit or 0], a.suit))
+    if game.phase is Phase.EXCHANGE:
+        suit = min((x for x in range(3) if s.sizes[x] >= 3), key=lambda x: (s.sizes[x], x))
+        tiles = tuple(t for t in range(suit * 9, suit * 9 + 9) for _ in range(s.counts[t]))[:3]
+        return Action(seat, ActionType.EXCHANGE, tiles=tiles)
+    if kinds == {ActionType.HU}:
+        return legal[0]
+    if game.phase is Phase.CLAIM or game.phase is Phase.ROB:
+        return Action(seat, ActionType.PASS)
+    discards = [a for a in legal if a.type is ActionType.DISCARD]
+    if s.holds_void():
+        return min(discards, key=lambda a: a.tile or 0)
+    drawn = game.drawn
+    for a in discards:
+        if a.tile == drawn:
+            return a
+    return max(discards, key=lambda a: a.tile or 0)
+
+
+# --- replay ---------------------------------------------------------------------------------------
+
+
+def replay(record: Record) -> tuple[Game, bool]:
+    """Replay a record. Returns the game and whether the hand is complete.
+
+    Raises :class:`RecordError` (``illegal_action``) naming the index of an illegal action.
+    """
+    game = record.new_game()
+    actions = record.actions
+    i = 0
+
+    def apply(action: Action, index: int | None) -> None:
+        try:
+            game.apply(action)
+        except IllegalActionError as exc:
+            where = f"actions[{index}]" if index is not None else "autoplay"
+            raise RecordError("illegal_action", f"{where} ({action}): {exc.code}: {exc.message}") from None
+
+    while not game.over:
+        pending = game.pending()
+        if not pending:  # cannot happen while the hand runs
+            raise RecordError("stuck", "no seat can act")
+        if i < len(actions):
+            a = actions[i]
+            in_window = game.phase is Phase.CLAIM or game.phase is Phase.ROB
+            if in_window and not (a.type is ActionType.ESCAPE or (a.type in _CLAIMS and a.seat in pending)):
+                # the window closes: every seat with an option that is not listed passes
+                for seat in pending:
+                    if game.over or seat not in game.pending():
+                        continue
+                    legal = game.legal_actions(seat)
+                    choice = Action(seat, ActionType.PASS)
+                    if choice not in legal:  # a rule forces the win
+                        choice = Action(seat, ActionType.HU)
+                    apply(choice, None)
+                continue
+            apply(a, i)
+            i += 1
+            continue
+        if record.autoplay != "tsumogiri":
+            return game, False
+        apply(tsumogiri(game, pending[0]), None)
+    if i < len(actions):
+        raise RecordError("actions_after_end", f"actions[{i}] ({actions[i]}) comes after the end of the hand")
+    return game, True
+
+
+def record_json(game: Game, *, with_result: bool = True) -> dict[str, Any]:
+    """The record of a played hand: its start, every action taken, and its result."""
+    deal = game.deal
+    out: dict[str, Any] = {"rules": game.rules.to_mapping(), "dealer": game.dealer}
+    if deal.wall_layout is not None and deal.dice is not None:
+        out["dice"] = list(deal.dice)
+        out["wall_layout"] = format_tiles(deal.wall_layout, compact=False)
+    else:
+        out["hands"] = [format_tiles(h, compact=False) for h in deal.hands]
+        out["wall"] = format_tiles(deal.wall, compact=False)
+    if game.exchange_direction is not None and game.rules.exchange_three != "none":
+        out["exchange_direction"] = _DIRECTION_NAMES[game.exchange_direction]
+    out["actions"] = [a.to_json() for a in game.actions]
+    if with_result:
+        out["result"] = result_json(game, complete=game.over)
+    return out
+
+
+def result_json(game: Game, complete: bool) -> dict[str, Any]:
+    res = game.result_json()
+    res["complete"] = complete
+    return res

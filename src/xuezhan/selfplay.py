@@ -1,0 +1,138 @@
+"""Self-play: bots play hands against each other; summary statistics."""
+
+from __future__ import annotations
+
+import math
+import random
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from .bots import Bot, make_bot
+from .engine.game import Game
+from .engine.views import SeatView
+from .rules import Rules
+
+
+def play_hand(game: Game, bots: Sequence[Bot]) -> Game:
+    """Let ``bots`` (one per seat) play ``game`` to its end."""
+    while not game.over:
+        for seat in game.pending():
+            if game.over:
+                break
+            legal = game.legal_actions(seat)
+            if not legal:
+                continue
+            game.apply(bots[seat].choose(SeatView(game, seat), legal))
+    return game
+
+
+@dataclass
+class Stats:
+    """Running statistics over simulated hands."""
+
+    bot_names: list[str]
+    hands: int = 0
+    exhausted: int = 0
+    no_win: int = 0
+    seat_points: list[int] = field(default_factory=lambda: [0, 0, 0, 0])
+    seat_points_sq: list[int] = field(default_factory=lambda: [0, 0, 0, 0])
+    seat_wins: list[int] = field(default_factory=lambda: [0, 0, 0, 0])
+    seat_fan: list[int] = field(default_factory=lambda: [0, 0, 0, 0])
+    bot_points: dict[str, list[int]] = field(default_factory=dict)
+    bot_wins: dict[str, int] = field(default_factory=dict)
+    bot_fan: dict[str, int] = field(default_factory=dict)
+    bot_seats: dict[str, int] = field(default_factory=dict)
+    seconds: float = 0.0
+
+    def add(self, game: Game, names: Sequence[str]) -> None:
+        self.hands += 1
+        deltas = game.deltas()
+        if not game.winners:
+            self.no_win += 1
+        if any(e.get("type") == "wall_empty" for e in game.events[-3:]):
+            self.exhausted += 1
+        for seat in range(4):
+            name = names[seat]
+            self.seat_points[seat] += deltas[seat]
+            self.seat_points_sq[seat] += deltas[seat] ** 2
+            self.bot_points.setdefault(name, []).append(deltas[seat])
+            self.bot_seats[name] = self.bot_seats.get(name, 0) + 1
+            self.bot_wins.setdefault(name, 0)
+            self.bot_fan.setdefault(name, 0)
+        for w in game.winners:
+            self.seat_wins[w.seat] += 1
+            self.seat_fan[w.seat] += w.score.fan
+            self.bot_wins[names[w.seat]] += 1
+            self.bot_fan[names[w.seat]] += w.score.fan
+
+    def to_json(self) -> dict[str, Any]:
+        n = max(self.hands, 1)
+        by_bot = {}
+        for name, pts in self.bot_points.items():
+            k = len(pts)
+            mean = sum(pts) / k
+            var = sum((p - mean) ** 2 for p in pts) / (k - 1) if k > 1 else 0.0
+            half = 1.96 * math.sqrt(var / k) if k > 1 else 0.0
+            wins = self.bot_wins[name]
+            by_bot[name] = {
+                "seat_hands": k,
+                "win_rate": wins / k,
+                "avg_points": mean,
+                "avg_points_ci95": [mean - half, mean + half],
+                "avg_fan": self.bot_fan[name] / wins if wins else 0.0,
+            }
+        return {
+            "hands": self.hands,
+            "bots": list(self.bot_names),
+            "hands_per_second": self.hands / self.seconds if self.seconds > 0 else None,
+            "draw_rate": self.exhausted / n,
+            "no_win_rate": self.no_win / n,
+            "by_seat": [
+                {
+                    "seat": s,
+                    "bot": self.bot_names[s],
+                    "win_rate": self.seat_wins[s] / n,
+                    "avg_points": self.seat_points[s] / n,
+                    "avg_fan": self.seat_fan[s] / self.seat_wins[s] if self.seat_wins[s] else 0.0,
+                }
+                for s in range(4)
+            ],
+            "by_bot": by_bot,
+        }
+
+
+def simulate(
+    games: int,
+    bot_names: Sequence[str],
+    *,
+    seed: int = 0,
+    rules: Rules | None = None,
+    on_hand: Callable[[Game], None] | None = None,
+    rotate: bool = False,
+) -> Stats:
+    """Play ``games`` hands; the dealer of each next hand follows the rules' ``dealer_rule``.
+
+    Every hand is seeded from ``seed``, so the same arguments give the same hands. With
+    ``rotate`` the bots move one seat on every hand (for fair comparisons).
+    """
+    rules = rules or Rules.preset("qq")
+    master = random.Random(seed)
+    stats = Stats(list(bot_names))
+    dealer: int | None = None
+    start = time.perf_counter()
+    for i in range(games):
+        hand_seed = master.getrandbits(64)
+        rng = random.Random(hand_seed)
+        shift = i % 4 if rotate else 0
+        names = [bot_names[(s - shift) % 4] for s in range(4)]
+        bots = [make_bot(names[s], random.Random(rng.getrandbits(64))) for s in range(4)]
+        game = Game.new(rules, rng=rng, dealer=dealer)
+        play_hand(game, bots)
+        stats.add(game, names)
+        if on_hand is not None:
+            on_hand(game)
+        dealer = game.next_dealer()
+    stats.seconds = time.perf_counter() - start
+    return stats
