@@ -10,14 +10,19 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .bots import Bot, make_bot
-from .engine.game import Game
+from .engine.game import Game, Phase
 from .engine.views import SeatView
 from .rules import Rules
 
 
 def play_hand(game: Game, bots: Sequence[Bot]) -> Game:
     """Let ``bots`` (one per seat) play ``game`` to its end."""
-    while not game.over:
+    turn, over = Phase.TURN, Phase.OVER
+    while game.phase is not over:
+        if game.phase is turn:
+            seat = game.turn
+            game.apply(bots[seat].choose(SeatView(game, seat), game.legal_actions(seat)))
+            continue
         for seat in game.pending():
             if game.over:
                 break

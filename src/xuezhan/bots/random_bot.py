@@ -16,4 +16,5 @@ class RandomBot:
         self.rng = rng
 
     def choose(self, view: SeatView, legal: Sequence[Action]) -> Action:
-        return legal[self.rng.randrange(len(legal))] if len(legal) > 1 else legal[0]
+        n = len(legal)
+        return legal[int(self.rng.random() * n)] if n > 1 else legal[0]

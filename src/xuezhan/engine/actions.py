@@ -98,6 +98,16 @@ class Action:
         return cls(seat, kind)
 
 
+# --- shared action values -------------------------------------------------------------------
+# Actions are frozen, so the engine hands out these shared instances: no allocation on the
+# hot path, and legality checks hit identity first.
+DISCARD_ACTIONS: Final = tuple(tuple(Action(s, ActionType.DISCARD, tile=t) for t in range(27)) for s in range(4))
+GANG_ACTIONS: Final = tuple(tuple(Action(s, ActionType.GANG, tile=t) for t in range(27)) for s in range(4))
+PENG_ACTIONS: Final = tuple(Action(s, ActionType.PENG) for s in range(4))
+HU_ACTIONS: Final = tuple(Action(s, ActionType.HU) for s in range(4))
+PASS_ACTIONS: Final = tuple(Action(s, ActionType.PASS) for s in range(4))
+
+
 # --- the fixed action space ------------------------------------------------------------
 
 _EXCHANGE_SETS: Final = tuple(

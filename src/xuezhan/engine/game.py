@@ -13,25 +13,36 @@ The engine never prints, sleeps, reads a clock or uses global randomness; a seed
 
 from __future__ import annotations
 
+import itertools
 import random
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any
+from functools import lru_cache
+from typing import Any, Final
 
 from ..errors import IllegalActionError
 from ..hand import (
     POW5,
     SETS_ONLY,
     SETS_PAIR,
-    is_seven_pairs,
     is_standard_complete,
+    suit_keys,
     winning_tiles,
 )
 from ..rules import Rules
 from ..scoring import Meld, MeldKind, Score, WinContext, score_win
 from ..tiles import NUM_KINDS, Tile, tile_name, tiles_of
-from .actions import Action, ActionType, LedgerEntry
+from .actions import (
+    DISCARD_ACTIONS,
+    GANG_ACTIONS,
+    HU_ACTIONS,
+    PASS_ACTIONS,
+    PENG_ACTIONS,
+    Action,
+    ActionType,
+    LedgerEntry,
+)
 from .deal import Deal, random_deal, throw_for_dealer
 
 
@@ -94,6 +105,19 @@ class KongRecord:
         return sum(p for _, p in self.payments)
 
 
+@lru_cache(maxsize=1 << 16)
+def completing_ranks(key: int, with_pair: bool) -> tuple[int, ...]:
+    """Ranks whose tile, added to the suit of ``key``, leaves sets plus a pair (or sets only)."""
+    table = SETS_PAIR if with_pair else SETS_ONLY
+    return tuple(r for r in range(9) if (key // POW5[r]) % 5 < 4 and key + POW5[r] in table)
+
+
+# Suit keys whose every count is even: seven pairs, checked per suit in O(1).
+_ALL_EVEN: Final = frozenset(
+    sum(c * POW5[r] for r, c in enumerate(digits)) for digits in itertools.product((0, 2, 4), repeat=9)
+)
+
+
 class Seat:
     """The state of one seat. ``keys``/``sizes`` are the per-suit keys of the concealed tiles."""
 
@@ -114,6 +138,7 @@ class Seat:
         "sizes",
         "void",
         "wins",
+        "wm",
         "won",
     )
 
@@ -135,6 +160,7 @@ class Seat:
         self.draws = 0
         self.choice: Action | None = None  # a pending exchange / dingque choice
         self.revealed = False
+        self.wm = -1  # cached wait mask, -1 when the hand changed
 
     def copy(self) -> Seat:
         s = Seat.__new__(Seat)
@@ -155,16 +181,19 @@ class Seat:
         s.draws = self.draws
         s.choice = self.choice
         s.revealed = self.revealed
+        s.wm = self.wm
         return s
 
     # --- tiles in and out -----------------------------------------------------------------
     def add(self, t: Tile) -> None:
+        self.wm = -1
         self.counts[t] += 1
         s = t // 9
         self.keys[s] += POW5[t - s * 9]
         self.sizes[s] += 1
 
     def remove(self, t: Tile, n: int = 1) -> None:
+        self.wm = -1
         self.counts[t] -= n
         s = t // 9
         self.keys[s] -= n * POW5[t - s * 9]
@@ -191,45 +220,61 @@ class Seat:
         mask = self.suit_mask()
         if mask == 7 or (self.void is not None and mask >> self.void & 1):
             return False
-        return is_standard_complete(self.keys, self.sizes) or is_seven_pairs(self.keys, self.sizes, len(self.melds))
+        keys = self.keys
+        if not self.melds and keys[0] in _ALL_EVEN and keys[1] in _ALL_EVEN and keys[2] in _ALL_EVEN:
+            return True  # seven pairs (14 concealed tiles, every count even)
+        return is_standard_complete(keys, self.sizes)
 
     def completes_with(self, t: Tile) -> bool:
         """Whether tile ``t`` added to the 13 tile-equivalents would make a winning hand."""
-        s = t // 9
-        mask = self.suit_mask() | (1 << s)
-        if mask == 7 or (self.void is not None and mask >> self.void & 1):
-            return False
-        keys = self.keys
+        wm = self.wm
+        if wm < 0:
+            wm = self.wait_mask()
+        return bool(wm >> t & 1)
+
+    def wait_mask(self) -> int:
+        """Bit t set when tile t completes the hand under the suit rules (cached until the hand changes)."""
+        wm = 0
         sizes = self.sizes
-        pair = 0
-        for o in range(3):
-            k = keys[o]
-            n = sizes[o]
-            if o == s:
-                k += POW5[t - s * 9]
-                n += 1
-            rem = n % 3
-            if rem == 0:
-                if k not in SETS_ONLY:
-                    break
-            elif rem == 2:
-                pair += 1
-                if k not in SETS_PAIR:
-                    break
-            else:
-                break
-        else:
-            if pair == 1:
-                return True
-        if self.melds or sum(sizes) != 13:
-            return False
-        # seven pairs: t must match the single odd tile
-        if self.counts[t] & 1 == 0:
-            return False
-        odd = 0
-        for c in self.counts:
-            odd += c & 1
-        return odd == 1
+        keys = self.keys
+        n0, n1, n2 = sizes
+        if n0 + n1 + n2 + 3 * len(self.melds) == 13:
+            r0, r1, r2 = n0 % 3, n1 % 3, n2 % 3
+            # four sets and a pair: either one suit is a tile short of sets + pair (rems 1,0,0),
+            # or two suits hold a pair each and the tile turns one of them into sets (rems 2,2,0)
+            if r0 + r1 + r2 == 1:
+                a = 0 if r0 else (1 if r1 else 2)
+                b, c = (a + 1) % 3, (a + 2) % 3
+                if keys[b] in SETS_ONLY and keys[c] in SETS_ONLY:
+                    for r in completing_ranks(keys[a], True):
+                        wm |= 1 << (a * 9 + r)
+            elif r0 + r1 + r2 == 4 and 1 not in (r0, r1, r2):
+                c = 0 if r0 == 0 else (1 if r1 == 0 else 2)
+                a, b = (c + 1) % 3, (c + 2) % 3
+                if keys[c] in SETS_ONLY:
+                    if keys[b] in SETS_PAIR:
+                        for r in completing_ranks(keys[a], False):
+                            wm |= 1 << (a * 9 + r)
+                    if keys[a] in SETS_PAIR:
+                        for r in completing_ranks(keys[b], False):
+                            wm |= 1 << (b * 9 + r)
+            if not self.melds:
+                # seven pairs: two suits all even, the third with exactly one odd count
+                odd_suits = [x for x in range(3) if keys[x] not in _ALL_EVEN]
+                if len(odd_suits) == 1:
+                    x = odd_suits[0]
+                    odd = [t for t in range(x * 9, x * 9 + 9) if self.counts[t] & 1]
+                    if len(odd) == 1:
+                        wm |= 1 << odd[0]
+            if wm:
+                mask = self.suit_mask()
+                void = self.void
+                for suit in range(3):
+                    m2 = mask | (1 << suit)
+                    if m2 == 7 or (void is not None and m2 >> void & 1):
+                        wm &= ~(0x1FF << (suit * 9))
+        self.wm = wm
+        return wm
 
 
 @dataclass(slots=True)
@@ -256,8 +301,12 @@ class Game:
         self.deal = deal
         self.seats = [Seat() for _ in range(4)]
         for i, hand in enumerate(deal.hands):
+            seat = self.seats[i]
+            counts = seat.counts
             for t in hand:
-                self.seats[i].add(t)
+                counts[t] += 1
+            seat.keys = list(suit_keys(counts))
+            seat.sizes = [sum(counts[0:9]), sum(counts[9:18]), sum(counts[18:27])]
         self.wall = list(deal.wall)
         self.head = 0
         self.tail = len(self.wall)
@@ -463,26 +512,27 @@ class Game:
         out: list[Action] = []
         if s.won:  # blood_river: a winner keeps its hand; it may hu again or give up the drawn tile
             if s.is_complete():
-                out.append(Action(seat, ActionType.HU))
+                out.append(HU_ACTIONS[seat])
                 if self.rules.must_hu_last_four and self.live <= 4:
                     return out
             if self.drawn is not None:
-                out.append(Action(seat, ActionType.DISCARD, tile=self.drawn))
+                out.append(DISCARD_ACTIONS[seat][self.drawn])
             return out
         if self.must_discard:
             return self._discards(seat)
         if s.is_complete():
-            out.append(Action(seat, ActionType.HU))
+            out.append(HU_ACTIONS[seat])
             if self.rules.must_hu_last_four and self.live <= 4:
                 return out
         if self.live > 0:
             void = s.void
-            for t in range(NUM_KINDS):
-                if counts[t] == 4 and t // 9 != void:
-                    out.append(Action(seat, ActionType.GANG, tile=t))
+            if 4 in counts:
+                for t in range(NUM_KINDS):
+                    if counts[t] == 4 and t // 9 != void:
+                        out.append(GANG_ACTIONS[seat][t])
             for m in s.melds:
                 if m.kind is MeldKind.PENG and counts[m.tile]:
-                    out.append(Action(seat, ActionType.GANG, tile=m.tile))
+                    out.append(GANG_ACTIONS[seat][m.tile])
         out.extend(self._discards(seat))
         return out
 
@@ -495,7 +545,8 @@ class Game:
             rng: Iterable[int] = range(lo, lo + 9)
         else:
             rng = range(NUM_KINDS)
-        return [Action(seat, ActionType.DISCARD, tile=t) for t in rng if counts[t]]
+        acts = DISCARD_ACTIONS[seat]
+        return [acts[t] for t in rng if counts[t]]
 
     def can_escape(self, seat: int) -> bool:
         return self.phase is not Phase.OVER and not self.seats[seat].escaped
@@ -515,8 +566,12 @@ class Game:
             self._legal_cache.clear()
             return
         legal = self.legal_actions(action.seat)
-        if action not in legal:
-            raise IllegalActionError(self._why_illegal(action), f"illegal action: {action}")
+        for a in legal:  # identity first: bots hand back the engine's own action values
+            if a is action:
+                break
+        else:
+            if action not in legal:
+                raise IllegalActionError(self._why_illegal(action), f"illegal action: {action}")
         self._legal_cache.clear()
         self.actions.append(action)
         ph = self.phase
@@ -594,6 +649,7 @@ class Game:
         for i in range(4):
             choice = self.seats[i].choice
             self.seats[i].void = choice.suit if choice else None
+            self.seats[i].wm = -1
             self.seats[i].choice = None
         self._emit({"type": "dingque", "voids": [self.seats[i].void for i in range(4)]})
         self._start_play()
@@ -616,13 +672,14 @@ class Game:
         s = self.seats[seat]
         s.add(t)
         s.draws += 1
-        s.pass_hu.clear()
+        if s.pass_hu:
+            s.pass_hu.clear()
         s.pass_hu_any = False
         self.phase = Phase.TURN
         self.turn = seat
         self.drawn = t
         self.after_kong = replacement
-        self.drew_last = self.live == 0
+        self.drew_last = self.tail == self.head
         self.must_discard = False
         if not replacement:
             self.turn_kongs = []
@@ -665,26 +722,31 @@ class Game:
         self.drawn = None
         options: dict[int, list[Action]] = {}
         force = self.rules.must_hu_last_four and self.live <= 4
-        for k in range(1, 4):
-            o = (seat + k) % 4
-            if not self.active(o):
+        blood = self.rules.blood_river
+        seats = self.seats
+        for k in (1, 2, 3):
+            o = (seat + k) & 3
+            so = seats[o]
+            if so.escaped or (so.won and not blood):
                 continue
-            so = self.seats[o]
+            wm = so.wm if so.wm >= 0 else so.wait_mask()
+            if so.counts[t] < 2 and not wm >> t & 1:
+                continue  # the common case: nothing to claim
             acts: list[Action] = []
-            can_hu = so.completes_with(t) and not (so.pass_hu_any or t in so.pass_hu)
+            can_hu = bool(wm >> t & 1) and not (so.pass_hu_any or t in so.pass_hu)
             if can_hu:
-                acts.append(Action(o, ActionType.HU))
+                acts.append(HU_ACTIONS[o])
             if not so.won and t // 9 != so.void:
                 c = so.counts[t]
                 if c == 3 and self.live > 0:
-                    acts.append(Action(o, ActionType.GANG, tile=t))
+                    acts.append(GANG_ACTIONS[o][t])
                 if c >= 2:
-                    acts.append(Action(o, ActionType.PENG))
+                    acts.append(PENG_ACTIONS[o])
             if acts:
                 if not (force and can_hu):
-                    acts.append(Action(o, ActionType.PASS))
+                    acts.append(PASS_ACTIONS[o])
                 else:
-                    acts = [Action(o, ActionType.HU)]
+                    acts = [HU_ACTIONS[o]]
                 options[o] = acts
         if not options:
             self._next_draw(seat)
@@ -725,9 +787,9 @@ class Game:
                 continue
             so = self.seats[o]
             if so.completes_with(t) and not (so.pass_hu_any or t in so.pass_hu):
-                acts = [Action(o, ActionType.HU)]
+                acts = [HU_ACTIONS[o]]
                 if not force:
-                    acts.append(Action(o, ActionType.PASS))
+                    acts.append(PASS_ACTIONS[o])
                 options[o] = acts
         if options:
             self.window = _Window(t, seat, options, {}, robbing=True)

@@ -33,6 +33,8 @@ def event_json(event: dict[str, Any]) -> dict[str, Any]:
 
 
 _HIDDEN_FIELDS = {"tile", "tiles"}
+_SECRET_EVENTS = {"pass_hu"}
+"""Private events whose mere existence is secret: that a seat passed on a win tells others its wait."""
 
 
 def events_for(game: Game, seat: int | None) -> list[dict[str, Any]]:
@@ -41,6 +43,8 @@ def events_for(game: Game, seat: int | None) -> list[dict[str, Any]]:
     for ev, private in zip(game.events, game.private, strict=False):
         if private is None or private == seat:
             out.append(event_json(ev))
+        elif ev.get("type") in _SECRET_EVENTS:
+            continue
         else:
             out.append({k: v for k, v in event_json(ev).items() if k not in _HIDDEN_FIELDS})
     return out
