@@ -22,7 +22,7 @@ from .rules import Rules
 from .tiles import NUM_KINDS, counts_of, format_tiles, parse_tiles
 
 _KEYS = {"rules", "dealer", "hands", "wall", "dice", "wall_layout", "actions", "autoplay",
-         "exchange_direction", "result", "seed"}
+         "exchange_direction", "bystanders", "result", "seed"}
 _CLAIMS = (ActionType.HU, ActionType.PENG, ActionType.GANG, ActionType.PASS)
 _DIRECTION_NAMES = {v: k for k, v in EXCHANGE_DIRECTIONS.items()}
 
@@ -37,9 +37,11 @@ class Record:
     actions: tuple[Action, ...]
     autoplay: str | None
     exchange_direction: int | None
+    bystanders: int = 0
 
     def new_game(self) -> Game:
-        return Game(self.rules, self.deal, self.dealer, exchange_direction=self.exchange_direction)
+        return Game(self.rules, self.deal, self.dealer, exchange_direction=self.exchange_direction,
+                    bystanders=self.bystanders)
 
 
 def _tiles(value: Any, what: str) -> list[int]:
@@ -117,7 +119,10 @@ def parse_record(data: Any) -> Record:
         direction = EXCHANGE_DIRECTIONS[name]
     elif rules.exchange_three == "random":
         raise RecordError("bad_record", "exchange_three = random needs the record's 'exchange_direction'")
-    return Record(rules, dealer, deal, tuple(actions), autoplay, direction)
+    bystanders = data.get("bystanders", 0)
+    if not isinstance(bystanders, int) or isinstance(bystanders, bool) or not 0 <= bystanders <= 4:
+        raise RecordError("bad_record", "'bystanders' must be a number from 0 to 4")
+    return Record(rules, dealer, deal, tuple(actions), autoplay, direction, bystanders)
 
 
 def load_record(path: str | Path) -> Record:
@@ -231,6 +236,8 @@ def record_json(game: Game, *, with_result: bool = True) -> dict[str, Any]:
         out["wall"] = format_tiles(deal.wall, compact=False)
     if game.exchange_direction is not None and game.rules.exchange_three != "none":
         out["exchange_direction"] = _DIRECTION_NAMES[game.exchange_direction]
+    if game.bystander_tiles:
+        out["bystanders"] = len(game.bystander_tiles)
     out["actions"] = [a.to_json() for a in game.actions]
     if with_result:
         out["result"] = result_json(game, complete=game.over)

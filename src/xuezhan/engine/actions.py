@@ -25,6 +25,7 @@ class ActionType(StrEnum):
     HU = "hu"
     PASS = "pass"
     ESCAPE = "escape"
+    SWAP = "swap"  # item card (RULES 13): a hand tile for a named tile of the live wall
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,6 +55,8 @@ class Action:
             return f"seat {self.seat} dingque {SUITS[self.suit or 0]}"
         if self.type is ActionType.EXCHANGE:
             return f"seat {self.seat} exchange {format_tiles(self.tiles)}"
+        if self.type is ActionType.SWAP:
+            return f"seat {self.seat} swap {tile_name(self.tile or 0)} for {tile_name(self.tiles[0])}"
         return f"seat {self.seat} {self.type}"
 
     def to_json(self) -> dict[str, Any]:
@@ -62,7 +65,9 @@ class Action:
             out["tile"] = tile_name(self.tile)
         if self.suit is not None:
             out["suit"] = SUITS[self.suit]
-        if self.tiles:
+        if self.type is ActionType.SWAP:
+            out["want"] = tile_name(self.tiles[0])
+        elif self.tiles:
             out["tiles"] = format_tiles(self.tiles)
         return out
 
@@ -87,6 +92,10 @@ class Action:
                 if not isinstance(data.get("suit"), str):
                     raise RecordError("bad_action", f"action {data!r}: 'dingque' needs a 'suit'")
                 return cls(seat, kind, suit=suit_index(data["suit"]))
+            if kind is ActionType.SWAP:
+                if not isinstance(data.get("tile"), str) or not isinstance(data.get("want"), str):
+                    raise RecordError("bad_action", f"action {data!r}: 'swap' needs 'tile' and 'want'")
+                return cls(seat, kind, tile=parse_tile(data["tile"]), tiles=(parse_tile(data["want"]),))
             if kind is ActionType.EXCHANGE:
                 if not isinstance(data.get("tiles"), str):
                     raise RecordError("bad_action", f"action {data!r}: 'exchange' needs 'tiles'")
@@ -146,6 +155,8 @@ def action_index(action: Action) -> int:
         return DINGQUE_BASE + (action.suit or 0)
     if t is ActionType.EXCHANGE:
         return EXCHANGE_BASE + _EXCHANGE_INDEX[tuple(sorted(action.tiles))]
+    if t is ActionType.SWAP:
+        raise ValueError("item-card swaps are not part of the fixed action space")
     return ESCAPE_INDEX
 
 

@@ -293,7 +293,9 @@ class _Window:
 class Game:
     """One hand. Build with :meth:`new` (seeded random deal) or :meth:`from_deal`."""
 
-    def __init__(self, rules: Rules, deal: Deal, dealer: int, *, exchange_direction: int | None = None) -> None:
+    def __init__(
+        self, rules: Rules, deal: Deal, dealer: int, *, exchange_direction: int | None = None, bystanders: int = 0
+    ) -> None:
         if len(deal.hands) != 4:
             raise IllegalActionError("bad_deal", "a deal needs four hands")
         self.rules = rules
@@ -333,7 +335,14 @@ class Game:
         self.ended_by_escape = False
         self._legal_cache: dict[int, list[Action]] = {}
         self.actions: list[Action] = []  # every action applied, in order (the record)
-        self._emit({"type": "start", "dealer": dealer, "wall": self.live})
+        if not 0 <= bystanders <= 4:
+            raise IllegalActionError("bad_bystanders", "between 0 and 4 bystanders may bet at a table")
+        # 叫马: each bystander takes the top tile of the last stack at the tail (secret)
+        self.bystander_tiles: list[Tile] = []
+        for _ in range(bystanders):
+            self.tail -= 1
+            self.bystander_tiles.append(self.wall[self.tail])
+        self._emit({"type": "start", "dealer": dealer, "wall": self.live, "bystanders": bystanders})
         for i in range(4):
             self._emit({"type": "deal", "seat": i, "tiles": list(deal.hands[i])}, private=i)
         if rules.exchange_three != "none":
@@ -377,7 +386,8 @@ class Game:
         g.kongs = [KongRecord(k.seat, k.kind, k.tile, k.payments[:], k.transferred) for k in self.kongs]
         remap = {id(k): g.kongs[i] for i, k in enumerate(self.kongs)}
         g.turn_kongs = [remap[id(k)] for k in self.turn_kongs]
-        g.wall = self.wall  # never mutated
+        g.wall = self.wall  # shared: never mutated in place (a swap replaces the list)
+        g.bystander_tiles = self.bystander_tiles[:]
         if self.window is not None:
             w = self.window
             g.window = _Window(w.tile, w.source, {k: v[:] for k, v in w.options.items()}, dict(w.answers),
@@ -551,6 +561,39 @@ class Game:
     def can_escape(self, seat: int) -> bool:
         return self.phase is not Phase.OVER and not self.seats[seat].escaped
 
+    # --- item cards (RULES 13) --------------------------------------------------------------------
+    def wall_positions(self, t: Tile) -> list[int]:
+        """Where copies of ``t`` lie in the live wall, as distances from the head (0 = next draw)."""
+        return [i - self.head for i in range(self.head, self.tail) if self.wall[i] == t]
+
+    def can_swap(self, seat: int, hand_tile: Tile, wanted: Tile) -> str | None:
+        """``None`` if ``seat`` may swap ``hand_tile`` for ``wanted`` from the live wall now, else a code."""
+        if self.phase is not Phase.TURN or self.turn != seat:
+            return "not_your_turn"
+        s = self.seats[seat]
+        if s.won:
+            return "already_won"
+        if not 0 <= hand_tile < NUM_KINDS or s.counts[hand_tile] == 0:
+            return "tile_not_in_hand"
+        if not 0 <= wanted < NUM_KINDS or not self.wall_positions(wanted):
+            return "tile_not_in_wall"
+        if wanted == hand_tile:
+            return "same_tile"
+        return None
+
+    def _swap(self, seat: int, hand_tile: Tile, wanted: Tile) -> None:
+        """换牌卡: the wanted tile leaves the live wall and the hand tile takes its place (108 tiles)."""
+        pos = self.head + self.wall_positions(wanted)[0]
+        wall = list(self.wall)  # copy on write: copies of a game share the wall
+        wall[pos] = hand_tile
+        self.wall = wall
+        s = self.seats[seat]
+        s.remove(hand_tile)
+        s.add(wanted)
+        if self.drawn == hand_tile and s.counts[hand_tile] == 0:
+            self.drawn = wanted
+        self._emit({"type": "swap", "seat": seat, "tile": hand_tile, "tiles": [wanted]}, private=seat)
+
     # --- apply ----------------------------------------------------------------------------------
     def apply(self, action: Action) -> None:
         """Apply one legal action. Raises :class:`IllegalActionError` (and changes nothing) otherwise."""
@@ -564,6 +607,15 @@ class Game:
             self.actions.append(action)
             self._escape(action.seat)
             self._legal_cache.clear()
+            return
+        if action.type is ActionType.SWAP:
+            why = self.can_swap(action.seat, action.tile if action.tile is not None else -1,
+                                action.tiles[0] if action.tiles else -1)
+            if why is not None:
+                raise IllegalActionError(why, f"illegal action: {action}")
+            self._legal_cache.clear()
+            self.actions.append(action)
+            self._swap(action.seat, action.tile or 0, action.tiles[0])
             return
         legal = self.legal_actions(action.seat)
         for a in legal:  # identity first: bots hand back the engine's own action values
