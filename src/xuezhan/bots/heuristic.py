@@ -39,23 +39,29 @@ class HeuristicBot:
         return shanten(counts, n_melds, meld_suits=meld_suits, void=void)
 
     def _ukeire(self, counts: list[int], n_melds: int, meld_suits: int, void: int | None,
-                base: int, visible: list[int]) -> int:
-        """Live copies of the tiles that lower shanten of a 13-equivalent hand."""
+                base: int, visible: list[int], candidates: Sequence[int]) -> int:
+        """Live copies of the ``candidates`` that lower shanten of a 13-equivalent hand."""
         total = 0
-        for t in range(27):
-            if t // 9 == void or visible[t] >= 4:
-                continue
-            s = t // 9
-            r = t - s * 9
-            # only tiles near held tiles can help
-            lo, hi = max(0, r - 2), min(8, r + 2)
-            if not any(counts[s * 9 + x] for x in range(lo, hi + 1)):
-                continue
+        for t in candidates:
             counts[t] += 1
-            if self._shanten(counts, n_melds, meld_suits, void) < base:
+            if shanten(counts, n_melds, meld_suits=meld_suits, void=void) < base:
                 total += 4 - visible[t]
             counts[t] -= 1
         return total
+
+    @staticmethod
+    def _candidates(counts: list[int], void: int | None, visible: list[int]) -> list[int]:
+        """Tiles that could lower shanten: live, not void, next to (or the same as) a held tile."""
+        out = []
+        for t in range(27):
+            s = t // 9
+            if s == void or visible[t] >= 4:
+                continue
+            r = t - s * 9
+            base = s * 9
+            if any(counts[base + x] for x in range(max(0, r - 2), min(8, r + 2) + 1)):
+                out.append(t)
+        return out
 
     def _danger(self, view: SeatView, t: int) -> int:
         danger = 0
@@ -172,12 +178,26 @@ class HeuristicBot:
         if len(finalists) == 1:
             return finalists[0]
         late = view.live < 16
+        if best_sh >= 2:
+            # far from ready: effective-tile counts barely separate the choices; keep connected
+            # tiles (pairs, neighbours) and give up the most isolated one
+            def isolation(a: Action) -> tuple[int, int, int]:
+                t = a.tile
+                assert t is not None
+                s, r = divmod(t, 9)
+                near = sum(counts[s * 9 + x] for x in range(max(0, r - 2), min(8, r + 2) + 1)) - 1
+                edge = 1 if r in (0, 8) else 0
+                return (-near, edge, -self._danger(view, t) if late else 0)
+
+            return max(finalists, key=isolation)
+
+        candidates = self._candidates(counts, void, visible)
 
         def key(a: Action) -> tuple[int, int, int]:
             t = a.tile
             assert t is not None
             counts[t] -= 1
-            uk = self._ukeire(counts, n_melds, meld_suits, void, best_sh, visible)
+            uk = self._ukeire(counts, n_melds, meld_suits, void, best_sh, visible, candidates)
             counts[t] += 1
             danger = self._danger(view, t)
             if late and best_sh >= 1:

@@ -32,6 +32,9 @@ cli.add_command(simulate_cmd)
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the console script and ``python -m xuezhan``."""
     args = list(sys.argv[1:] if argv is None else argv)
+    if not args:
+        click.echo(cli.get_help(click.Context(cli, info_name="xuezhan")))
+        return 0
     try:
         rv = cli.main(args=args, prog_name="xuezhan", standalone_mode=False)
     except click.exceptions.Abort:
