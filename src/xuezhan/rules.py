@@ -21,12 +21,12 @@ import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Final, Literal, Union
+from typing import Any, Final, Literal
 
 from .errors import RulesError
 
 Cap = Literal["cap"]
-FanValue = Union[int, Cap]
+FanValue = int | Cap
 
 BASE_PATTERNS: Final = (
     "ping_hu",
@@ -196,6 +196,8 @@ class Rules:
                         raise RulesError("unknown_pattern", f"no pattern or extra {pid!r} in 'fan'")
                     table[pid] = fv
                 changes["fan"] = tuple(table.items())
+            elif key == "cap_multiple" and value == "none":
+                changes[key] = None  # TOML has no null: "none" removes the cap (RULES 14: "int or none")
             elif key in names:
                 changes[key] = value
             else:
@@ -229,6 +231,8 @@ class Rules:
             raw = path.read_text(encoding="utf-8")
         except OSError as exc:
             raise RulesError("rules_file_unreadable", f"cannot read rules file {text}: {exc.strerror}") from None
+        except UnicodeDecodeError:
+            raise RulesError("rules_file_syntax", f"rules file {text} is not valid TOML: not UTF-8 text") from None
         try:
             data = tomllib.loads(raw)
         except tomllib.TOMLDecodeError as exc:
@@ -271,8 +275,10 @@ def _validate(r: Rules) -> None:
     if hz == "cap":
         if r.cap_multiple is None:
             raise bad("hua_zhu_multiple", '"cap" needs a cap_multiple')
-    elif not is_int(hz) or hz < 0:  # type: ignore[operator]
+    elif isinstance(hz, bool) or not isinstance(hz, int) or hz < 0:
         raise bad("hua_zhu_multiple", f'must be a non-negative integer or "cap", not {hz!r}')
+    if not isinstance(r.fan, tuple) or not all(isinstance(p, tuple) and len(p) == 2 for p in r.fan):
+        raise bad("fan", "must be pairs of pattern id and fan")
     seen = set()
     for pid, fv in r.fan:
         if pid not in _QQ_FAN:
@@ -283,7 +289,7 @@ def _validate(r: Rules) -> None:
                 raise bad("fan", f'{pid} = "cap" needs a cap_multiple')
             if pid in EXTRAS:
                 raise bad("fan", f'{pid} is an extra: its fan must be an integer, not "cap"')
-        elif not is_int(fv) or fv < 0 or fv > 60:  # type: ignore[operator]
+        elif isinstance(fv, bool) or not isinstance(fv, int) or not 0 <= fv <= 60:
             raise bad("fan", f'{pid} must be an integer from 0 to 60 or "cap", not {fv!r}')
         elif pid in BASE_PATTERNS and fv == 0:
             raise bad("fan", f"{pid} is a base pattern: its fan must be at least 1")

@@ -169,6 +169,26 @@ def check_hand(concealed: Sequence[Tile], melds: Sequence[Meld], win_tile: Tile 
         raise HandError("win_tile_not_in_hand", f"the winning tile {tile_name(win_tile)} is not in the hand")
 
 
+def _check_context_against_hand(
+    concealed: Sequence[Tile], melds: Sequence[Meld], win_tile: Tile, ctx: WinContext
+) -> None:
+    """Raise ``conflicting_context`` for a win context the hand itself rules out."""
+    if ctx.after_kong and ctx.is_self_drawn and not any(m.is_kong for m in melds):
+        raise HandError(
+            "conflicting_context", "a win on a kong's replacement tile (杠上花) needs a kong of the winner's own"
+        )
+    if ctx.robbing_kong:
+        # The robbed tile is the fourth copy (three are in the konger's peng): the winner holds no other.
+        owned = sum(1 for t in concealed if t == win_tile) + sum(m.size for m in melds if m.tile == win_tile)
+        if owned != 1:
+            raise HandError(
+                "conflicting_context",
+                f"a robbed kong tile is the last copy of {tile_name(win_tile)}: the winner cannot hold another",
+            )
+    if (ctx.tian_hu or ctx.di_hu) and melds:
+        raise HandError("conflicting_context", "tian_hu and di_hu are wins on the first tiles, before any meld")
+
+
 def score_win(
     concealed: Sequence[Tile],
     melds: Sequence[Meld],
@@ -187,6 +207,7 @@ def score_win(
     if check:
         check_hand(concealed, melds, win_tile)
         ctx.check()
+        _check_context_against_hand(concealed, melds, win_tile, ctx)
     counts = [0] * NUM_KINDS
     for t in concealed:
         counts[t] += 1
@@ -223,7 +244,8 @@ def _best_score(counts: list[int], melds: Sequence[Meld], win_tile: Tile, ctx: W
     for blocks in standard_splits(counts):
         pair = [b for b in blocks if b.kind == "pair"]
         sets = sorted((b for b in blocks if b.kind != "pair"), key=lambda b: (b.tile, b.kind))
-        text = tuple([_block_text(b) for b in pair] + sorted([_block_text(b) for b in sets] + meld_texts, key=_text_key))
+        set_texts = sorted([_block_text(b) for b in sets] + meld_texts, key=_text_key)
+        text = tuple([_block_text(b) for b in pair] + set_texts)
         all_pungs = all(b.kind != "run" for b in blocks)
         yao_jiu = meld_terminal and all(_block_has_terminal(b) for b in blocks)
         add("ping_hu", text)
@@ -279,7 +301,9 @@ def _best_score(counts: list[int], melds: Sequence[Meld], win_tile: Tile, ctx: W
     bonus = rules.base_score if self_drawn and rules.self_draw_bonus == "base" else 0
     cap = rules.cap_multiple
     best: Score | None = None
-    best_key: tuple[int, int, int] = (-1, -1, -1)
+    # Most points first; at equal points a "cap" pattern (tian_hu/di_hu = 满格) is the one reported,
+    # then the higher fan, then the later pattern of the table.
+    best_key: tuple[int, int, int, int] = (-1, -1, -1, -1)
     for pattern, gen_adjust, split in candidates:
         base_fv = rules.fan_of(pattern)
         if base_fv == "cap":
@@ -305,7 +329,7 @@ def _best_score(counts: list[int], melds: Sequence[Meld], win_tile: Tile, ctx: W
             if cap is not None:
                 multiple = min(multiple, cap)
         hand_points = rules.base_score * multiple
-        key = (hand_points, fan, BASE_PATTERNS.index(pattern))
+        key = (hand_points, int(base_fv == "cap"), fan, BASE_PATTERNS.index(pattern))
         if key > best_key:
             best_key = key
             best = Score(pattern, base_fan, extras, fan, multiple, hand_points, hand_points + bonus, split, capped)

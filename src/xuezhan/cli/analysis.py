@@ -94,14 +94,17 @@ def score_cmd(
     return 0
 
 
-def _analysed_hand(hand: str, peng: tuple[str, ...], gang: tuple[str, ...], angang: tuple[str, ...], most: int) -> Any:
+def _analysed_hand(
+    hand: str, peng: tuple[str, ...], gang: tuple[str, ...], angang: tuple[str, ...], most: int
+) -> Any:
     tiles = parse_tiles(hand)
     melds = parse_melds(peng, gang, angang)
     total = len(tiles) + 3 * len(melds)
     if total > most:
         raise HandError(
             "wrong_tile_count",
-            f"the hand has {total} tile-equivalents (melds count 3 each); this command takes at most {most}",
+            f"the hand has {total} tile-equivalents (concealed {len(tiles)}, melds count 3 each); "
+            f"this command takes at most {most}",
         )
     check_hand(tiles, melds, None, size=total)
     counts = tiles_to_counts(tiles)
@@ -111,6 +114,25 @@ def _analysed_hand(hand: str, peng: tuple[str, ...], gang: tuple[str, ...], anga
         owned[m.tile] += m.size
         meld_suits |= 1 << suit_of(m.tile)
     return tiles, melds, counts, owned, meld_suits
+
+
+def _can_be_ready(counts: list[int], n_melds: int, meld_suits: int, void: int | None, owned: list[int]) -> bool:
+    """Whether the 13-equivalent hand (or, for 14, the hand after some discard) has a real wait."""
+    total = sum(counts) + 3 * n_melds
+    if total < 13:
+        return False
+    if total == 13:
+        return bool(winning_tiles(counts, n_melds, meld_suits=meld_suits, void=void, owned=owned))
+    for d in range(len(counts)):
+        if counts[d]:
+            counts[d] -= 1
+            owned[d] -= 1
+            ready = bool(winning_tiles(counts, n_melds, meld_suits=meld_suits, void=void, owned=owned))
+            counts[d] += 1
+            owned[d] += 1
+            if ready:
+                return True
+    return False
 
 
 @click.command("waits")
@@ -132,10 +154,14 @@ def waits_cmd(
     """The waits of a HAND of 13 tile-equivalents, each scored as a discard win."""
     rules = load_rules(rules_spec)
     tiles, melds, counts, owned, meld_suits = _analysed_hand(hand, peng, gang, angang, 13)
-    void = parse_void(dingque) if rules.dingque else None
+    void = parse_void(dingque)  # a bad suit is bad input even when the rules ignore the void
+    if not rules.dingque:
+        void = None
     sh = shanten(counts, len(melds), meld_suits=meld_suits, void=void)
+    if sh >= 99:
+        raise HandError("no_winning_hand", "no winning hand can be reached: the melds use the void suit or three suits")
     waits: list[dict[str, Any]] = []
-    if len(tiles) + 3 * len(melds) == 13:
+    if len(tiles) + 3 * len(melds) == 13:  # a shorter hand has no waits (it cannot be ready)
         for t in winning_tiles(counts, len(melds), meld_suits=meld_suits, void=void, owned=owned):
             s = score_win([*tiles, t], melds, t, WinContext(), rules, void, check=False)
             assert isinstance(s, Score)
@@ -173,10 +199,15 @@ def shanten_cmd(
     """Tiles from ready: -1 complete, 0 ready (four sets + pair, or seven pairs)."""
     rules = load_rules(rules_spec)
     tiles, melds, counts, owned, meld_suits = _analysed_hand(hand, peng, gang, angang, 14)
-    void = parse_void(dingque) if rules.dingque else None
+    void = parse_void(dingque)  # a bad suit is bad input even when the rules ignore the void
+    if not rules.dingque:
+        void = None
     sh = shanten(counts, len(melds), meld_suits=meld_suits, void=void)
     if sh >= 99:
         raise HandError("no_winning_hand", "no winning hand can be reached: the melds use the void suit or three suits")
+    if sh == 0 and not _can_be_ready(counts, len(melds), meld_suits, void, owned):
+        # hand.shanten does not see the copies held in melds: "ready" only on a fifth copy is not ready.
+        sh = 1
     if as_json:
         emit_json({"shanten": sh})
     else:
