@@ -5,15 +5,19 @@ written as a base-5 number ``sum(count[r] * 5**r)``. A tile moving in or out of 
 hand changes one key by ``± 5**r``, so the engine keeps keys up to date as tiles
 move, and "does this tile complete the hand" is a few set look-ups.
 
-Two tables:
+The tables:
 
 - ``SETS_ONLY`` / ``SETS_PAIR``: the keys that split into sets only, or into sets
-  and one pair (built at import by enumerating sets; a few thousand keys).
-- the *suit distance* table (``data/suit_distance.bin.xz``, see
-  ``tools/gen_tables.py``): for every key and every target of ``m`` sets plus
-  ``p`` pairs, the fewest tiles to add so the suit contains such a target. Shanten
-  is the smallest sum of distances over the suits, minus one; this is exact,
-  including hands holding all four copies of a tile.
+  and one pair (built at import by enumerating sets; a few thousand keys). The
+  same shapes, keyed by the raw bytes of the nine counts, make the win check on a
+  27-count vector three dictionary look-ups.
+- the *suit tables* (``data/suit_tables.bin.xz``, see ``tools/gen_tables.py``),
+  loaded on first use: for every key its *distance profile* (for every target of
+  ``m`` sets plus ``p`` pairs, the fewest tiles to add so the suit contains such a
+  target), its pair and odd-kind counts for seven pairs, and which added tile
+  makes it exactly a shape. Shanten is the smallest sum of distances over the
+  suits, minus one; only 126 distinct profiles exist, so that minimum over suits
+  is tabulated too. This is exact, including hands holding all four copies of a tile.
 
 Suits are 0 (m), 1 (p), 2 (s). A hand is given as 27 counts of its concealed tiles
 plus the number of melds (each meld counts as one set of three).
@@ -23,6 +27,9 @@ from __future__ import annotations
 
 import itertools
 import lzma
+import struct
+import sys
+from array import array
 from collections.abc import Iterable, Sequence
 from functools import lru_cache
 from importlib import resources
@@ -33,9 +40,14 @@ from .tiles import NUM_KINDS, Tile
 POW5: Final = tuple(5**r for r in range(9))
 NUM_KEYS: Final = 5**9
 
+# counts 0-4 to the ASCII digits "0"-"4"; anything else to a character int() rejects
+_DIGITS: Final = bytes(48 + i if i < 5 else 120 for i in range(256))
+_ODD: Final = bytes(i & 1 for i in range(256))
+_NO_TILES: Final = bytes(9)
+_split_suits: Final = struct.Struct("9s9s9s").unpack  # 27 counts (any buffer) -> the three suits' bytes
 
-def suit_key(counts: Sequence[int], suit: int) -> int:
-    """The base-5 key of one suit of a 27-count vector."""
+
+def _suit_key_slow(counts: Sequence[int], suit: int) -> int:
     off = suit * 9
     k = 0
     for r in range(8, -1, -1):
@@ -43,8 +55,19 @@ def suit_key(counts: Sequence[int], suit: int) -> int:
     return k
 
 
+def suit_key(counts: Sequence[int], suit: int) -> int:
+    """The base-5 key of one suit of a 27-count vector."""
+    return suit_keys(counts)[suit]
+
+
 def suit_keys(counts: Sequence[int]) -> tuple[int, int, int]:
-    return suit_key(counts, 0), suit_key(counts, 1), suit_key(counts, 2)
+    """The keys of the three suits (one C-level digit parse per suit)."""
+    try:
+        # digits "0"-"4", reversed: a key's most significant digit is rank 9 of its suit
+        s2, s1, s0 = _split_suits(bytearray(counts).translate(_DIGITS)[::-1])
+        return int(s0, 5), int(s1, 5), int(s2, 5)
+    except (ValueError, struct.error):  # a count outside 0-4, or not 27 counts: plain arithmetic
+        return _suit_key_slow(counts, 0), _suit_key_slow(counts, 1), _suit_key_slow(counts, 2)
 
 
 def key_counts(key: int) -> list[int]:
@@ -61,36 +84,99 @@ def key_size(key: int) -> int:
 
 
 # --- the set tables -------------------------------------------------------------
+#
+# Shapes are built on byte vectors (one byte per rank, read as a little-endian int)
+# so that adding a set never carries into the next rank: a count above four is
+# caught by the overflow mask instead of silently turning into another key.
+
+_BYTE_RUNS: Final = tuple(0x010101 << (8 * s) for s in range(7))
+_BYTE_PUNGS: Final = tuple(3 << (8 * r) for r in range(9))
+_BYTE_OVER_FOUR: Final = (0x7B * 0x010101010101010101, 0x80 * 0x010101010101010101)  # +123 sets bit 7 iff > 4
 
 
+def _byte_fits(v: int) -> bool:
+    return (v + _BYTE_OVER_FOUR[0]) & _BYTE_OVER_FOUR[1] == 0
 
-def _build_set_tables() -> tuple[frozenset[int], frozenset[int]]:
-    # Work on count vectors: adding keys directly would carry a fifth copy into the next rank.
-    shapes = [[1 if r in (s, s + 1, s + 2) else 0 for r in range(9)] for s in range(7)]
-    shapes += [[3 if r == s else 0 for r in range(9)] for s in range(9)]
 
-    def key_of(vec: list[int]) -> int:
-        return sum(c * POW5[r] for r, c in enumerate(vec))
+def _byte_vector_key(v: int) -> int:
+    return int(v.to_bytes(9, "little").translate(_DIGITS)[::-1], 5)
 
-    sets_only: set[int] = set()
-    sets_pair: set[int] = set()
-    for m in range(5):
-        for combo in itertools.combinations_with_replacement(range(len(shapes)), m):
-            vec = [sum(shapes[i][r] for i in combo) for r in range(9)]
-            if max(vec) > 4:
-                continue
-            sets_only.add(key_of(vec))
-            for r in range(9):
-                if vec[r] <= 2:
-                    vec[r] += 2
-                    sets_pair.add(key_of(vec))
-                    vec[r] -= 2
+
+def _build_shapes() -> tuple[frozenset[int], frozenset[int]]:
+    """Byte vectors of the suits that split into 0-4 sets, and into 0-4 sets plus one pair."""
+    level = {0}
+    sets_only = {0}
+    for _ in range(4):
+        level = {v + s for v in level for s in _BYTE_RUNS + _BYTE_PUNGS if _byte_fits(v + s)}
+        sets_only |= level
+    sets_pair = {v + (2 << (8 * r)) for v in sets_only for r in range(9) if _byte_fits(v + (2 << (8 * r)))}
     return frozenset(sets_only), frozenset(sets_pair)
 
 
-SETS_ONLY, SETS_PAIR = _build_set_tables()
+_SHAPES_ONLY, _SHAPES_PAIR = _build_shapes()
+
+SETS_ONLY: Final = frozenset(_byte_vector_key(v) for v in _SHAPES_ONLY)
+SETS_PAIR: Final = frozenset(_byte_vector_key(v) for v in _SHAPES_PAIR)
 """Suit keys that split into sets only (0-4 sets), and into sets plus one pair."""
 
+# The win check on suit keys kept up to date by the engine: 0 sets only, 1 sets and a pair.
+_KEY_CLASS: Final[dict[int, int]] = {**dict.fromkeys(SETS_ONLY, 0), **dict.fromkeys(SETS_PAIR, 1)}
+ALL_EVEN_KEYS: Final = frozenset(
+    sum(c * 5**r for r, c in enumerate(digits)) for digits in itertools.product((0, 2, 4), repeat=9)
+)
+"""Suit keys whose every count is even (seven pairs, suit by suit)."""
+
+
+def is_complete_keys(k0: int, k1: int, k2: int, seven_pairs: bool = True) -> bool:
+    """The win check on the three suit keys of a hand of 14 tile-equivalents: four sets and a
+    pair (melds being sets), or with ``seven_pairs`` (no melds) every count even. O(1)."""
+    get = _KEY_CLASS.get
+    a = get(k0)
+    if a is not None:
+        b = get(k1)
+        if b is not None:
+            c = get(k2)
+            if c is not None and a + b + c == 1:
+                return True
+    return seven_pairs and k0 in ALL_EVEN_KEYS and k1 in ALL_EVEN_KEYS and k2 in ALL_EVEN_KEYS
+
+# The win check on raw counts. ``_SUIT_CLASS[bytes(nine counts)]`` packs, for every
+# suit that can be part of a complete hand, two 12-bit fields:
+# - low: the suit's size, plus 512 if it is sets plus a pair; 1300 if it is no shape;
+# - high: the suit's size if every count is even (seven pairs), else 1300.
+# Over three suits the low fields add up to 512 + 14 - 3 * melds exactly when every
+# suit is a shape and one of them holds the pair (no-pair sums stay below 40, two
+# pairs reach 1024, a non-shape 1300), and the high fields to 14 exactly for seven pairs.
+_FIELD: Final = 12
+_LOW_MASK: Final = (1 << _FIELD) - 1
+_NOT_SHAPE: Final = 1300
+_PAIR_FLAG: Final = 512
+_NO_SUIT: Final = _NOT_SHAPE | (_NOT_SHAPE << _FIELD)
+
+
+def _build_suit_class() -> dict[bytes, int]:
+    low: dict[bytes, int] = {}
+    for v in _SHAPES_ONLY:
+        b = v.to_bytes(9, "little")
+        low[b] = sum(b)
+    for v in _SHAPES_PAIR:
+        b = v.to_bytes(9, "little")
+        low[b] = sum(b) + _PAIR_FLAG
+    even: dict[bytes, int] = {}
+    for combo in itertools.product((0, 2, 4), repeat=9):
+        if sum(combo) <= 14:
+            even[bytes(combo)] = sum(combo)
+    # only 20 distinct values: one shared int object each, so a look-up touches less memory
+    shared: dict[int, int] = {}
+    out: dict[bytes, int] = {}
+    for b in sorted(low.keys() | even.keys()):
+        v = low.get(b, _NOT_SHAPE) | (even.get(b, _NOT_SHAPE) << _FIELD)
+        out[b] = shared.setdefault(v, v)
+    return out
+
+
+_SUIT_CLASS: Final = _build_suit_class()
+_suit_class = _SUIT_CLASS.get
 
 
 def _all_even(key: int) -> bool:
@@ -107,7 +193,7 @@ def _all_even(key: int) -> bool:
 def is_standard_complete(keys: Sequence[int], sizes: Sequence[int]) -> bool:
     """Four sets and a pair (melds being sets): exactly one suit holds the pair."""
     pair_suits = 0
-    for k, n in zip(keys, sizes):
+    for k, n in zip(keys, sizes, strict=False):
         rem = n % 3
         if rem == 0:
             if k not in SETS_ONLY:
@@ -126,13 +212,31 @@ def is_seven_pairs(keys: Sequence[int], sizes: Sequence[int], n_melds: int) -> b
     return n_melds == 0 and sum(sizes) == 14 and all(_all_even(k) for k in keys)
 
 
+def _complete_suits(k0: bytes, k1: bytes, k2: bytes, n_melds: int) -> bool:
+    """``is_complete`` on the three suits' count bytes."""
+    v = _suit_class(k0)
+    if v is None:
+        return False
+    v += _suit_class(k1, _NO_SUIT) + _suit_class(k2, _NO_SUIT)
+    if n_melds:
+        return (v & _LOW_MASK) == _PAIR_FLAG + 14 - 3 * n_melds
+    return (v & _LOW_MASK) == _PAIR_FLAG + 14 or v >> _FIELD == 14
+
+
 def is_complete(counts: Sequence[int], n_melds: int = 0) -> bool:
     """Whether the concealed tiles plus ``n_melds`` melds form a complete shape (no suit rules)."""
-    keys = suit_keys(counts)
-    sizes = (sum(counts[0:9]), sum(counts[9:18]), sum(counts[18:27]))
-    if sum(sizes) + 3 * n_melds != 14:
+    # _complete_suits inlined: this is the hot path of every win check
+    try:
+        k0, k1, k2 = _split_suits(bytearray(counts))
+    except (ValueError, struct.error):  # a negative or huge count, or not 27 counts
         return False
-    return is_standard_complete(keys, sizes) or is_seven_pairs(keys, sizes, n_melds)
+    v = _suit_class(k0)
+    if v is None:
+        return False
+    v += _suit_class(k1, _NO_SUIT) + _suit_class(k2, _NO_SUIT)
+    if n_melds:
+        return (v & _LOW_MASK) == _PAIR_FLAG + 14 - 3 * n_melds
+    return (v & _LOW_MASK) == _PAIR_FLAG + 14 or v >> _FIELD == 14
 
 
 def suits_mask(counts: Sequence[int]) -> int:
@@ -151,12 +255,18 @@ def win_block(
     counts: Sequence[int], n_melds: int, meld_suits: int = 0, void: int | None = None
 ) -> WinBlock | None:
     """Why a 14-equivalent hand cannot hu, or ``None`` if it can (RULES 3 and 5)."""
-    mask = suits_mask(counts) | meld_suits
+    try:
+        k0, k1, k2 = _split_suits(bytearray(counts))
+    except (ValueError, struct.error):  # a negative or huge count, or not 27 counts: never complete
+        k0 = k1 = k2 = b""
+        mask = suits_mask(counts) | meld_suits
+    else:
+        mask = (k0 != _NO_TILES) | (k1 != _NO_TILES) << 1 | (k2 != _NO_TILES) << 2 | meld_suits
     if void is not None and mask >> void & 1:
         return "void_suit_tile"
     if mask == 0b111:
         return "three_suits"
-    if not is_complete(counts, n_melds):
+    if not _complete_suits(k0, k1, k2, n_melds):
         return "not_complete"
     return None
 
@@ -225,91 +335,96 @@ def standard_splits(counts: Sequence[int]) -> list[tuple[Block, ...]]:
     return [a + b + c for a, b, c in itertools.product(*per_suit)]
 
 
-# --- distance table and shanten -------------------------------------------------------
+# --- the suit tables -------------------------------------------------------------------
 
-_DIST: bytes | None = None
+_MAGIC: Final = b"XZSUIT01"
 
 
-def _dist_table() -> bytes:
-    global _DIST
-    if _DIST is None:
-        data = resources.files("xuezhan").joinpath("data/suit_distance.bin.xz").read_bytes()
-        _DIST = lzma.decompress(data)
-    return _DIST
+class _Tables(NamedTuple):
+    profile: bytes  # key -> distance profile id
+    seven: bytes  # key -> min(pairs, 7) * 32 + odd kinds
+    wait: array[int]  # key -> completing ranks (bits 0-8) | is a shape (bit 9) | size << 10
+    rows: bytes  # profile * 10 + sets * 2 + pairs -> distance
+    n_profiles: int
+    pair2: bytes  # profile_a * P + profile_b -> combined two-suit row id
+    two: bytes  # (profile_a * P + profile_b) * 5 + sets -> distance to sets plus a pair
+    triple: bytes  # (pair2 id * P + profile_c) * 5 + sets -> the same over three suits
+
+
+_TABLES: _Tables | None = None
+
+
+def _load_tables() -> _Tables:
+    global _TABLES
+    if _TABLES is None:
+        raw = lzma.decompress(resources.files("xuezhan").joinpath("data/suit_tables.bin.xz").read_bytes())
+        if raw[:8] != _MAGIC:
+            raise RuntimeError("xuezhan/data/suit_tables.bin.xz has an unknown format: run tools/gen_tables.py")
+        lengths = struct.unpack_from("<7I", raw, 8)
+        parts: list[bytes] = []
+        pos = 8 + 4 * 7
+        for n in lengths:
+            parts.append(raw[pos : pos + n])
+            pos += n
+        profile, seven, wait_raw, rows, pair2, two, triple = parts
+        wait = array("H")
+        wait.frombytes(wait_raw)
+        if sys.byteorder == "big":
+            wait.byteswap()
+        n_profiles = len(rows) // 10
+        _TABLES = _Tables(profile, seven, wait, rows, n_profiles, pair2, two, triple)
+    return _TABLES
+
+
+def _seven_pairs_row() -> tuple[int, ...]:
+    """Distance to seven pairs, indexed by the sum of the suits' ``seven`` codes."""
+    out = []
+    for code in range(3 * (7 * 32 + 9) + 1):
+        pairs = min(code >> 5, 7)
+        odd = code & 31
+        out.append(14 - 2 * pairs - min(odd, 7 - pairs))
+    return tuple(out)
+
+
+_SEVEN_DISTANCE: Final = _seven_pairs_row()
+
+
+# --- distance and shanten -------------------------------------------------------------
 
 
 def suit_distance(key: int, sets: int, pairs: int) -> int:
     """Fewest tiles to add to a suit so it contains ``sets`` sets plus ``pairs`` (0/1) pairs."""
-    return _dist_table()[key * 10 + sets * 2 + pairs]
+    t = _load_tables()
+    return t.rows[t.profile[key] * 10 + sets * 2 + pairs]
 
 
-def _pairs_odd(key: int) -> tuple[int, int]:
-    pairs = odd = 0
-    while key:
-        key, c = divmod(key, 5)
-        pairs += c >> 1
-        odd += c & 1
-    return pairs, odd
-
-
-def _standard_distance(keys: Sequence[int], suits: Sequence[int], want: int) -> int:
-    """Fewest tiles to add so that the suits in ``suits`` hold ``want`` sets plus a pair."""
-    d = _dist_table()
-    best = 99
-    if len(suits) == 1:
-        return d[keys[suits[0]] * 10 + want * 2 + 1]
-    if len(suits) == 2:
-        ka, kb = keys[suits[0]] * 10, keys[suits[1]] * 10
-        for ma in range(want + 1):
-            mb2 = (want - ma) * 2
-            v = d[ka + ma * 2 + 1] + d[kb + mb2]
-            if v < best:
-                best = v
-            v = d[ka + ma * 2] + d[kb + mb2 + 1]
-            if v < best:
-                best = v
-        return best
-    k0, k1, k2 = keys[0] * 10, keys[1] * 10, keys[2] * 10
-    for m0 in range(want + 1):
-        for m1 in range(want - m0 + 1):
-            a, b, c = m0 * 2, m1 * 2, (want - m0 - m1) * 2
-            v = min(
-                d[k0 + a + 1] + d[k1 + b] + d[k2 + c],
-                d[k0 + a] + d[k1 + b + 1] + d[k2 + c],
-                d[k0 + a] + d[k1 + b] + d[k2 + c + 1],
-            )
-            if v < best:
-                best = v
-    return best
-
-
-def _seven_pairs_distance(keys: Sequence[int], suits: Sequence[int]) -> int:
-    """Fewest tiles to add so the suits hold seven pairs (a four of a kind being two)."""
-    pairs = odd = 0
-    for s in suits:
-        p, o = _pairs_odd(keys[s])
-        pairs += p
-        odd += o
-    pairs = min(pairs, 7)
-    return 14 - 2 * pairs - min(odd, 7 - pairs)
+def _want(n_melds: int) -> int:
+    if n_melds < 0:
+        raise ValueError(f"n_melds must be 0 or more, not {n_melds}")
+    return 4 - n_melds if n_melds < 4 else 0
 
 
 def standard_shanten(counts: Sequence[int], n_melds: int = 0) -> int:
     """Shanten of the four-sets-and-a-pair form alone, no suit rules (−1 complete, 0 ready)."""
-    return _standard_distance(suit_keys(counts), (0, 1, 2), max(0, 4 - n_melds)) - 1
+    k0, k1, k2 = suit_keys(counts)
+    t = _load_tables()
+    prof, n = t.profile, t.n_profiles
+    return t.triple[(t.pair2[prof[k0] * n + prof[k1]] * n + prof[k2]) * 5 + _want(n_melds)] - 1
 
 
 def seven_pairs_shanten(counts: Sequence[int]) -> int:
     """Shanten of the seven-pairs form alone (four of a kind is two pairs), no suit rules."""
-    return _seven_pairs_distance(suit_keys(counts), (0, 1, 2)) - 1
+    k0, k1, k2 = suit_keys(counts)
+    seven = _load_tables().seven
+    return _SEVEN_DISTANCE[seven[k0] + seven[k1] + seven[k2]] - 1
 
 
-def _suit_choices(meld_suits: int, void: int | None, two_suits: bool) -> list[tuple[int, ...]]:
+@lru_cache(maxsize=256)
+def _suit_choices(meld_suits: int, void: int | None, two_suits: bool) -> tuple[tuple[int, ...], ...]:
     allowed = [s for s in range(3) if s != void]
     if not two_suits and void is None:
-        return [(0, 1, 2)]
-    choices = [c for c in itertools.combinations(allowed, 2) if meld_suits & ~sum(1 << s for s in c) == 0]
-    return choices
+        return ((0, 1, 2),)
+    return tuple(c for c in itertools.combinations(allowed, 2) if meld_suits & ~sum(1 << s for s in c) == 0)
 
 
 def shanten(
@@ -328,12 +443,21 @@ def shanten(
     (a meld in the void suit, or melds in three suits).
     """
     keys = suit_keys(counts)
-    want = max(0, 4 - n_melds)
+    want = _want(n_melds)
+    t = _load_tables()
+    prof, n, seven = t.profile, t.n_profiles, t.seven
     best = 99
     for suits in _suit_choices(meld_suits, void, two_suits):
-        v = _standard_distance(keys, suits, want)
-        if n_melds == 0:
-            v = min(v, _seven_pairs_distance(keys, suits))
+        if len(suits) == 3:
+            k0, k1, k2 = keys
+            v = t.triple[(t.pair2[prof[k0] * n + prof[k1]] * n + prof[k2]) * 5 + want]
+            if n_melds == 0:
+                v = min(v, _SEVEN_DISTANCE[seven[k0] + seven[k1] + seven[k2]])
+        else:
+            ka, kb = keys[suits[0]], keys[suits[1]]
+            v = t.two[(prof[ka] * n + prof[kb]) * 5 + want]
+            if n_melds == 0:
+                v = min(v, _SEVEN_DISTANCE[seven[ka] + seven[kb]])
         if v < best:
             best = v
     return best - 1 if best < 99 else 99
@@ -341,49 +465,58 @@ def shanten(
 
 # --- waits --------------------------------------------------------------------------
 
+_RANK_MASK_TILES: Final = tuple(
+    tuple(tuple(s * 9 + r for r in range(9) if mask >> r & 1) for mask in range(512)) for s in range(3)
+)
+"""``_RANK_MASK_TILES[suit][mask]``: the tiles of ``suit`` whose ranks are the bits of ``mask``."""
 
-@lru_cache(maxsize=1 << 16)
-def _completing_ranks(key: int, with_pair: bool) -> tuple[int, ...]:
-    """Ranks r such that adding one tile r to the suit gives sets only / sets plus a pair."""
-    table = SETS_PAIR if with_pair else SETS_ONLY
-    return tuple(r for r in range(9) if (key // POW5[r]) % 5 < 4 and key + POW5[r] in table)
+
+def _completing(counts: Sequence[int], n_melds: int) -> tuple[list[Tile], int]:
+    """The completing tiles of a 13-equivalent hand and the mask of the suits it holds."""
+    k0, k1, k2 = suit_keys(counts)
+    wait = _load_tables().wait
+    w0, w1, w2 = wait[k0], wait[k1], wait[k2]
+    n0, n1, n2 = w0 >> 10, w1 >> 10, w2 >> 10
+    held = (n0 > 0) | (n1 > 0) << 1 | (n2 > 0) << 2
+    if n0 + n1 + n2 + 3 * n_melds != 13:
+        return [], held
+    out: list[Tile] = []
+    # standard form: the added tile goes to suit s, whose size becomes 0 or 2 mod 3;
+    # the other suits must already be shapes (bit 9), and exactly one suit holds the pair.
+    ws = (w0, w1, w2)
+    rems = (n0 % 3, n1 % 3, n2 % 3)
+    for s in range(3):
+        rem_s = (rems[s] + 1) % 3
+        if rem_s == 1:
+            continue
+        pairs = int(rem_s == 2)
+        ok = True
+        for o in range(3):
+            if o != s:
+                if not ws[o] >> 9 & 1:
+                    ok = False
+                    break
+                pairs += rems[o] == 2
+        if ok and pairs == 1:
+            out.extend(_RANK_MASK_TILES[s][ws[s] & 511])
+    # seven pairs: six pairs and one odd tile
+    if n_melds == 0:
+        seven = _load_tables().seven
+        if (seven[k0] + seven[k1] + seven[k2]) & 31 == 1:
+            odd = bytearray(counts).translate(_ODD).index(1)
+            if odd not in out:
+                out.append(odd)
+                out.sort()
+    return out, held
 
 
 def completing_tiles(counts: Sequence[int], n_melds: int = 0) -> list[Tile]:
-    """Tiles that complete the shape of a 13-equivalent hand (no suit rules), ignoring copies left."""
-    keys = suit_keys(counts)
-    sizes = [sum(counts[0:9]), sum(counts[9:18]), sum(counts[18:27])]
-    out: set[Tile] = set()
-    total = sum(sizes) + 3 * n_melds
-    if total != 13 and (sum(sizes) + 1) % 3 != 2:
-        return []
-    # standard form: the added tile goes to suit s; suit s then needs rem 0 or 2.
-    for s in range(3):
-        ok = True
-        pair_elsewhere = 0
-        for o in range(3):
-            if o == s:
-                continue
-            rem = sizes[o] % 3
-            if rem == 1 or (rem == 0 and keys[o] not in SETS_ONLY) or (rem == 2 and keys[o] not in SETS_PAIR):
-                ok = False
-                break
-            pair_elsewhere += rem == 2
-        if not ok:
-            continue
-        rem_s = (sizes[s] + 1) % 3
-        if rem_s == 1:
-            continue
-        with_pair = rem_s == 2
-        if pair_elsewhere + with_pair != 1:
-            continue
-        for r in _completing_ranks(keys[s], with_pair):
-            out.add(s * 9 + r)
-    if n_melds == 0 and sum(sizes) == 13:
-        odd = [t for t in range(NUM_KINDS) if counts[t] & 1]
-        if len(odd) == 1:
-            out.add(odd[0])
-    return sorted(out)
+    """Tiles that complete the shape of a 13-equivalent hand (no suit rules), ignoring copies left.
+
+    A fifth copy of a tile is never completing; a hand that is not 13 tile-equivalents
+    (concealed tiles plus 3 per meld) has no completing tile.
+    """
+    return _completing(counts, n_melds)[0]
 
 
 def winning_tiles(
@@ -400,12 +533,13 @@ def winning_tiles(
     four copies the seat already owns (``owned``: concealed plus meld copies; defaults
     to ``counts``) is not a wait.
     """
+    tiles, held = _completing(counts, n_melds)
     owned = counts if owned is None else owned
-    mask = suits_mask(counts) | meld_suits
+    mask = held | meld_suits
     if void is not None and mask >> void & 1:
         return []
     out = []
-    for t in completing_tiles(counts, n_melds):
+    for t in tiles:
         if owned[t] >= 4:
             continue
         m = mask | (1 << (t // 9))

@@ -13,20 +13,20 @@ The engine never prints, sleeps, reads a clock or uses global randomness; a seed
 
 from __future__ import annotations
 
-import itertools
 import random
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from enum import StrEnum
 from functools import lru_cache
-from typing import Any, Final
+from typing import Any
 
 from ..errors import IllegalActionError
 from ..hand import (
+    ALL_EVEN_KEYS,
     POW5,
     SETS_ONLY,
     SETS_PAIR,
-    is_standard_complete,
+    is_complete_keys,
     suit_keys,
     winning_tiles,
 )
@@ -110,12 +110,6 @@ def completing_ranks(key: int, with_pair: bool) -> tuple[int, ...]:
     """Ranks whose tile, added to the suit of ``key``, leaves sets plus a pair (or sets only)."""
     table = SETS_PAIR if with_pair else SETS_ONLY
     return tuple(r for r in range(9) if (key // POW5[r]) % 5 < 4 and key + POW5[r] in table)
-
-
-# Suit keys whose every count is even: seven pairs, checked per suit in O(1).
-_ALL_EVEN: Final = frozenset(
-    sum(c * POW5[r] for r, c in enumerate(digits)) for digits in itertools.product((0, 2, 4), repeat=9)
-)
 
 
 class Seat:
@@ -221,9 +215,7 @@ class Seat:
         if mask == 7 or (self.void is not None and mask >> self.void & 1):
             return False
         keys = self.keys
-        if not self.melds and keys[0] in _ALL_EVEN and keys[1] in _ALL_EVEN and keys[2] in _ALL_EVEN:
-            return True  # seven pairs (14 concealed tiles, every count even)
-        return is_standard_complete(keys, self.sizes)
+        return is_complete_keys(keys[0], keys[1], keys[2], not self.melds)
 
     def completes_with(self, t: Tile) -> bool:
         """Whether tile ``t`` added to the 13 tile-equivalents would make a winning hand."""
@@ -260,7 +252,7 @@ class Seat:
                             wm |= 1 << (b * 9 + r)
             if not self.melds:
                 # seven pairs: two suits all even, the third with exactly one odd count
-                odd_suits = [x for x in range(3) if keys[x] not in _ALL_EVEN]
+                odd_suits = [x for x in range(3) if keys[x] not in ALL_EVEN_KEYS]
                 if len(odd_suits) == 1:
                     x = odd_suits[0]
                     odd = [t for t in range(x * 9, x * 9 + 9) if self.counts[t] & 1]
@@ -430,8 +422,9 @@ class Game:
         return d
 
     def tile_total(self) -> int:
-        """Every tile accounted for: live wall, hands, melds, rivers (claimed ones lie in melds), set aside."""
-        n = self.live
+        """Every tile accounted for: live wall, hands, melds, rivers (claimed ones lie in melds), set aside,
+        a declared bugang tile while others may rob it, and the bystanders' tiles (叫马)."""
+        n = self.live + (self.pending_bugang is not None) + len(self.bystander_tiles)
         for s in self.seats:
             n += sum(s.counts) + sum(m.size for m in s.melds) + len(s.aside)
             n += sum(1 for st in s.river_state if st != RIVER_CLAIMED)
@@ -645,7 +638,7 @@ class Game:
         s = self.seats[seat]
         legal_types = {a.type for a in self.legal_actions(seat)}
         if action.type not in legal_types:
-            if action.type is ActionType.PASS and ActionType.HU in legal_types:
+            if legal_types == {ActionType.HU}:  # a rule forces the win (最后四张必须胡): pass or discard alike
                 return "must_hu"
             if action.type is ActionType.HU:
                 return "cannot_hu"
@@ -1030,7 +1023,9 @@ class Game:
         else:
             transfer_kongs = []
         for o in order:
-            last_copy = self._visible_copies(o, w.tile) == 3
+            # the won tile already lies in the discarder's river (a robbed one in the konger's):
+            # 绝张 when all four copies are now in sight
+            last_copy = self._visible_copies(o, w.tile) == 4
             ctx = WinContext(
                 after_kong=w.after_kong and not w.robbing,
                 robbing_kong=w.robbing,
