@@ -28,12 +28,11 @@ from xuezhan.selfplay import play_hand, simulate
 def hands_per_second(bot: str, seconds: float, seed: int = 1) -> float:
     rules = Rules.preset("qq")
     master = random.Random(seed)
+    bots = [make_bot(bot, random.Random(master.getrandbits(64))) for _ in range(4)]
     n = 0
     start = time.perf_counter()
     while time.perf_counter() - start < seconds:
-        rng = random.Random(master.getrandbits(64))
-        bots = [make_bot(bot, random.Random(rng.getrandbits(64))) for _ in range(4)]
-        play_hand(Game.new(rules, rng=rng), bots)
+        play_hand(Game.new(rules, rng=random.Random(master.getrandbits(64))), bots)
         n += 1
     return n / (time.perf_counter() - start)
 

@@ -125,14 +125,15 @@ def simulate(
     rules = rules or Rules.preset("qq")
     master = random.Random(seed)
     stats = Stats(list(bot_names))
+    # one bot per player, each with its own random stream, kept for the whole run
+    players = [make_bot(name, random.Random(master.getrandbits(64))) for name in bot_names]
     dealer: int | None = None
     start = time.perf_counter()
     for i in range(games):
-        hand_seed = master.getrandbits(64)
-        rng = random.Random(hand_seed)
+        rng = random.Random(master.getrandbits(64))
         shift = i % 4 if rotate else 0
         names = [bot_names[(s - shift) % 4] for s in range(4)]
-        bots = [make_bot(names[s], random.Random(rng.getrandbits(64))) for s in range(4)]
+        bots = [players[(s - shift) % 4] for s in range(4)]
         game = Game.new(rules, rng=rng, dealer=dealer)
         play_hand(game, bots)
         stats.add(game, names)

@@ -14,7 +14,6 @@ The engine never prints, sleeps, reads a clock or uses global randomness; a seed
 from __future__ import annotations
 
 import random
-from collections.abc import Iterable
 from dataclasses import dataclass, field
 from enum import StrEnum
 from functools import lru_cache
@@ -53,6 +52,13 @@ class Phase(StrEnum):
     CLAIM = "claim"  # other seats answer a discard
     ROB = "rob"  # other seats may rob a bugang
     OVER = "over"
+
+
+# hot-path aliases (module globals are cheaper than enum attribute lookups)
+_TURN, _CLAIM, _ROB, _OVER = Phase.TURN, Phase.CLAIM, Phase.ROB, Phase.OVER
+_DISCARD, _ESCAPE, _SWAP = ActionType.DISCARD, ActionType.ESCAPE, ActionType.SWAP
+_ALL_KINDS = tuple(range(NUM_KINDS))
+_OTHERS = tuple(tuple((seat + k) % 4 for k in (1, 2, 3)) for seat in range(4))  # in play order
 
 
 # river entry states
@@ -310,6 +316,7 @@ class Game:
         self.after_kong = False  # the tile in hand came from a kong replacement
         self.drew_last = False  # the current seat drew the last tile of the wall
         self.must_discard = False  # after a peng
+        self.tsumo: bool | None = None  # the drawn tile completes the hand (None: not known yet)
         self.turn_kongs: list[KongRecord] = []  # kongs declared in the current turn
         self.zhigang_source: int | None = None  # whose discard the turn's zhigang took
         self.window: _Window | None = None
@@ -408,9 +415,12 @@ class Game:
         return not s.escaped and not s.won
 
     def next_active(self, seat: int) -> int | None:
-        for k in range(1, 5):
-            o = (seat + k) % 4
-            if self.active(o):
+        blood = self.rules.blood_river
+        seats = self.seats
+        for k in (1, 2, 3, 4):
+            o = (seat + k) & 3
+            s = seats[o]
+            if not s.escaped and (blood or not s.won):
                 return o
         return None
 
@@ -523,11 +533,14 @@ class Game:
             return out
         if self.must_discard:
             return self._discards(seat)
-        if s.is_complete():
+        tsumo = self.tsumo
+        if tsumo is None:
+            tsumo = s.is_complete()
+        if tsumo:
             out.append(HU_ACTIONS[seat])
             if self.rules.must_hu_last_four and self.live <= 4:
                 return out
-        if self.live > 0:
+        if self.tail > self.head:
             void = s.void
             if 4 in counts:
                 for t in range(NUM_KINDS):
@@ -542,14 +555,12 @@ class Game:
     def _discards(self, seat: int) -> list[Action]:
         s = self.seats[seat]
         counts = s.counts
-        if s.holds_void():
-            assert s.void is not None
-            lo = s.void * 9
-            rng: Iterable[int] = range(lo, lo + 9)
-        else:
-            rng = range(NUM_KINDS)
+        void = s.void
         acts = DISCARD_ACTIONS[seat]
-        return [acts[t] for t in rng if counts[t]]
+        if void is not None and s.sizes[void]:
+            lo = void * 9
+            return [acts[t] for t in range(lo, lo + 9) if counts[t]]
+        return [acts[t] for t in _ALL_KINDS if counts[t]]
 
     def can_escape(self, seat: int) -> bool:
         return self.phase is not Phase.OVER and not self.seats[seat].escaped
@@ -583,6 +594,7 @@ class Game:
         s = self.seats[seat]
         s.remove(hand_tile)
         s.add(wanted)
+        self.tsumo = None
         if self.drawn == hand_tile and s.counts[hand_tile] == 0:
             self.drawn = wanted
         self._emit({"type": "swap", "seat": seat, "tile": hand_tile, "tiles": [wanted]}, private=seat)
@@ -590,27 +602,19 @@ class Game:
     # --- apply ----------------------------------------------------------------------------------
     def apply(self, action: Action) -> None:
         """Apply one legal action. Raises :class:`IllegalActionError` (and changes nothing) otherwise."""
-        if self.phase is Phase.OVER:
+        phase = self.phase
+        if phase is _OVER:
             raise IllegalActionError("hand_over", f"the hand is over: {action}")
-        if not 0 <= action.seat <= 3:
-            raise IllegalActionError("bad_seat", f"no seat {action.seat}")
-        if action.type is ActionType.ESCAPE:
-            if not self.can_escape(action.seat):
-                raise IllegalActionError("already_escaped", f"seat {action.seat} has already left")
-            self.actions.append(action)
-            self._escape(action.seat)
-            self._legal_cache.clear()
+        kind = action.type
+        seat = action.seat
+        if kind is _ESCAPE or kind is _SWAP:
+            self._apply_item_or_escape(action)
             return
-        if action.type is ActionType.SWAP:
-            why = self.can_swap(action.seat, action.tile if action.tile is not None else -1,
-                                action.tiles[0] if action.tiles else -1)
-            if why is not None:
-                raise IllegalActionError(why, f"illegal action: {action}")
-            self._legal_cache.clear()
-            self.actions.append(action)
-            self._swap(action.seat, action.tile or 0, action.tiles[0])
-            return
-        legal = self.legal_actions(action.seat)
+        legal = self._legal_cache.get(seat)
+        if legal is None:
+            if not isinstance(seat, int) or not 0 <= seat <= 3:
+                raise IllegalActionError("bad_seat", f"no seat {seat}")
+            legal = self.legal_actions(seat)
         for a in legal:  # identity first: bots hand back the engine's own action values
             if a is action:
                 break
@@ -619,16 +623,39 @@ class Game:
                 raise IllegalActionError(self._why_illegal(action), f"illegal action: {action}")
         self._legal_cache.clear()
         self.actions.append(action)
-        ph = self.phase
-        if ph is Phase.EXCHANGE or ph is Phase.DINGQUE:
-            self._choose(action)
-        elif ph is Phase.TURN:
-            self._turn_action(action)
-        else:
-            assert self.window is not None
-            self.window.answers[action.seat] = action
-            if len(self.window.answers) == len(self.window.options):
+        if phase is _TURN:
+            if kind is _DISCARD:
+                assert action.tile is not None
+                self._discard(seat, action.tile)
+            else:
+                self._turn_action(action)
+        elif phase is _CLAIM or phase is _ROB:
+            w = self.window
+            assert w is not None
+            w.answers[seat] = action
+            if len(w.answers) == len(w.options):
                 self._resolve_window()
+        else:
+            self._choose(action)
+
+    def _apply_item_or_escape(self, action: Action) -> None:
+        seat = action.seat
+        if not isinstance(seat, int) or not 0 <= seat <= 3:
+            raise IllegalActionError("bad_seat", f"no seat {seat}")
+        if action.type is ActionType.ESCAPE:
+            if not self.can_escape(seat):
+                raise IllegalActionError("already_escaped", f"seat {seat} has already left")
+            self.actions.append(action)
+            self._escape(seat)
+            self._legal_cache.clear()
+            return
+        why = self.can_swap(seat, action.tile if action.tile is not None else -1,
+                            action.tiles[0] if action.tiles else -1)
+        if why is not None:
+            raise IllegalActionError(why, f"illegal action: {action}")
+        self._legal_cache.clear()
+        self.actions.append(action)
+        self._swap(seat, action.tile or 0, action.tiles[0])
 
     def _why_illegal(self, action: Action) -> str:
         """A stable code for why ``action`` is not legal now."""
@@ -700,6 +727,7 @@ class Game:
         self._start_play()
 
     def _start_play(self) -> None:
+        self.tsumo = None
         self.phase = Phase.TURN
         self.turn = self.dealer
         self.must_discard = False
@@ -715,6 +743,9 @@ class Game:
             t = self.wall[self.head]
             self.head += 1
         s = self.seats[seat]
+        # can it hu now? the wait mask of its 13 tiles (usually cached by the last discards) says
+        wm = s.wm if s.wm >= 0 else s.wait_mask()
+        self.tsumo = bool(wm >> t & 1)
         s.add(t)
         s.draws += 1
         if s.pass_hu:
@@ -757,24 +788,24 @@ class Game:
                 self._start_bugang(seat, t)
 
     def _discard(self, seat: int, t: Tile) -> None:
-        s = self.seats[seat]
+        seats = self.seats
+        s = seats[seat]
         s.remove(t)
         s.river.append(t)
         s.river_state.append(RIVER_OPEN)
-        after_kong = bool(self.turn_kongs)
-        last_tile = self.drew_last
-        self._emit({"type": "discard", "seat": seat, "tile": t})
+        self.events.append({"type": "discard", "seat": seat, "tile": t})
+        self.private.append(None)
         self.drawn = None
         options: dict[int, list[Action]] = {}
-        force = self.rules.must_hu_last_four and self.live <= 4
-        blood = self.rules.blood_river
-        seats = self.seats
-        for k in (1, 2, 3):
-            o = (seat + k) & 3
+        rules = self.rules
+        blood = rules.blood_river
+        for o in _OTHERS[seat]:
             so = seats[o]
             if so.escaped or (so.won and not blood):
                 continue
-            wm = so.wm if so.wm >= 0 else so.wait_mask()
+            wm = so.wm
+            if wm < 0:
+                wm = so.wait_mask()
             if so.counts[t] < 2 and not wm >> t & 1:
                 continue  # the common case: nothing to claim
             acts: list[Action] = []
@@ -788,15 +819,15 @@ class Game:
                 if c >= 2:
                     acts.append(PENG_ACTIONS[o])
             if acts:
-                if not (force and can_hu):
-                    acts.append(PASS_ACTIONS[o])
-                else:
+                if can_hu and rules.must_hu_last_four and self.tail - self.head <= 4:
                     acts = [HU_ACTIONS[o]]
+                else:
+                    acts.append(PASS_ACTIONS[o])
                 options[o] = acts
         if not options:
             self._next_draw(seat)
             return
-        self.window = _Window(t, seat, options, {}, after_kong=after_kong, last_tile=last_tile)
+        self.window = _Window(t, seat, options, {}, after_kong=bool(self.turn_kongs), last_tile=self.drew_last)
         self.phase = Phase.CLAIM
 
     def _angang(self, seat: int, t: Tile) -> None:
@@ -919,6 +950,7 @@ class Game:
         self.turn = seat
         self.drawn = None
         self.must_discard = True
+        self.tsumo = None
         self.after_kong = False
         self.drew_last = False
         self.turn_kongs = []
