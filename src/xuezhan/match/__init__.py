@@ -1,0 +1,36 @@
+"""The match layer: rooms, matches of several hands, bystander bets and item cards.
+
+It sits above the hand engine (RULES.md sections 9-13) and imports it; the engine
+never imports this package. Coins are in :mod:`xuezhan.coins`, persistence in
+:mod:`xuezhan.store`.
+"""
+
+from .bystanders import JIAO_MA, BystanderBet, jiao_ma_seat, mirror_for_bystanders
+from .errors import MatchError
+from .items import DOUBLE_CARD, ITEM_NAMES_ZH, ItemKind, ItemUse, flush_deal, seek_quarters
+from .match import Hand, HandResult, Match, hand_seed
+from .room import MAX_PEOPLE, MIN_PEOPLE, RoomConfig
+from .transfers import Transfer, net_points
+
+__all__ = [
+    "DOUBLE_CARD",
+    "ITEM_NAMES_ZH",
+    "JIAO_MA",
+    "MAX_PEOPLE",
+    "MIN_PEOPLE",
+    "BystanderBet",
+    "Hand",
+    "HandResult",
+    "ItemKind",
+    "ItemUse",
+    "Match",
+    "MatchError",
+    "RoomConfig",
+    "Transfer",
+    "flush_deal",
+    "hand_seed",
+    "jiao_ma_seat",
+    "mirror_for_bystanders",
+    "net_points",
+    "seek_quarters",
+]

@@ -1,0 +1,444 @@
+"""A match: a sequence of hands in a room (RULES.md sections 9-13).
+
+:class:`Match` keeps who sits where, who waits as a bystander, the dealer of the next
+hand, how many hands have been played and everyone's running points.
+:meth:`Match.start_hand` deals a :class:`Hand` (the engine's :class:`Game` plus the
+bystander bets and item cards of that hand); the caller plays it through
+:meth:`Hand.apply` (or the engine directly) and hands it back to
+:meth:`Match.finish_hand`, which returns the :class:`HandResult`: the point transfers
+between people, ready to become coins (:meth:`HandResult.coins`).
+
+Decisions (where RULES.md leaves room):
+
+- The dealer (RULES 9): the first hand and every hand after a change among the four
+  seated players (someone left, escaped, or took a vacated seat) are dealt by the
+  dice; otherwise the engine's ``next_dealer`` under ``dealer_rule`` decides (``None``,
+  dice, after an escape or with ``dealer_rule = "dice"``).
+- People (RULES 12): the first four people sit in seats 0-3; the fifth to eighth wait
+  as bystanders in the order they came and bet on every hand. A seat left empty (its
+  player left between hands, or escaped) goes to the bystander who has waited
+  longest; with nobody waiting the match waits for someone to :meth:`Match.join`.
+- Escapes (RULES 10): the engine settles them; an escaper leaves the table when the
+  hand ends. An escaped winner's result stands in the hand's transfers (credited when
+  the hand is settled) and it gets no 退税 refund.
+- Randomness: hand ``k`` is dealt from a generator seeded by ``(seed, k)``, exactly as
+  ``Game.new(rules, rng=Random(hand_seed), dealer=...)`` would deal it; item cards use
+  a second generator of the same hand, so the same seed and the same decisions give
+  the same match.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import random
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..coins import CoinSettlement, settle_detailed
+from ..engine.actions import Action, ActionType
+from ..engine.deal import Deal, random_deal, throw_for_dealer
+from ..engine.game import Game
+from ..errors import IllegalActionError
+from ..records import record_json
+from ..tiles import COPIES, NUM_KINDS, NUM_TILES, Tile, counts_of
+from .bystanders import BystanderBet, jiao_ma_seat, mirror_for_bystanders
+from .errors import MatchError
+from .items import (
+    ItemKind,
+    ItemUse,
+    double_card_transfers,
+    flush_deal,
+    random_swap_target,
+    seek_quarters,
+)
+from .room import MAX_PEOPLE, MIN_PEOPLE, RoomConfig
+from .transfers import Transfer, net_points
+
+
+def hand_seed(seed: int, hand_no: int) -> int:
+    """The seed of hand ``hand_no`` (1-based) of a match seeded with ``seed``: 63 bits of SHA-256
+    (a signed 64-bit integer in any database)."""
+    digest = hashlib.sha256(f"xuezhan-match:{seed}:{hand_no}".encode()).digest()
+    return int.from_bytes(digest[:8], "big") >> 1
+
+
+@dataclass(frozen=True)
+class HandResult:
+    """One finished hand of a match: who sat where, the bets, items, and every transfer."""
+
+    hand_no: int
+    seed: int
+    dealer: int
+    seating: tuple[str, ...]
+    bets: tuple[BystanderBet, ...]
+    transfers: tuple[Transfer, ...]
+    items: tuple[ItemUse, ...]
+    escaped: tuple[str, ...]
+    next_dealer: int | None
+    record: dict[str, Any] = field(compare=False, hash=False)
+
+    @property
+    def participants(self) -> tuple[str, ...]:
+        """The four seated players in seat order, then the bystanders in their order."""
+        return self.seating + tuple(b.player for b in self.bets)
+
+    def points(self) -> dict[str, int]:
+        """Net points of each participant (summing to zero)."""
+        return net_points(self.transfers, self.participants)
+
+    def fees(self, room: RoomConfig) -> list[int]:
+        """The fee of each participant: ``room.fee`` for a seat, nothing for a bystander."""
+        return [room.fee] * len(self.seating) + [0] * len(self.bets)
+
+    def coins(self, room: RoomConfig, balances: Mapping[str, int]) -> CoinSettlement:
+        """The hand in coins (RULES 11), participants in :attr:`participants` order."""
+        people = self.participants
+        points = self.points()
+        return settle_detailed(
+            [points[p] for p in people], [balances[p] for p in people], room.coefficient, self.fees(room)
+        )
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "hand_no": self.hand_no,
+            "seed": self.seed,
+            "dealer": self.dealer,
+            "seating": list(self.seating),
+            "bets": [b.to_json() for b in self.bets],
+            "transfers": [t.to_json() for t in self.transfers],
+            "items": [i.to_json() for i in self.items],
+            "escaped": list(self.escaped),
+            "next_dealer": self.next_dealer,
+            "points": self.points(),
+            "record": self.record,
+        }
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> HandResult:
+        return cls(
+            hand_no=int(data["hand_no"]),
+            seed=int(data["seed"]),
+            dealer=int(data["dealer"]),
+            seating=tuple(str(p) for p in data["seating"]),
+            bets=tuple(BystanderBet.from_json(b) for b in data["bets"]),
+            transfers=tuple(Transfer.from_json(t) for t in data["transfers"]),
+            items=tuple(ItemUse.from_json(i) for i in data["items"]),
+            escaped=tuple(str(p) for p in data["escaped"]),
+            next_dealer=None if data["next_dealer"] is None else int(data["next_dealer"]),
+            record=dict(data["record"]),
+        )
+
+
+class Hand:
+    """A hand being played in a match: the engine's :class:`Game` plus bets and item cards."""
+
+    def __init__(
+        self,
+        match: Match,
+        hand_no: int,
+        seed: int,
+        game: Game,
+        seating: tuple[str, ...],
+        bets: tuple[BystanderBet, ...],
+        items: list[ItemUse],
+        item_rng: random.Random,
+    ) -> None:
+        self.match = match
+        self.hand_no = hand_no
+        self.seed = seed
+        self.game = game
+        self.seating = seating
+        self.bets = bets
+        self.items = items
+        self._item_rng = item_rng
+
+    @property
+    def dealer(self) -> int:
+        return self.game.dealer
+
+    @property
+    def over(self) -> bool:
+        return self.game.over
+
+    def seat_of(self, player: str) -> int:
+        try:
+            return self.seating.index(player)
+        except ValueError:
+            raise MatchError("not_seated", f"{player!r} holds no seat in this hand") from None
+
+    # --- play -------------------------------------------------------------------------------------
+    def apply(self, action: Action) -> None:
+        """Apply one engine action (raises :class:`~xuezhan.errors.IllegalActionError`)."""
+        self.game.apply(action)
+
+    def escape(self, seat: int) -> None:
+        """The seat's player leaves (逃跑/强退, RULES 10); the engine settles it."""
+        self.game.apply(Action(seat, ActionType.ESCAPE))
+
+    # --- item cards during the hand ---------------------------------------------------------------------
+    def _check_item(self, seat: int, kind: ItemKind) -> None:
+        if not self.match.room.items_allowed:
+            raise MatchError("items_not_allowed", "this room does not allow item cards")
+        if not 0 <= seat <= 3:
+            raise MatchError("not_seated", f"no seat {seat}")
+        if self.game.over:
+            raise MatchError("hand_over", "the hand is over")
+        if any(u.seat == seat and u.kind is kind for u in self.items):
+            raise MatchError("item_already_used", f"seat {seat} has already used a {kind} card this hand")
+
+    def swap(self, seat: int, hand_tile: Tile, wanted: Tile) -> ItemUse:
+        """换牌卡: on the seat's turn, ``hand_tile`` for a copy of ``wanted`` from the live wall."""
+        self._check_item(seat, ItemKind.SWAP)
+        self.game.apply(Action(seat, ActionType.SWAP, tile=hand_tile, tiles=(wanted,)))
+        use = ItemUse(self.seating[seat], seat, ItemKind.SWAP, tile=hand_tile, wanted=wanted)
+        self.items.append(use)
+        return use
+
+    def random_swap(self, seat: int, hand_tile: Tile) -> ItemUse:
+        """随机换牌卡: on the seat's turn, ``hand_tile`` for a random tile of the live wall."""
+        self._check_item(seat, ItemKind.RANDOM_SWAP)
+        why = self.game.can_swap(seat, hand_tile, hand_tile)
+        if why not in (None, "same_tile", "tile_not_in_wall"):
+            raise IllegalActionError(why, f"seat {seat} cannot swap {hand_tile} now")
+        wanted = random_swap_target(self.game, hand_tile, self._item_rng)
+        self.game.apply(Action(seat, ActionType.SWAP, tile=hand_tile, tiles=(wanted,)))
+        use = ItemUse(self.seating[seat], seat, ItemKind.RANDOM_SWAP, tile=hand_tile, wanted=wanted)
+        self.items.append(use)
+        return use
+
+    def seek(self, seat: int, tile: Tile) -> ItemUse:
+        """查找卡: how many live copies of ``tile`` lie in each quarter of the live wall."""
+        self._check_item(seat, ItemKind.SEEK)
+        if not self.game.contending(seat):
+            raise MatchError("not_playing", f"seat {seat} has won or left: a seek card is of no use")
+        if not 0 <= tile < 27:
+            raise MatchError("bad_item", f"no tile {tile!r}")
+        use = ItemUse(self.seating[seat], seat, ItemKind.SEEK, tile=tile, quarters=seek_quarters(self.game, tile))
+        self.items.append(use)
+        return use
+
+
+def _check_deal(deal: Deal, dealer: int) -> None:
+    if len(deal.hands) != 4:
+        raise MatchError("bad_deal", "a deal needs four hands")
+    for seat, hand in enumerate(deal.hands):
+        want = 14 if seat == dealer else 13
+        if len(hand) != want:
+            raise MatchError("bad_deal", f"seat {seat} holds {len(hand)} tiles; it needs {want} (dealer {dealer})")
+    tiles = [t for h in deal.hands for t in h] + list(deal.wall)
+    if not all(isinstance(t, int) and 0 <= t < NUM_KINDS for t in tiles):
+        raise MatchError("bad_deal", "a deal holds tiles 0-26 only")
+    if len(tiles) != NUM_TILES or counts_of(tiles) != [COPIES] * NUM_KINDS:
+        raise MatchError("bad_deal", "hands + wall must be exactly the 108 tiles")
+
+
+class Match:
+    """A sequence of hands in a room; see the module docstring for the decisions taken."""
+
+    def __init__(self, room: RoomConfig, players: Sequence[str], *, seed: int) -> None:
+        players = list(players)
+        if not MIN_PEOPLE <= len(players) <= MAX_PEOPLE:
+            raise MatchError("bad_players", f"a match needs 4 to 8 people, not {len(players)}")
+        if len(set(players)) != len(players) or not all(isinstance(p, str) and p for p in players):
+            raise MatchError("bad_players", "players must be distinct non-empty names")
+        self.room = room
+        self.seed = seed
+        self.seats: list[str | None] = list(players[:4])
+        self.waiting: list[str] = players[4:]
+        self.hands_played = 0
+        self.next_dealer: int | None = None
+        self.last_seating: tuple[str, ...] | None = None
+        self.running: dict[str, int] = dict.fromkeys(players, 0)
+        self.golden_fingers: set[str] = set()
+        self.current: Hand | None = None
+
+    # --- people -------------------------------------------------------------------------------------
+    @property
+    def people(self) -> list[str]:
+        return [p for p in self.seats if p is not None] + self.waiting
+
+    @property
+    def bystanders(self) -> tuple[str, ...]:
+        return tuple(self.waiting)
+
+    @property
+    def finished(self) -> bool:
+        return self.hands_played >= self.room.hands
+
+    def _between_hands(self) -> None:
+        if self.current is not None:
+            raise MatchError("hand_in_progress", "people may come and go only between hands")
+
+    def join(self, player: str) -> None:
+        """``player`` comes to the table: takes an empty seat, or waits as a bystander."""
+        self._between_hands()
+        if not isinstance(player, str) or not player:
+            raise MatchError("bad_players", "a player needs a non-empty name")
+        if player in self.people:
+            raise MatchError("already_at_table", f"{player!r} is already at the table")
+        if len(self.people) >= MAX_PEOPLE:
+            raise MatchError("table_full", "eight people are at the table already")
+        self.running.setdefault(player, 0)
+        if None in self.seats:
+            self.seats[self.seats.index(None)] = player
+        else:
+            self.waiting.append(player)
+
+    def leave(self, player: str) -> None:
+        """``player`` leaves between hands; a vacated seat goes to the longest-waiting bystander."""
+        self._between_hands()
+        if player in self.waiting:
+            self.waiting.remove(player)
+        elif player in self.seats:
+            seat = self.seats.index(player)
+            self.seats[seat] = self.waiting.pop(0) if self.waiting else None
+        else:
+            raise MatchError("not_at_table", f"{player!r} is not at the table")
+        self.golden_fingers.discard(player)
+
+    def use_golden_finger(self, player: str) -> None:
+        """金手指: cosmetic, lasts while ``player`` stays at the table."""
+        if not self.room.items_allowed:
+            raise MatchError("items_not_allowed", "this room does not allow item cards")
+        if player not in self.seats:
+            raise MatchError("not_seated", f"{player!r} holds no seat")
+        if player in self.golden_fingers:
+            raise MatchError("item_already_used", f"{player!r} already shows a golden finger")
+        self.golden_fingers.add(player)
+
+    # --- hands -----------------------------------------------------------------------------------------
+    def _seating(self) -> tuple[str, ...]:
+        if None in self.seats:
+            raise MatchError("seat_empty", "a seat is empty: the hand waits for a fourth player")
+        return tuple(p for p in self.seats if p is not None)
+
+    def next_hand_dealer(self) -> int:
+        """The dealer of the next hand: by ``dealer_rule``, or thrown by the hand's dice (RULES 9)."""
+        seating = self._seating()
+        dealer = self.next_dealer if seating == self.last_seating else None
+        if dealer is None:
+            dealer = throw_for_dealer(random.Random(hand_seed(self.seed, self.hands_played + 1)))
+        return dealer
+
+    def start_hand(
+        self,
+        *,
+        double: Iterable[str] = (),
+        flush: Mapping[str, int | None] | None = None,
+        deal: Deal | None = None,
+    ) -> Hand:
+        """Deal the next hand. ``double``: players using a double card; ``flush``: players using a
+        flush card, each with the suit it names (0 m, 1 p, 2 s) or ``None`` (its longest suit).
+        ``deal``: a prepared deal instead of a shuffled one (duplicate tournaments, tests); its
+        dealer must be :meth:`next_hand_dealer` (14 tiles)."""
+        self._between_hands()
+        if self.finished:
+            raise MatchError("match_over", f"the match's {self.room.hands} hands have been played")
+        seating = self._seating()
+        double = list(double)
+        flush = dict(flush or {})
+        if (double or flush) and not self.room.items_allowed:
+            raise MatchError("items_not_allowed", "this room does not allow item cards")
+        for player in (*double, *flush):
+            if player not in seating:
+                raise MatchError("not_seated", f"{player!r} holds no seat: bystanders use no item cards")
+        if len(set(double)) != len(double):
+            raise MatchError("item_already_used", "one double card per seat per hand")
+
+        hand_no = self.hands_played + 1
+        seed = hand_seed(self.seed, hand_no)
+        rng = random.Random(seed)
+        item_rng = random.Random(seed ^ 0x5EED_17E5)
+        dealer = self.next_dealer if seating == self.last_seating else None
+        # as Game.new deals: dealer by dice when unknown, then the deal, then the exchange direction
+        if dealer is None:
+            dealer = throw_for_dealer(rng)
+        rules = self.room.rules
+        if deal is None:
+            deal = random_deal(rng, dealer)
+        else:
+            _check_deal(deal, dealer)
+        direction = rng.choice((1, 2, 3)) if rules.exchange_three == "random" else None
+        items: list[ItemUse] = []
+        for k in range(4):  # flush cards in play order from the dealer
+            seat = (dealer + k) % 4
+            player = seating[seat]
+            if player in flush:
+                deal, suit = flush_deal(deal, seat, flush[player], item_rng, reserved_tail=len(self.waiting))
+                items.append(ItemUse(player, seat, ItemKind.FLUSH, suit=suit))
+        for player in double:
+            items.append(ItemUse(player, seating.index(player), ItemKind.DOUBLE))
+        game = Game(rules, deal, dealer, exchange_direction=direction, bystanders=len(self.waiting))
+        bets = tuple(
+            BystanderBet(player, t, jiao_ma_seat(t, dealer))
+            for player, t in zip(self.waiting, game.bystander_tiles, strict=True)
+        )
+        self.current = Hand(self, hand_no, seed, game, seating, bets, items, item_rng)
+        return self.current
+
+    def finish_hand(self, hand: Hand) -> HandResult:
+        """Close a finished hand: transfers, running points, the next dealer, escapers leave."""
+        if hand is not self.current:
+            raise MatchError("not_current_hand", "this is not the match's current hand")
+        game = hand.game
+        if not game.over:
+            raise MatchError("hand_not_over", "the hand is still being played")
+        seating = hand.seating
+        transfers = [Transfer(seating[e.from_seat], seating[e.to_seat], e.points, e.reason) for e in game.ledger]
+        transfers += double_card_transfers(transfers, [u.player for u in hand.items if u.kind is ItemKind.DOUBLE])
+        transfers += mirror_for_bystanders(transfers, seating, hand.bets)
+        escaped = tuple(seating[i] for i in range(4) if game.seats[i].escaped)
+        result = HandResult(
+            hand_no=hand.hand_no,
+            seed=hand.seed,
+            dealer=game.dealer,
+            seating=seating,
+            bets=hand.bets,
+            transfers=tuple(transfers),
+            items=tuple(hand.items),
+            escaped=escaped,
+            next_dealer=game.next_dealer(),
+            record={**record_json(game), "seed": hand.seed},
+        )
+        for player, pts in result.points().items():
+            self.running[player] = self.running.get(player, 0) + pts
+        self.hands_played += 1
+        self.next_dealer = result.next_dealer
+        self.last_seating = seating
+        self.current = None
+        for player in escaped:
+            self.leave(player)
+        return result
+
+    # --- state ------------------------------------------------------------------------------------------
+    def state_json(self) -> dict[str, Any]:
+        """Everything needed to go on with the match between hands (the room is stored apart)."""
+        if self.current is not None:
+            raise MatchError("hand_in_progress", "a match is saved between hands")
+        return {
+            "seed": self.seed,
+            "seats": list(self.seats),
+            "waiting": list(self.waiting),
+            "hands_played": self.hands_played,
+            "next_dealer": self.next_dealer,
+            "last_seating": None if self.last_seating is None else list(self.last_seating),
+            "running": dict(self.running),
+            "golden_fingers": sorted(self.golden_fingers),
+        }
+
+    @classmethod
+    def from_state(cls, room: RoomConfig, state: Mapping[str, Any]) -> Match:
+        m = cls.__new__(cls)
+        m.room = room
+        m.seed = int(state["seed"])
+        m.seats = [None if p is None else str(p) for p in state["seats"]]
+        m.waiting = [str(p) for p in state["waiting"]]
+        m.hands_played = int(state["hands_played"])
+        m.next_dealer = None if state["next_dealer"] is None else int(state["next_dealer"])
+        last = state["last_seating"]
+        m.last_seating = None if last is None else tuple(str(p) for p in last)
+        m.running = {str(k): int(v) for k, v in state["running"].items()}
+        m.golden_fingers = {str(p) for p in state["golden_fingers"]}
+        m.current = None
+        return m

@@ -1,0 +1,79 @@
+"""Bots play the hands of a match, with online-play events at random: escapes and item cards.
+
+For simulations and property tests of the match layer: each step, with probability
+``escape_rate`` a random seat still at the table leaves (逃跑); on a seat's turn, with
+probability ``item_rate`` (rooms with ``items_allowed`` only) it tries an item card it
+has not used this hand (swap, random swap or seek) before its bot acts. Everything
+random comes from ``rng``, so a seed gives the same match.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+
+from ..bots import Bot
+from ..engine.game import Phase
+from ..engine.views import SeatView
+from ..errors import XuezhanError
+from .items import ItemKind
+from .match import Hand
+
+_TURN_ITEMS = (ItemKind.SWAP, ItemKind.RANDOM_SWAP, ItemKind.SEEK)
+
+
+def try_item(hand: Hand, seat: int, rng: random.Random) -> ItemKind | None:
+    """The seat tries one in-hand item card it has not used this hand; returns the kind used, if any."""
+    unused = [k for k in _TURN_ITEMS if not any(u.seat == seat and u.kind is k for u in hand.items)]
+    if not unused:
+        return None
+    kind = rng.choice(unused)
+    game = hand.game
+    held = game.seats[seat].tiles()
+    try:
+        if kind is ItemKind.SEEK:
+            hand.seek(seat, rng.randrange(27))
+        elif kind is ItemKind.RANDOM_SWAP:
+            hand.random_swap(seat, rng.choice(held))
+        else:
+            tile = rng.choice(held)
+            live = sorted({game.wall[i] for i in range(game.head, game.tail)} - {tile})
+            if not live:
+                return None
+            hand.swap(seat, tile, rng.choice(live))
+    except XuezhanError:
+        return None
+    return kind
+
+
+def play_match_hand(
+    hand: Hand,
+    bots: Sequence[Bot],
+    rng: random.Random | None = None,
+    *,
+    escape_rate: float = 0.0,
+    item_rate: float = 0.0,
+) -> Hand:
+    """Play ``hand`` to its end with ``bots`` (one per seat), escapes and items at the given rates."""
+    game = hand.game
+    rng = rng or random.Random(0)
+    items = hand.match.room.items_allowed and item_rate > 0
+    while not game.over:
+        if escape_rate and rng.random() < escape_rate:
+            seat = rng.randrange(4)
+            if game.can_escape(seat):
+                hand.escape(seat)
+                continue
+        if game.phase is Phase.TURN:
+            seat = game.turn
+            if items and rng.random() < item_rate:
+                try_item(hand, seat, rng)
+            game.apply(bots[seat].choose(SeatView(game, seat), game.legal_actions(seat)))
+            continue
+        for seat in game.pending():
+            if game.over:
+                break
+            legal = game.legal_actions(seat)
+            if legal:
+                game.apply(bots[seat].choose(SeatView(game, seat), legal))
+    return hand

@@ -1,0 +1,30 @@
+"""Persistence (SQLAlchemy 2): accounts, coin balances, rooms, matches, hand records,
+a double-entry coin ledger and item cards; SQLite by default, PostgreSQL by URL.
+
+>>> store = Store("sqlite://")          # doctest: +SKIP
+>>> store.create_account("alice", 10_000)  # doctest: +SKIP
+
+The schema is made and upgraded by the Alembic migrations shipped in
+``xuezhan/store/migrations`` (:func:`migrate`, run by ``Store`` unless told not to).
+"""
+
+from .db import current_revision, default_url, downgrade, head_revision, make_engine, migrate, normalise_url
+from .store import HOUSE, MINT, TABLE, HandHistory, SettledHand, Store, StoreError, settlement_key
+
+__all__ = [
+    "HOUSE",
+    "MINT",
+    "TABLE",
+    "HandHistory",
+    "SettledHand",
+    "Store",
+    "StoreError",
+    "current_revision",
+    "default_url",
+    "downgrade",
+    "head_revision",
+    "make_engine",
+    "migrate",
+    "normalise_url",
+    "settlement_key",
+]

@@ -1,0 +1,116 @@
+"""Engines from URLs and schema migrations (Alembic, shipped inside the package).
+
+- :func:`make_engine`: a SQLAlchemy engine from a URL; without one, the SQLite file
+  ``xuezhan.sqlite3`` in the current directory (or ``$XUEZHAN_DB``). ``postgresql://``
+  and ``postgres://`` URLs use psycopg 3.
+- :func:`migrate`: bring a database to the newest schema (``alembic upgrade head``),
+  programmatically, from the migration scripts in ``xuezhan/store/migrations``.
+
+SQLite is set up so that transactions behave as on a server: foreign keys on, a busy
+timeout, and every transaction starts with ``BEGIN IMMEDIATE`` (it takes the write
+lock at once, so two settlements never interleave).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, Final
+
+from alembic import command
+from alembic.config import Config
+from alembic.runtime.migration import MigrationContext
+from alembic.script import ScriptDirectory
+from sqlalchemy import Engine, create_engine, event, text
+from sqlalchemy.engine import URL, make_url
+from sqlalchemy.pool import StaticPool
+
+MIGRATIONS: Final = Path(__file__).parent / "migrations"
+_MIGRATION_LOCK: Final = 0x7875657A68616E  # "xuezhan"
+DEFAULT_FILE: Final = "xuezhan.sqlite3"
+
+
+def default_url() -> str:
+    """``$XUEZHAN_DB`` if set, else the SQLite file ``xuezhan.sqlite3`` in the current directory."""
+    return os.environ.get("XUEZHAN_DB") or f"sqlite:///{DEFAULT_FILE}"
+
+
+def normalise_url(url: str | URL) -> URL:
+    """The URL with PostgreSQL mapped to the psycopg 3 driver (``postgresql+psycopg``)."""
+    u = make_url(url) if isinstance(url, str) else url
+    if u.drivername in ("postgresql", "postgres"):
+        u = u.set(drivername="postgresql+psycopg")
+    return u
+
+
+def _sqlite_setup(engine: Engine) -> None:
+    @event.listens_for(engine, "connect")
+    def _connect(dbapi_connection: Any, _record: Any) -> None:
+        # let SQLAlchemy's "begin" below open transactions, not the sqlite3 module
+        dbapi_connection.isolation_level = None
+        cur = dbapi_connection.cursor()
+        cur.execute("PRAGMA foreign_keys = ON")
+        cur.execute("PRAGMA busy_timeout = 30000")
+        cur.close()
+
+    @event.listens_for(engine, "begin")
+    def _begin(conn: Any) -> None:
+        conn.exec_driver_sql("BEGIN IMMEDIATE")
+
+
+def make_engine(url: str | URL | None = None, **kwargs: Any) -> Engine:
+    """An engine for ``url`` (default :func:`default_url`); extra ``kwargs`` go to ``create_engine``."""
+    u = normalise_url(url if url is not None else default_url())
+    if u.get_backend_name() == "sqlite":
+        if u.database in (None, "", ":memory:"):
+            # one in-memory database shared by every use of the engine
+            kwargs.setdefault("poolclass", StaticPool)
+            kwargs.setdefault("connect_args", {"check_same_thread": False})
+        engine = create_engine(u, **kwargs)
+        _sqlite_setup(engine)
+        return engine
+    kwargs.setdefault("pool_pre_ping", True)
+    return create_engine(u, **kwargs)
+
+
+def alembic_config() -> Config:
+    cfg = Config()
+    cfg.set_main_option("script_location", str(MIGRATIONS))
+    return cfg
+
+
+def _run(target: str | URL | Engine | None, step: Callable[[Config], None]) -> None:
+    engine = target if isinstance(target, Engine) else make_engine(target)
+    cfg = alembic_config()
+    try:
+        with engine.begin() as conn:
+            if conn.dialect.name == "postgresql":
+                # two processes starting at once: the second waits, then finds the schema up to date
+                conn.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": _MIGRATION_LOCK})
+            cfg.attributes["connection"] = conn
+            step(cfg)
+    finally:
+        if not isinstance(target, Engine):
+            engine.dispose()
+
+
+def migrate(target: str | URL | Engine | None = None, revision: str = "head") -> None:
+    """Upgrade the database at ``target`` (a URL or an engine; default :func:`default_url`) to ``revision``."""
+    _run(target, lambda cfg: command.upgrade(cfg, revision))
+
+
+def downgrade(target: str | URL | Engine | None, revision: str = "base") -> None:
+    """Downgrade the database at ``target`` to ``revision`` (``"base"``: drop everything the migrations made)."""
+    _run(target, lambda cfg: command.downgrade(cfg, revision))
+
+
+def current_revision(engine: Engine) -> str | None:
+    """The schema revision the database is at (``None``: not migrated)."""
+    with engine.connect() as conn:
+        return MigrationContext.configure(conn).get_current_revision()
+
+
+def head_revision() -> str | None:
+    """The newest revision shipped with the package."""
+    return ScriptDirectory.from_config(alembic_config()).get_current_head()

@@ -1,0 +1,193 @@
+"""The tables (SQLAlchemy 2 declarative models). The schema itself is made by the
+Alembic migrations in ``migrations/versions``; a test checks that they agree.
+
+Coins move only as :class:`CoinTransfer` rows, each with exactly two :class:`Posting`
+rows that sum to zero (double entry). A :class:`Balance` is a cached sum of its
+account's postings, kept in the same transaction, with a check that a player's never
+goes below zero. System accounts: ``#house`` (collects fees), ``#mint`` (issues
+coins to players; its balance is minus all coins issued, so it may go negative) and
+``#table`` (the clearing account of hand settlements: losers pay into it, winners
+are paid out of it; it is back at zero after every settlement).
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any, ClassVar
+
+from sqlalchemy import (
+    JSON,
+    BigInteger,
+    Boolean,
+    CheckConstraint,
+    DateTime,
+    ForeignKey,
+    Index,
+    Integer,
+    MetaData,
+    String,
+    UniqueConstraint,
+    func,
+)
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
+
+# BIGINT ids on PostgreSQL; INTEGER on SQLite, where only "INTEGER PRIMARY KEY" autoincrements.
+BigId = BigInteger().with_variant(Integer(), "sqlite")
+
+NAMING = {
+    "ix": "ix_%(column_0_label)s",
+    "uq": "uq_%(table_name)s_%(column_0_name)s",
+    "ck": "ck_%(table_name)s_%(constraint_name)s",
+    "fk": "fk_%(table_name)s_%(column_0_name)s_%(referred_table_name)s",
+    "pk": "pk_%(table_name)s",
+}
+
+
+class Base(DeclarativeBase):
+    metadata = MetaData(naming_convention=NAMING)
+    type_annotation_map: ClassVar[dict[Any, Any]] = {dict[str, Any]: JSON}
+
+
+class Account(Base):
+    """A player (its name is its id in matches) or a system account (names start with ``#``)."""
+
+    __tablename__ = "accounts"
+    __table_args__ = (CheckConstraint("kind IN ('player', 'house', 'mint', 'clearing')", name="kind"),)
+
+    id: Mapped[int] = mapped_column(BigId, primary_key=True)
+    name: Mapped[str] = mapped_column(String(100), unique=True)
+    kind: Mapped[str] = mapped_column(String(16))
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), server_default=func.now())
+
+
+class Balance(Base):
+    """An account's coins: the sum of its postings. Only ``overdraft`` accounts (the mint) go below zero."""
+
+    __tablename__ = "balances"
+    __table_args__ = (CheckConstraint("overdraft OR coins >= 0", name="not_negative"),)
+
+    account_id: Mapped[int] = mapped_column(BigId, ForeignKey("accounts.id"), primary_key=True)
+    coins: Mapped[int] = mapped_column(BigInteger, default=0)
+    overdraft: Mapped[bool] = mapped_column(Boolean, default=False)
+
+
+class Room(Base):
+    __tablename__ = "rooms"
+
+    id: Mapped[int] = mapped_column(BigId, primary_key=True)
+    name: Mapped[str] = mapped_column(String(100), unique=True)
+    config: Mapped[dict[str, Any]]
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), server_default=func.now())
+
+
+class MatchRow(Base):
+    """A match: its room, seed, how far it has got, and its state between hands (``Match.state_json``)."""
+
+    __tablename__ = "matches"
+    __table_args__ = (CheckConstraint("status IN ('running', 'finished')", name="status"),)
+
+    id: Mapped[int] = mapped_column(BigId, primary_key=True)
+    room_id: Mapped[int] = mapped_column(BigId, ForeignKey("rooms.id"), index=True)
+    seed: Mapped[int] = mapped_column(BigInteger)
+    status: Mapped[str] = mapped_column(String(16), default="running")
+    hands_played: Mapped[int] = mapped_column(Integer, default=0)
+    state: Mapped[dict[str, Any]]
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), server_default=func.now())
+
+
+class HandRow(Base):
+    """A settled hand: its game record (replayable) and its result (transfers, bets, items)."""
+
+    __tablename__ = "hands"
+    __table_args__ = (UniqueConstraint("match_id", "hand_no", name="uq_hands_match_hand"),)
+
+    id: Mapped[int] = mapped_column(BigId, primary_key=True)
+    match_id: Mapped[int] = mapped_column(BigId, ForeignKey("matches.id"))
+    hand_no: Mapped[int] = mapped_column(Integer)
+    seed: Mapped[int] = mapped_column(BigInteger)
+    dealer: Mapped[int] = mapped_column(Integer)
+    record: Mapped[dict[str, Any]]
+    result: Mapped[dict[str, Any]]
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), server_default=func.now())
+
+
+class Settlement(Base):
+    """The coin settlement of one hand; ``key`` makes it idempotent (unique)."""
+
+    __tablename__ = "settlements"
+
+    id: Mapped[int] = mapped_column(BigId, primary_key=True)
+    key: Mapped[str] = mapped_column(String(200), unique=True)
+    hand_id: Mapped[int] = mapped_column(BigId, ForeignKey("hands.id"), unique=True)
+    payload_sha256: Mapped[str] = mapped_column(String(64))
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), server_default=func.now())
+
+
+class HandPoints(Base):
+    """What one participant of a settled hand got: points, fee and net coin change."""
+
+    __tablename__ = "hand_points"
+
+    hand_id: Mapped[int] = mapped_column(BigId, ForeignKey("hands.id"), primary_key=True)
+    account_id: Mapped[int] = mapped_column(BigId, ForeignKey("accounts.id"), primary_key=True)
+    seat: Mapped[int | None] = mapped_column(Integer)  # None for a bystander
+    points: Mapped[int] = mapped_column(BigInteger)
+    fee: Mapped[int] = mapped_column(BigInteger)
+    coins: Mapped[int] = mapped_column(BigInteger)
+
+
+class CoinTransfer(Base):
+    """One movement of coins: two postings, ``-amount`` on the payer and ``+amount`` on the payee.
+
+    ``key`` (optional, unique) makes a grant idempotent; hand settlements are keyed by
+    their :class:`Settlement` instead.
+    """
+
+    __tablename__ = "coin_transfers"
+    __table_args__ = (
+        CheckConstraint("reason IN ('grant', 'fee', 'stake', 'winnings')", name="reason"),
+    )
+
+    id: Mapped[int] = mapped_column(BigId, primary_key=True)
+    key: Mapped[str | None] = mapped_column(String(200), unique=True)
+    settlement_id: Mapped[int | None] = mapped_column(BigId, ForeignKey("settlements.id"), index=True)
+    reason: Mapped[str] = mapped_column(String(16))
+    memo: Mapped[str] = mapped_column(String(200), default="")
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), server_default=func.now())
+
+
+class Posting(Base):
+    __tablename__ = "postings"
+    __table_args__ = (
+        CheckConstraint("amount <> 0", name="nonzero"),
+        Index("ix_postings_account", "account_id"),
+    )
+
+    id: Mapped[int] = mapped_column(BigId, primary_key=True)
+    transfer_id: Mapped[int] = mapped_column(BigId, ForeignKey("coin_transfers.id"), index=True)
+    account_id: Mapped[int] = mapped_column(BigId, ForeignKey("accounts.id"))
+    amount: Mapped[int] = mapped_column(BigInteger)
+
+
+class ItemStock(Base):
+    """How many item cards of a kind an account holds (RULES 13)."""
+
+    __tablename__ = "item_stock"
+    __table_args__ = (CheckConstraint("quantity >= 0", name="not_negative"),)
+
+    account_id: Mapped[int] = mapped_column(BigId, ForeignKey("accounts.id"), primary_key=True)
+    kind: Mapped[str] = mapped_column(String(32), primary_key=True)
+    quantity: Mapped[int] = mapped_column(Integer, default=0)
+
+
+class ItemSpend(Base):
+    """An item card spent; ``key`` (unique) makes spending idempotent."""
+
+    __tablename__ = "item_spends"
+
+    id: Mapped[int] = mapped_column(BigId, primary_key=True)
+    key: Mapped[str] = mapped_column(String(200), unique=True)
+    account_id: Mapped[int] = mapped_column(BigId, ForeignKey("accounts.id"), index=True)
+    kind: Mapped[str] = mapped_column(String(32))
+    match_id: Mapped[int | None] = mapped_column(BigId, ForeignKey("matches.id"))
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), server_default=func.now())

@@ -1,0 +1,549 @@
+"""The store: accounts, coins, rooms, matches, hand records and item cards, persisted.
+
+Every public method is one database transaction. Settling a hand
+(:meth:`Store.settle_hand`) is idempotent: its key (``match/<id>/hand/<n>``) is unique
+in the ``settlements`` table, so a retry after a timeout, a crash or a lost reply
+returns the settlement already made and never pays twice; a settlement that fails
+half-way (an exception, a killed process, a lost connection) is rolled back whole
+and leaves no trace.
+
+How a hand becomes coins (RULES 11, :func:`xuezhan.coins.settle_detailed`), as coin
+transfers of two postings each:
+
+- ``fee``: each seated player → ``#house`` (what it could pay of the room's fee);
+- ``stake``: each losing participant → ``#table`` (what it actually paid);
+- ``winnings``: ``#table`` → each winning participant (its share of the stakes).
+
+``#table`` is back at zero after every settlement; ``#house`` holds the fees; coins
+enter only by ``grant`` transfers from ``#mint``. So the sum of all players'
+balances plus the house's is exactly what the mint has issued, at all times
+(:meth:`Store.audit` checks this and more).
+
+Concurrency: the match row is locked first (``SELECT … FOR UPDATE`` on PostgreSQL;
+SQLite transactions take the write lock at ``BEGIN IMMEDIATE``), then the balances of
+everyone involved, in account-id order, so concurrent settlements neither deadlock
+nor lose updates. Two attempts at the same hand serialise on the match row and the
+second finds the first's settlement.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any, Final
+
+from sqlalchemy import Engine, func, select
+from sqlalchemy.engine import URL
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import Session, sessionmaker
+
+from ..errors import XuezhanError
+from ..match import HandResult, ItemKind, Match, MatchError, RoomConfig
+from .db import make_engine, migrate
+from .models import (
+    Account,
+    Balance,
+    CoinTransfer,
+    HandPoints,
+    HandRow,
+    ItemSpend,
+    ItemStock,
+    MatchRow,
+    Posting,
+    Room,
+    Settlement,
+)
+
+HOUSE: Final = "#house"
+MINT: Final = "#mint"
+TABLE: Final = "#table"
+_SYSTEM: Final = (HOUSE, MINT, TABLE)
+
+
+class StoreError(XuezhanError):
+    """A store request that cannot be done (unknown name, conflict, not enough coins...)."""
+
+
+@dataclass(frozen=True, slots=True)
+class HandHistory:
+    """One settled hand as one participant saw it (``seat`` is ``None`` for a bystander)."""
+
+    room: str
+    match_id: int
+    hand_no: int
+    seat: int | None
+    points: int
+    fee: int
+    coins: int
+    settled_at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class SettledHand:
+    """The coins of one settled hand by participant; ``replayed`` when an earlier attempt had settled it."""
+
+    key: str
+    match_id: int
+    hand_no: int
+    changes: dict[str, int]
+    fees: dict[str, int]
+    points: dict[str, int]
+    replayed: bool = False
+
+    @property
+    def house(self) -> int:
+        return sum(self.fees.values())
+
+
+def settlement_key(match_id: int, hand_no: int) -> str:
+    return f"match/{match_id}/hand/{hand_no}"
+
+
+def _canonical(data: Any) -> str:
+    return json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+class Store:
+    """Persistence for rooms, matches and coins. ``url`` (or ``engine``): where; ``migrate``:
+    bring the schema up to date first. ``fault`` is for tests: it is called with the name
+    of each step inside a settlement (``"hand"``, ``"postings"``, ``"balances"``,
+    ``"commit"``) and may raise (or kill the process) to simulate a crash there."""
+
+    def __init__(
+        self,
+        url: str | URL | None = None,
+        *,
+        engine: Engine | None = None,
+        migrate_schema: bool = True,
+        fault: Callable[[str], None] | None = None,
+    ) -> None:
+        self.engine = engine if engine is not None else make_engine(url)
+        if migrate_schema:
+            migrate(self.engine)
+        self._sessions = sessionmaker(self.engine, expire_on_commit=False)
+        self.fault = fault
+        with self._sessions() as s:
+            # made by the first migration
+            rows = s.execute(select(Account.name, Account.id).where(Account.name.in_(_SYSTEM))).all()
+            self._system_ids: dict[str, int] = {name: ident for name, ident in rows}
+        if len(self._system_ids) != len(_SYSTEM):
+            raise StoreError("not_migrated", "the database has no system accounts: migrate it first")
+
+    def close(self) -> None:
+        self.engine.dispose()
+
+    def _fault(self, step: str) -> None:
+        if self.fault is not None:
+            self.fault(step)
+
+    # --- accounts and coins ---------------------------------------------------------------------------
+    @staticmethod
+    def _new_account(s: Session, name: str, kind: str, overdraft: bool = False) -> Account:
+        acc = Account(name=name, kind=kind)
+        s.add(acc)
+        s.flush()
+        s.add(Balance(account_id=acc.id, coins=0, overdraft=overdraft))
+        s.flush()
+        return acc
+
+    def create_account(self, name: str, coins: int = 0) -> int:
+        """A new player account, granted ``coins`` from the mint. Names starting with ``#`` are the system's."""
+        if not isinstance(name, str) or not name or name.startswith("#") or len(name) > 100:
+            raise StoreError("bad_name", f"{name!r} is not a player name (1-100 characters, not starting with #)")
+        try:
+            with self._sessions.begin() as s:
+                acc = self._new_account(s, name, "player")
+                if coins:
+                    self._grant(s, acc.id, coins, None, "opening balance")
+                return acc.id
+        except IntegrityError:
+            raise StoreError("account_exists", f"an account named {name!r} exists") from None
+
+    def _account_ids(self, s: Session, names: Iterable[str]) -> dict[str, int]:
+        names = list(dict.fromkeys(names))
+        rows = s.execute(select(Account.name, Account.id).where(Account.name.in_(names))).all()
+        ids = {n: i for n, i in rows}
+        missing = [n for n in names if n not in ids]
+        if missing:
+            raise StoreError("unknown_account", f"no account named {', '.join(map(repr, missing))}")
+        return ids
+
+    def _grant(self, s: Session, account_id: int, coins: int, key: str | None, memo: str) -> None:
+        if isinstance(coins, bool) or not isinstance(coins, int) or coins <= 0:
+            raise StoreError("bad_amount", f"a grant must be a positive number of coins, not {coins!r}")
+        transfer = CoinTransfer(key=key, reason="grant", memo=memo)
+        s.add(transfer)
+        s.flush()
+        mint = self._system_ids[MINT]
+        self._post(s, transfer.id, {mint: -coins, account_id: coins})
+        self._apply_balances(s, {mint: -coins, account_id: coins})
+
+    def grant(self, name: str, coins: int, *, key: str | None = None) -> bool:
+        """Give ``name`` new coins from the mint. With a ``key`` the grant happens once:
+        returns ``False`` if a grant with that key was already made."""
+        try:
+            with self._sessions.begin() as s:
+                if key is not None and s.scalar(select(CoinTransfer.id).where(CoinTransfer.key == key)) is not None:
+                    return False
+                acc = self._account_ids(s, [name])[name]
+                self._grant(s, acc, coins, key, "grant")
+                return True
+        except IntegrityError:
+            if key is not None:
+                return False  # the same key, granted concurrently
+            raise
+
+    def balance(self, name: str) -> int:
+        return self.balances([name])[name]
+
+    def balances(self, names: Iterable[str]) -> dict[str, int]:
+        with self._sessions() as s:
+            ids = self._account_ids(s, names)
+            rows = s.execute(select(Balance.account_id, Balance.coins).where(Balance.account_id.in_(ids.values())))
+            by_id = {a: c for a, c in rows}
+            return {n: by_id[i] for n, i in ids.items()}
+
+    def postings(self, name: str) -> list[tuple[int, str, int]]:
+        """``name``'s postings, oldest first: (transfer id, reason, amount)."""
+        with self._sessions() as s:
+            acc = self._account_ids(s, [name])[name]
+            rows = s.execute(
+                select(Posting.transfer_id, CoinTransfer.reason, Posting.amount)
+                .join(CoinTransfer, CoinTransfer.id == Posting.transfer_id)
+                .where(Posting.account_id == acc)
+                .order_by(Posting.id)
+            ).all()
+            return [(t, r, a) for t, r, a in rows]
+
+    @staticmethod
+    def _post(s: Session, transfer_id: int, amounts: Mapping[int, int]) -> None:
+        if len(amounts) != 2 or sum(amounts.values()) != 0:
+            raise StoreError("unbalanced_transfer", "a transfer is two postings summing to zero")
+        s.add_all([Posting(transfer_id=transfer_id, account_id=a, amount=v) for a, v in amounts.items()])
+
+    def _lock_balances(self, s: Session, account_ids: Iterable[int]) -> dict[int, Balance]:
+        ids = sorted(set(account_ids))
+        rows = s.scalars(
+            select(Balance).where(Balance.account_id.in_(ids)).order_by(Balance.account_id).with_for_update()
+        ).all()
+        return {b.account_id: b for b in rows}
+
+    def _apply_balances(self, s: Session, net: Mapping[int, int]) -> None:
+        locked = self._lock_balances(s, [a for a, v in net.items() if v])
+        for acc, value in net.items():
+            if value:
+                locked[acc].coins += value
+        s.flush()
+
+    # --- rooms and matches --------------------------------------------------------------------------------
+    def create_room(self, name: str, config: RoomConfig) -> int:
+        try:
+            with self._sessions.begin() as s:
+                room = Room(name=name, config=config.to_mapping())
+                s.add(room)
+                s.flush()
+                return room.id
+        except IntegrityError:
+            raise StoreError("room_exists", f"a room named {name!r} exists") from None
+
+    def room(self, name: str) -> tuple[int, RoomConfig]:
+        with self._sessions() as s:
+            row = s.scalar(select(Room).where(Room.name == name))
+            if row is None:
+                raise StoreError("unknown_room", f"no room named {name!r}")
+            return row.id, RoomConfig.from_mapping(row.config)
+
+    def start_match(self, room: str, players: Sequence[str], *, seed: int) -> tuple[int, Match]:
+        """A new match in ``room`` for ``players`` (4-8; accounts must exist). In a tournament room
+        (``ticket_required``) every player spends a match ticket (比赛卡), all or none."""
+        if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**63:
+            raise StoreError("bad_seed", f"a match seed is an integer from 0 to 2**63 - 1, not {seed!r}")
+        with self._sessions.begin() as s:
+            room_row = s.scalar(select(Room).where(Room.name == room))
+            if room_row is None:
+                raise StoreError("unknown_room", f"no room named {room!r}")
+            config = RoomConfig.from_mapping(room_row.config)
+            match = Match(config, players, seed=seed)
+            ids = self._account_ids(s, players)
+            row = MatchRow(room_id=room_row.id, seed=seed, status="running", hands_played=0,
+                           state=match.state_json())
+            s.add(row)
+            s.flush()
+            if config.ticket_required:
+                for p in sorted(players, key=lambda p: ids[p]):  # rows locked in one order: no deadlocks
+                    self._spend(s, ids[p], ItemKind.MATCH_TICKET, f"match/{row.id}/ticket/{p}", row.id)
+            return row.id, match
+
+    def load_match(self, match_id: int) -> Match:
+        """The match as it stands between hands (after its last settled hand)."""
+        with self._sessions() as s:
+            row = s.get(MatchRow, match_id)
+            if row is None:
+                raise StoreError("unknown_match", f"no match {match_id}")
+            room = s.get(Room, row.room_id)
+            assert room is not None
+            return Match.from_state(RoomConfig.from_mapping(room.config), row.state)
+
+    def save_match(self, match_id: int, match: Match) -> None:
+        """Save people coming and going between hands (:meth:`Match.join`, :meth:`Match.leave`)."""
+        state = match.state_json()
+        with self._sessions.begin() as s:
+            row = s.get(MatchRow, match_id, with_for_update=True)
+            if row is None:
+                raise StoreError("unknown_match", f"no match {match_id}")
+            if state["hands_played"] != row.hands_played or state["seed"] != row.seed:
+                raise StoreError("stale_match", "the match has moved on since this copy was loaded")
+            self._account_ids(s, match.people)
+            row.state = state
+
+    def hand_results(self, match_id: int) -> list[HandResult]:
+        with self._sessions() as s:
+            rows = s.scalars(select(HandRow).where(HandRow.match_id == match_id).order_by(HandRow.hand_no)).all()
+            return [HandResult.from_json(r.result) for r in rows]
+
+    def history(self, name: str, limit: int = 50) -> list[HandHistory]:
+        """``name``'s settled hands, newest first."""
+        with self._sessions() as s:
+            acc = self._account_ids(s, [name])[name]
+            rows = s.execute(
+                select(Room.name, HandRow.match_id, HandRow.hand_no, HandPoints.seat, HandPoints.points,
+                       HandPoints.fee, HandPoints.coins, HandRow.created_at)
+                .join(HandRow, HandRow.id == HandPoints.hand_id)
+                .join(MatchRow, MatchRow.id == HandRow.match_id)
+                .join(Room, Room.id == MatchRow.room_id)
+                .where(HandPoints.account_id == acc)
+                .order_by(HandRow.id.desc())
+                .limit(limit)
+            ).all()
+            return [HandHistory(*row) for row in rows]
+
+    def hand_record(self, match_id: int, hand_no: int) -> dict[str, Any]:
+        """The game record of a settled hand (replays with :func:`xuezhan.records.replay`)."""
+        with self._sessions() as s:
+            row = s.scalar(select(HandRow).where(HandRow.match_id == match_id, HandRow.hand_no == hand_no))
+            if row is None:
+                raise StoreError("unknown_hand", f"match {match_id} has no settled hand {hand_no}")
+            return dict(row.record)
+
+    # --- settling a hand -------------------------------------------------------------------------------------
+    def settle_hand(self, match_id: int, result: HandResult, match: Match | None = None) -> SettledHand:
+        """Settle one finished hand in coins, record it, and save the match's state (``match``,
+        after :meth:`Match.finish_hand`) — all in one transaction, at most once per hand.
+
+        A retry with the same result returns the first settlement (``replayed=True``); a
+        different result for a hand already settled raises ``settlement_conflict``.
+        """
+        key = settlement_key(match_id, result.hand_no)
+        payload = result.to_json()
+        digest = hashlib.sha256(_canonical(payload).encode()).hexdigest()
+        state = match.state_json() if match is not None else None
+        try:
+            with self._sessions.begin() as s:
+                row = s.get(MatchRow, match_id, with_for_update=True)
+                if row is None:
+                    raise StoreError("unknown_match", f"no match {match_id}")
+                done = self._find_settlement(s, key, digest, match_id, result.hand_no)
+                if done is not None:
+                    return done
+                if result.hand_no != row.hands_played + 1:
+                    raise StoreError("out_of_order", f"match {match_id} expects hand {row.hands_played + 1}, "
+                                                     f"not {result.hand_no}")
+                if row.status != "running":
+                    raise StoreError("match_over", f"match {match_id} is over")
+                return self._settle(s, row, key, digest, result, state)
+        except IntegrityError:
+            # a concurrent attempt settled the same hand first
+            with self._sessions() as s:
+                done = self._find_settlement(s, key, digest, match_id, result.hand_no)
+            if done is None:
+                raise
+            return done
+
+    def _find_settlement(self, s: Session, key: str, digest: str, match_id: int, hand_no: int) -> SettledHand | None:
+        found = s.scalar(select(Settlement).where(Settlement.key == key))
+        if found is None:
+            return None
+        if found.payload_sha256 != digest:
+            raise StoreError("settlement_conflict", f"hand {hand_no} of match {match_id} was settled with "
+                                                    "a different result")
+        rows = s.execute(
+            select(Account.name, HandPoints.points, HandPoints.fee, HandPoints.coins)
+            .join(Account, Account.id == HandPoints.account_id)
+            .where(HandPoints.hand_id == found.hand_id)
+        ).all()
+        return SettledHand(
+            key, match_id, hand_no,
+            changes={n: c for n, _, _, c in rows},
+            fees={n: f for n, _, f, _ in rows},
+            points={n: p for n, p, _, _ in rows},
+            replayed=True,
+        )
+
+    def _settle(
+        self, s: Session, row: MatchRow, key: str, digest: str, result: HandResult, state: dict[str, Any] | None
+    ) -> SettledHand:
+        room = s.get(Room, row.room_id)
+        assert room is not None
+        config = RoomConfig.from_mapping(room.config)
+        people = result.participants
+        ids = self._account_ids(s, people)
+        house, table = self._system_ids[HOUSE], self._system_ids[TABLE]
+        locked = self._lock_balances(s, [*ids.values(), house, table])
+        coins = result.coins(config, {p: locked[ids[p]].coins for p in people})
+
+        hand = HandRow(match_id=row.id, hand_no=result.hand_no, seed=result.seed, dealer=result.dealer,
+                       record=result.record, result=result.to_json())
+        s.add(hand)
+        s.flush()
+        settlement = Settlement(key=key, hand_id=hand.id, payload_sha256=digest)
+        s.add(settlement)
+        s.flush()
+        self._fault("hand")
+
+        net: dict[int, int] = {}
+
+        def move(payer: int, payee: int, amount: int, reason: str, memo: str) -> None:
+            transfer = CoinTransfer(settlement_id=settlement.id, reason=reason, memo=memo)
+            s.add(transfer)
+            s.flush()
+            self._post(s, transfer.id, {payer: -amount, payee: amount})
+            net[payer] = net.get(payer, 0) - amount
+            net[payee] = net.get(payee, 0) + amount
+
+        memo = f"{key}"
+        for i, p in enumerate(people):
+            if coins.fees[i]:
+                move(ids[p], house, coins.fees[i], "fee", memo)
+        for i, p in enumerate(people):
+            if coins.paid[i]:
+                move(ids[p], table, coins.paid[i], "stake", memo)
+        for i, p in enumerate(people):
+            if coins.received[i]:
+                move(table, ids[p], coins.received[i], "winnings", memo)
+        s.flush()
+        self._fault("postings")
+
+        for acc, value in net.items():
+            if value:
+                locked[acc].coins += value
+        s.flush()
+        self._fault("balances")
+
+        points = result.points()
+        seats = {p: i for i, p in enumerate(result.seating)}
+        s.add_all([
+            HandPoints(hand_id=hand.id, account_id=ids[p], seat=seats.get(p), points=points[p],
+                       fee=coins.fees[i], coins=coins.changes[i])
+            for i, p in enumerate(people)
+        ])
+        row.hands_played = result.hand_no
+        if state is not None:
+            if state["hands_played"] != result.hand_no:
+                raise StoreError("stale_match", "the match state given is not the one after this hand")
+            row.state = state
+        if row.hands_played >= config.hands:
+            row.status = "finished"
+        s.flush()
+        self._fault("commit")
+        return SettledHand(
+            key, row.id, result.hand_no,
+            changes=dict(zip(people, coins.changes, strict=True)),
+            fees=dict(zip(people, coins.fees, strict=True)),
+            points=points,
+        )
+
+    # --- item cards ---------------------------------------------------------------------------------------------
+    def grant_items(self, name: str, kind: ItemKind, quantity: int = 1) -> None:
+        if isinstance(quantity, bool) or not isinstance(quantity, int) or quantity <= 0:
+            raise StoreError("bad_amount", f"grant a positive number of item cards, not {quantity!r}")
+        with self._sessions.begin() as s:
+            acc = self._account_ids(s, [name])[name]
+            stock = s.get(ItemStock, (acc, str(kind)), with_for_update=True)
+            if stock is None:
+                s.add(ItemStock(account_id=acc, kind=str(kind), quantity=quantity))
+            else:
+                stock.quantity += quantity
+
+    def items(self, name: str) -> dict[ItemKind, int]:
+        with self._sessions() as s:
+            acc = self._account_ids(s, [name])[name]
+            rows = s.execute(select(ItemStock.kind, ItemStock.quantity).where(ItemStock.account_id == acc)).all()
+            return {ItemKind(k): q for k, q in rows if q}
+
+    def _spend(self, s: Session, account_id: int, kind: ItemKind, key: str, match_id: int | None) -> bool:
+        if s.scalar(select(ItemSpend.id).where(ItemSpend.key == key)) is not None:
+            return False
+        stock = s.get(ItemStock, (account_id, str(kind)), with_for_update=True)
+        if stock is None or stock.quantity < 1:
+            name = s.scalar(select(Account.name).where(Account.id == account_id))
+            code = "no_ticket" if kind is ItemKind.MATCH_TICKET else "no_item"
+            raise MatchError(code, f"{name!r} has no {kind} card")
+        stock.quantity -= 1
+        s.add(ItemSpend(key=key, account_id=account_id, kind=str(kind), match_id=match_id))
+        s.flush()
+        return True
+
+    def spend_item(self, name: str, kind: ItemKind, *, key: str, match_id: int | None = None) -> bool:
+        """Spend one item card of ``kind`` (before using it in a hand). Idempotent by ``key``:
+        returns ``False`` if that key was spent already. Raises ``no_item`` without a card."""
+        try:
+            with self._sessions.begin() as s:
+                acc = self._account_ids(s, [name])[name]
+                return self._spend(s, acc, kind, key, match_id)
+        except IntegrityError:
+            return False
+
+    # --- checks ----------------------------------------------------------------------------------------------------
+    def audit(self) -> dict[str, int]:
+        """Check the books; raises ``StoreError("audit_failed")`` on the first broken invariant.
+
+        Every transfer is exactly two postings summing to zero; every balance is the sum of
+        its postings; no player or house balance is below zero; the clearing account is at
+        zero; all balances together sum to zero (the mint's is minus everything issued).
+        Returns the totals: ``issued``, ``house``, ``players``.
+        """
+        with self._sessions() as s:
+            bad = s.execute(
+                select(Posting.transfer_id)
+                .group_by(Posting.transfer_id)
+                .having((func.count() != 2) | (func.sum(Posting.amount) != 0))
+                .limit(1)
+            ).first()
+            if bad is not None:
+                raise StoreError("audit_failed", f"transfer {bad[0]} is not two postings summing to zero")
+            orphan = s.execute(
+                select(CoinTransfer.id).outerjoin(Posting, Posting.transfer_id == CoinTransfer.id)
+                .where(Posting.id.is_(None)).limit(1)
+            ).first()
+            if orphan is not None:
+                raise StoreError("audit_failed", f"transfer {orphan[0]} has no postings")
+            sums: dict[int, int] = {
+                acc: int(total)
+                for acc, total in s.execute(
+                    select(Posting.account_id, func.sum(Posting.amount)).group_by(Posting.account_id)
+                ).all()
+            }
+            total = 0
+            players = 0
+            for acc, kind, coins, overdraft in s.execute(
+                select(Account.id, Account.kind, Balance.coins, Balance.overdraft)
+                .join(Balance, Balance.account_id == Account.id)
+            ).all():
+                if sums.get(acc, 0) != coins:
+                    raise StoreError("audit_failed", f"account {acc}: balance {coins} but postings sum "
+                                                     f"to {sums.get(acc, 0)}")
+                if coins < 0 and not overdraft:
+                    raise StoreError("audit_failed", f"account {acc} is below zero")
+                if kind == "clearing" and coins != 0:
+                    raise StoreError("audit_failed", f"the clearing account holds {coins}")
+                if kind == "player":
+                    players += coins
+                total += coins
+            if total != 0:
+                raise StoreError("audit_failed", f"balances sum to {total}, not zero")
+            house = s.scalar(select(Balance.coins).where(Balance.account_id == self._system_ids[HOUSE])) or 0
+            mint = s.scalar(select(Balance.coins).where(Balance.account_id == self._system_ids[MINT])) or 0
+            return {"issued": -mint, "house": house, "players": players}
