@@ -14,6 +14,8 @@ import click
 from ._common import emit_error
 from .analysis import score_cmd, shanten_cmd, waits_cmd
 from .games import replay_cmd, simulate_cmd
+from .play import play_cmd
+from .serve import serve_cmd
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -27,6 +29,8 @@ cli.add_command(waits_cmd)
 cli.add_command(shanten_cmd)
 cli.add_command(replay_cmd)
 cli.add_command(simulate_cmd)
+cli.add_command(play_cmd)
+cli.add_command(serve_cmd)
 
 
 def main(argv: list[str] | None = None) -> int:

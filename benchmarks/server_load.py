@@ -1,0 +1,231 @@
+"""Load on the web table: N tables of four bot clients over loopback websockets.
+
+    python benchmarks/server_load.py [--tables 50] [--seconds 30] [--think 0] [--json]
+
+The server (``xuezhan serve``'s app on uvicorn, a SQLite file in a temporary folder)
+runs in a child process; this process plays every seat of every table as a client:
+it logs in four accounts per table over HTTP, seats them, starts the match and answers
+every decision it is shown (win when it can, never claim otherwise, discard the drawn
+tile), optionally after ``--think`` seconds. It reports the hands finished per second
+(each one settled in the database) and the action latency: from sending an action to
+receiving the first table state that includes it (p50, p99, max).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import httpx
+import websockets
+
+
+@dataclass
+class Stats:
+    latencies: list[float] = field(default_factory=list)
+    hands: int = 0
+    actions: int = 0
+    errors: dict[str, int] = field(default_factory=dict)
+    measuring: bool = False
+
+
+def choose(state: dict[str, Any]) -> dict[str, Any] | None:
+    legal = state["view"]["legal"]
+    if not legal:
+        return None
+    types = {a["type"] for a in legal}
+    if "hu" in types:
+        return {"type": "hu"}
+    if "pass" in types:
+        return {"type": "pass"}
+    if "dingque" in types:
+        return {"type": "dingque", "suit": legal[0]["suit"]}
+    if "exchange" in types:
+        return {"type": "exchange", "tiles": legal[0]["tiles"]}
+    discards = [a["tile"] for a in legal if a["type"] == "discard"]
+    drawn = state["view"]["drawn"]
+    return {"type": "discard", "tile": drawn if drawn in discards else discards[-1]}
+
+
+async def seat_client(url: str, code: str, token: str, seat: int, stats: Stats, think: float,
+                      stop: asyncio.Event, seated: list[asyncio.Event]) -> None:
+    ws_url = url.replace("http://", "ws://") + f"/ws/{code}"
+    async with websockets.connect(ws_url, additional_headers={"Cookie": f"xz_session={token}"},
+                                  max_size=2**22, compression=None) as ws:
+        starter = None
+        if seat:
+            await ws.send(json.dumps({"type": "sit", "seat": seat}))
+        else:  # the owner starts the match once everyone sits
+
+            async def start() -> None:
+                await asyncio.gather(*(e.wait() for e in seated))
+                await ws.send(json.dumps({"type": "start"}))
+
+            starter = asyncio.create_task(start())
+        answered: int | None = None
+        sent_at: float | None = None
+        sent_version = -1
+        while not stop.is_set():
+            try:
+                raw = await asyncio.wait_for(ws.recv(), 1.0)
+            except TimeoutError:
+                continue
+            msg = json.loads(raw)
+            kind = msg["type"]
+            if kind == "hello" and msg["seat"] == seat:
+                seated[seat].set()
+            elif kind == "state":
+                if sent_at is not None and msg["version"] > sent_version:
+                    if stats.measuring:
+                        stats.latencies.append(time.perf_counter() - sent_at)
+                    sent_at = None
+                decision = msg["decision"]
+                if decision is not None and decision != answered:
+                    action = choose(msg)
+                    if action is not None:
+                        if think:
+                            await asyncio.sleep(think)
+                        answered = decision
+                        sent_version = msg["version"]
+                        sent_at = time.perf_counter()
+                        await ws.send(json.dumps({"type": "action", "action": action, "version": msg["version"]}))
+                        if stats.measuring:
+                            stats.actions += 1
+            elif kind == "hand_end":
+                if seat == 0 and stats.measuring:
+                    stats.hands += 1
+                await ws.send(json.dumps({"type": "ready"}))
+            elif kind == "error" and msg["code"] != "stale":
+                stats.errors[msg["code"]] = stats.errors.get(msg["code"], 0) + 1
+        if starter is not None:
+            starter.cancel()
+
+
+async def login(http: httpx.AsyncClient, nickname: str) -> str:
+    r = await http.post("/api/login", json={"nickname": nickname})
+    r.raise_for_status()
+    return r.cookies["xz_session"]
+
+
+async def table(url: str, k: int, stats: Stats, think: float, stop: asyncio.Event) -> None:
+    async with httpx.AsyncClient(base_url=url, timeout=30) as http:
+        tokens = [await login(http, f"load{k}-{s}") for s in range(4)]
+        http.cookies.clear()
+        r = await http.post("/api/rooms", json={"hands": 64, "fee": 0, "public": False},
+                            headers={"Cookie": f"xz_session={tokens[0]}"})
+        r.raise_for_status()
+        code = r.json()["code"]
+    seated = [asyncio.Event() for _ in range(4)]
+    await asyncio.gather(*(seat_client(url, code, tokens[s], s, stats, think, stop, seated) for s in range(4)),
+                         return_exceptions=True)
+
+
+def serve(port: int, db: str) -> None:
+    """The server process."""
+    import uvicorn
+
+    from xuezhan.server import ServerConfig, create_app
+
+    config = ServerConfig.fast(turn_timeout=120.0, claim_timeout=120.0, choice_timeout=120.0, next_hand_delay=0.0,
+                               max_rooms=10_000, http_rate_per_second=10_000.0, http_rate_burst=10_000)
+    app = create_app(f"sqlite:///{db}", config=config, secret=b"bench")
+    uvicorn.run(app, host="127.0.0.1", port=port, log_level="warning", ws_per_message_deflate=False,
+                ws_max_size=65536)
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port: int = s.getsockname()[1]
+        return port
+
+
+async def run(tables: int, seconds: float, think: float, url: str) -> dict[str, Any]:
+    stats = Stats()
+    stop = asyncio.Event()
+    tasks = [asyncio.create_task(table(url, k, stats, think, stop)) for k in range(tables)]
+    await asyncio.sleep(min(5.0, seconds / 4))  # warm-up: logins, seating, first deals
+    stats.measuring = True
+    start = time.perf_counter()
+    await asyncio.sleep(seconds)
+    elapsed = time.perf_counter() - start
+    stats.measuring = False
+    stop.set()
+    for outcome in await asyncio.gather(*tasks, return_exceptions=True):
+        if isinstance(outcome, BaseException):
+            name = type(outcome).__name__
+            stats.errors[name] = stats.errors.get(name, 0) + 1
+    lat = sorted(stats.latencies)
+
+    def pct(p: float) -> float | None:
+        return round(lat[min(len(lat) - 1, int(p * len(lat)))] * 1000, 2) if lat else None
+
+    return {
+        "tables": tables,
+        "seconds": round(elapsed, 1),
+        "think_seconds": think,
+        "hands": stats.hands,
+        "hands_per_second": round(stats.hands / elapsed, 2),
+        "actions": stats.actions,
+        "actions_per_second": round(stats.actions / elapsed, 1),
+        "latency_ms": {"p50": pct(0.50), "p99": pct(0.99), "max": round(lat[-1] * 1000, 2) if lat else None,
+                       "mean": round(statistics.fmean(lat) * 1000, 2) if lat else None},
+        "errors": stats.errors,
+        "cpus": os.cpu_count(),
+    }
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--tables", type=int, default=50)
+    parser.add_argument("--seconds", type=float, default=30.0)
+    parser.add_argument("--think", type=float, default=0.0, help="client thinking time before each action (s)")
+    parser.add_argument("--json", action="store_true")
+    parser.add_argument("--serve", nargs=2, metavar=("PORT", "DB"), help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.serve:
+        serve(int(args.serve[0]), args.serve[1])
+        return 0
+    port = free_port()
+    with tempfile.TemporaryDirectory() as tmp:
+        db = str(Path(tmp) / "load.sqlite3")
+        proc = subprocess.Popen([sys.executable, __file__, "--serve", str(port), db])
+        url = f"http://127.0.0.1:{port}"
+        try:
+            deadline = time.monotonic() + 30
+            while True:
+                try:
+                    httpx.get(url + "/api/rooms", timeout=1).raise_for_status()
+                    break
+                except httpx.HTTPError:
+                    if time.monotonic() > deadline or proc.poll() is not None:
+                        raise SystemExit("the server did not start") from None
+                    time.sleep(0.1)
+            result = asyncio.run(run(args.tables, args.seconds, args.think, url))
+        finally:
+            proc.terminate()
+            proc.wait(30)
+    if args.json:
+        print(json.dumps(result))
+    else:
+        lat = result["latency_ms"]
+        print(f"{result['tables']} tables, {result['seconds']} s: {result['hands']} hands "
+              f"({result['hands_per_second']}/s), {result['actions']} actions ({result['actions_per_second']}/s)")
+        print(f"action latency: p50 {lat['p50']} ms, p99 {lat['p99']} ms, max {lat['max']} ms"
+              + (f"; errors {result['errors']}" if result["errors"] else ""))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

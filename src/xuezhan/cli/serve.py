@@ -1,0 +1,63 @@
+"""``xuezhan serve``: the web table (INTERFACES.md)."""
+
+from __future__ import annotations
+
+import errno
+import os
+import socket
+
+import click
+
+from ..errors import XuezhanError
+from ._common import guarded
+
+
+def _check_port(host: str, port: int) -> None:
+    """Fail with exit 2 and a message (not a traceback) when the address cannot be bound."""
+    if not 0 < port < 65536:
+        raise XuezhanError("bad_port", f"--port must be 1-65535, not {port}")
+    try:
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+    except socket.gaierror as exc:
+        raise XuezhanError("bad_host", f"cannot resolve --host {host!r}: {exc.strerror}") from None
+    family, kind, proto, _, addr = infos[0]
+    with socket.socket(family, kind, proto) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            probe.bind(addr)
+        except OSError as exc:
+            why = "is in use" if exc.errno == errno.EADDRINUSE else f"cannot be used: {exc.strerror}"
+            raise XuezhanError("address_in_use", f"{host}:{port} {why}") from None
+
+
+@click.command("serve")
+@click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
+@click.option("--port", type=int, default=8000, show_default=True, help="Port to listen on.")
+@click.option("--db", "db_url", default=None, metavar="URL",
+              help="SQLAlchemy URL of the database (default: the SQLite file xuezhan.sqlite3, or $XUEZHAN_DB).")
+@guarded
+def serve_cmd(host: str, port: int, db_url: str | None) -> int:
+    """The web table: open http://HOST:PORT/ in a browser.
+
+    Sessions are signed with $XUEZHAN_SECRET (set it so that players stay logged in
+    across restarts).
+    """
+    import uvicorn
+    from sqlalchemy.exc import ArgumentError, SQLAlchemyError
+
+    from ..server import create_app
+
+    _check_port(host, port)
+    try:
+        app = create_app(db_url)
+    except (ArgumentError, SQLAlchemyError, ImportError) as exc:
+        raise XuezhanError("bad_db", f"cannot open the database {db_url or '(default)'}: {exc}") from None
+    if not os.environ.get("XUEZHAN_SECRET"):
+        click.echo("xuezhan: note: $XUEZHAN_SECRET is not set; sessions end when the server stops", err=True)
+    click.echo(f"xuezhan: the web table is at http://{host}:{port}/", err=True)
+    uvicorn.run(app, host=host, port=port, log_level="info", ws_max_size=65536, ws_per_message_deflate=False,
+                proxy_headers=False)
+    return 0
+
+
+__all__ = ["serve_cmd"]

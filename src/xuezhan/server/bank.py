@@ -1,0 +1,112 @@
+"""What the web table needs from coins and persistence, as one small protocol.
+
+The server never writes to a database itself: accounts, sessions, balances,
+finished hands and their settlement go through a :class:`Bank`. The real one
+(:mod:`xuezhan.server.storebank`) wraps :mod:`xuezhan.store`; every method is
+blocking, so the server calls them from a worker thread.
+
+People are named in the match layer by their account name: a person by the
+nickname, a bot by ``bot:1`` to ``bot:4`` (accounts too, topped up by the house).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from ..match import HandResult, Match, RoomConfig
+
+
+@dataclass(frozen=True, slots=True)
+class Account:
+    """A player: its match-layer name (``player``), the nickname people see, and its coins."""
+
+    player: str
+    nickname: str
+    balance: int
+
+
+@dataclass(frozen=True, slots=True)
+class Settled:
+    """The coins of one finished hand by participant (the hand's ``participants`` order)."""
+
+    changes: tuple[int, ...]
+    fees: tuple[int, ...]
+    balances: tuple[int | None, ...]
+    """Balances after the hand (``None`` for a bot)."""
+    replayed: bool = False
+    """The hand had been settled already (an idempotent repeat): nothing moved this time."""
+
+
+@dataclass(frozen=True, slots=True)
+class HandSummary:
+    """One finished hand as a player's history shows it."""
+
+    room: str
+    hand_no: int
+    seat: int | None
+    points: int
+    coins: int
+    fee: int
+    finished_at: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "room": self.room,
+            "hand_no": self.hand_no,
+            "seat": self.seat,
+            "points": self.points,
+            "coins": self.coins,
+            "fee": self.fee,
+            "finished_at": self.finished_at,
+        }
+
+
+BOT_PREFIX = "bot:"
+"""Bots play under the accounts ``bot:1`` to ``bot:4`` (a nickname may not contain ``:``)."""
+BOT_PLAYERS = tuple(f"{BOT_PREFIX}{i}" for i in range(1, 5))
+
+
+def is_bot(player: str) -> bool:
+    return player.startswith(BOT_PREFIX)
+
+
+class Bank(Protocol):
+    """Accounts, sessions, balances, matches and finished hands. Every method may block
+    (database I/O): the server calls them from a worker thread."""
+
+    def create_account(self, nickname: str) -> tuple[Account, str]:
+        """A new account with the starting coins and a session token for it. Raises
+        :class:`~xuezhan.errors.XuezhanError` ``nickname_taken`` if the nickname is in use."""
+        ...
+
+    def account_for_token(self, token: str) -> Account | None:
+        """The account a session token belongs to, or ``None``."""
+        ...
+
+    def end_session(self, token: str) -> None: ...
+
+    def account(self, player: str) -> Account | None: ...
+
+    def open_room(self, code: str, room: RoomConfig) -> None:
+        """Record a new room under its code."""
+        ...
+
+    def open_match(self, code: str, players: list[str], seed: int) -> tuple[str, Match]:
+        """Start a match in room ``code``: its key (for :meth:`settle_hand`) and the match."""
+        ...
+
+    def save_match(self, key: str, match: Match) -> None:
+        """Save people coming and going between hands."""
+        ...
+
+    def settle_hand(self, key: str, result: HandResult, match: Match) -> Settled:
+        """Record a finished hand and move its coins in one transaction (``match`` after
+        :meth:`Match.finish_hand`); idempotent: settling the same hand again moves nothing."""
+        ...
+
+    def history(self, player: str, limit: int = 50) -> list[HandSummary]:
+        """The player's finished hands, newest first."""
+        ...
+
+    def close(self) -> None: ...

@@ -1,0 +1,61 @@
+"""Server settings: timeouts, bot pacing and limits, all in one frozen value.
+
+Time lives here and in the table tasks, never in the engine. Tests shrink every
+delay to (almost) nothing; a real table uses the defaults.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from typing import Any
+
+
+@dataclass(frozen=True, slots=True)
+class ServerConfig:
+    """Every tunable of the web table. Times are in seconds."""
+
+    turn_timeout: float = 25.0
+    """A seated human's time to discard (or hu, or kong) before the bot takes over (托管)."""
+    claim_timeout: float = 8.0
+    """Time to answer a discard (hu / gang / peng / pass) before the bot answers."""
+    choice_timeout: float = 30.0
+    """Time for 换三张 and 定缺."""
+    bot_delay: float = 0.7
+    """How long a bot (or a seat in 托管) waits before it acts, so people can follow the play."""
+    bot_claim_delay: float = 0.35
+    """How long a bot waits before it answers a claim window."""
+    next_hand_delay: float = 20.0
+    """After a hand ends, the next one starts when every connected player is ready, or after this."""
+    room_idle_timeout: float = 1800.0
+    """A room nobody is connected to is closed after this long (hands in progress are settled first)."""
+    max_message_bytes: int = 4096
+    """A client message longer than this is refused with an error event."""
+    rate_per_second: float = 10.0
+    """Sustained client messages per second per connection."""
+    rate_burst: int = 30
+    """Messages a connection may send in a burst before the rate limit applies."""
+    rate_strikes: int = 50
+    """Refused messages after which a flooding connection is closed."""
+    http_rate_per_second: float = 5.0
+    """Sustained lobby requests that create things (accounts, rooms) per client address."""
+    http_rate_burst: int = 20
+    send_queue: int = 256
+    """Messages waiting for a slow client before it is disconnected."""
+    max_rooms: int = 500
+    """Rooms open at once (a limit against abuse)."""
+    max_spectators: int = 32
+    starting_coins: int = 20_000
+    """Coins a new account is granted."""
+    bot_name: str = "heuristic"
+    seed: int | None = None
+    """Fixed seed for the walls (tests and benchmarks only); ``None`` uses the secrets module."""
+    secure_cookies: bool = False
+    """Mark the session cookie ``Secure`` (behind HTTPS)."""
+
+    @classmethod
+    def fast(cls, **overrides: Any) -> ServerConfig:
+        """Settings for tests and benchmarks: bots act at once, short timeouts."""
+        base = cls(turn_timeout=5.0, claim_timeout=5.0, choice_timeout=5.0, bot_delay=0.0,
+                   bot_claim_delay=0.0, next_hand_delay=0.5, rate_per_second=1000.0, rate_burst=1000)
+        return dataclasses.replace(base, **overrides)

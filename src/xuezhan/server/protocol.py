@@ -1,0 +1,266 @@
+"""The websocket protocol: JSON messages with a ``"type"`` field, checked strictly.
+
+Client to server (every field other than those listed is refused):
+
+- ``{"type": "action", "action": {"type": "discard", "tile": "5m"}, "version": 17}``: one
+  engine action for the connection's own seat (the seat is never read from the client);
+  ``version`` (optional) is the table version the client saw, so a stale click is refused.
+- ``{"type": "sit", "seat": 2}``: take a seat (``seat`` optional: any free one).
+- ``{"type": "leave"}``: leave the seat; during a hand this is an escape (逃跑, RULES 10).
+- ``{"type": "start"}``: start the match (bots fill empty seats), or a new match after the last.
+- ``{"type": "ready"}``: ready for the next hand.
+- ``{"type": "trustee", "on": false}``: hand the seat to the bot (托管) or take it back.
+- ``{"type": "ping"}``.
+
+Server to client: ``hello``, ``room``, ``state``, ``hand_end``, ``match_end``, ``error``,
+``pong`` (see :mod:`xuezhan.server.table`).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any, Final
+
+from ..engine.actions import Action, ActionType
+from ..engine.game import Game
+from ..engine.views import SeatView, event_json
+from ..errors import XuezhanError
+from ..tiles import SUITS, format_tiles, tile_name
+
+CLIENT_TYPES: Final[dict[str, frozenset[str]]] = {
+    "action": frozenset({"type", "action", "version"}),
+    "sit": frozenset({"type", "seat"}),
+    "leave": frozenset({"type"}),
+    "start": frozenset({"type"}),
+    "ready": frozenset({"type"}),
+    "trustee": frozenset({"type", "on"}),
+    "ping": frozenset({"type"}),
+}
+_ACTION_FIELDS: Final = frozenset({"type", "tile", "suit", "tiles"})
+_PLAYABLE: Final = frozenset(
+    {ActionType.EXCHANGE, ActionType.DINGQUE, ActionType.DISCARD, ActionType.PENG, ActionType.GANG,
+     ActionType.HU, ActionType.PASS}
+)
+
+
+class ProtocolError(XuezhanError):
+    """A client message that is not one the protocol knows; nothing was changed."""
+
+
+@dataclass(frozen=True, slots=True)
+class ClientMessage:
+    type: str
+    data: dict[str, Any]
+
+
+def parse_client_message(text: str, max_bytes: int) -> ClientMessage:
+    """Read one client message; raises :class:`ProtocolError` with a stable code."""
+    if len(text.encode("utf-8", "surrogatepass")) > max_bytes:
+        raise ProtocolError("message_too_large", f"messages are limited to {max_bytes} bytes")
+    try:
+        data = json.loads(text)
+    except (json.JSONDecodeError, RecursionError):
+        raise ProtocolError("bad_json", "a message must be one JSON object") from None
+    if not isinstance(data, dict):
+        raise ProtocolError("bad_message", "a message must be a JSON object")
+    kind = data.get("type")
+    if not isinstance(kind, str) or kind not in CLIENT_TYPES:
+        raise ProtocolError("unknown_type", f"unknown message type {str(kind)[:40]!r}")
+    extra = set(data) - CLIENT_TYPES[kind]
+    if extra:
+        raise ProtocolError("bad_message", f"unknown field(s) in {kind!r}: {', '.join(sorted(extra))[:80]}")
+    if kind == "action":
+        if not isinstance(data.get("action"), dict):
+            raise ProtocolError("bad_message", "'action' needs an 'action' object")
+        version = data.get("version")
+        if version is not None and (not isinstance(version, int) or isinstance(version, bool)):
+            raise ProtocolError("bad_message", "'version' must be an integer")
+    elif kind == "sit":
+        seat = data.get("seat")
+        if seat is not None and (not isinstance(seat, int) or isinstance(seat, bool) or not 0 <= seat <= 3):
+            raise ProtocolError("bad_message", "'seat' must be 0-3")
+    elif kind == "trustee" and not isinstance(data.get("on"), bool):
+        raise ProtocolError("bad_message", "'on' must be true or false")
+    return ClientMessage(kind, data)
+
+
+def parse_action(data: dict[str, Any], seat: int) -> Action:
+    """The engine action a client asks for, for its own seat."""
+    extra = set(data) - _ACTION_FIELDS
+    if extra:
+        raise ProtocolError("bad_action", f"unknown action field(s): {', '.join(sorted(extra))[:80]}")
+    try:
+        action = Action.from_json({**data, "seat": seat})
+    except XuezhanError as exc:
+        raise ProtocolError(exc.code, exc.message) from None
+    if action.type not in _PLAYABLE:
+        raise ProtocolError("action_not_available", f"{action.type} is not played through 'action'")
+    return action
+
+
+def error_message(code: str, message: str) -> dict[str, Any]:
+    return {"type": "error", "code": code, "message": message}
+
+
+# --- what a seat (or a spectator) sees ----------------------------------------------------------------
+
+_HIDDEN_FIELDS: Final = frozenset({"tile", "tiles"})
+_SECRET_EVENTS: Final = frozenset({"pass_hu"})
+
+
+def events_since(game: Game, seat: int | None, start: int) -> list[dict[str, Any]]:
+    """The events from index ``start`` on that ``seat`` may see (``None``: a spectator).
+
+    The same filter as :func:`xuezhan.engine.views.events_for` (a test holds them equal),
+    applied to the new events only: a private event of another seat loses its tiles, and
+    a secret one (that a seat passed on a win) is left out.
+    """
+    out = []
+    events = game.events
+    private = game.private
+    for i in range(start, len(events)):
+        owner = private[i]
+        ev = events[i]
+        if owner is None or owner == seat:
+            out.append(event_json(ev))
+        elif ev.get("type") not in _SECRET_EVENTS:
+            out.append({k: v for k, v in event_json(ev).items() if k not in _HIDDEN_FIELDS})
+    return out
+
+
+def seat_view(game: Game, seat: int | None) -> dict[str, Any]:
+    """What ``seat`` sees of the table; a spectator (``None``) sees no concealed tile at all."""
+    if seat is not None:
+        return SeatView(game, seat).to_json()
+    view = SeatView(game, 0).to_json()
+    view["seat"] = None
+    view["hand"] = None
+    view["drawn"] = None
+    view["legal"] = []
+    first = view["seats"][0]
+    if not game.seats[0].revealed:
+        first.pop("hand", None)
+    if game.phase in ("exchange", "dingque"):
+        first["void"] = None
+    return view
+
+
+def table_views(game: Game, seats: set[int | None]) -> dict[int | None, dict[str, Any]]:
+    """:func:`seat_view` for each of ``seats`` at once, sharing the public part.
+
+    Seat 0's view comes from the engine's :class:`SeatView`; the others differ only in
+    their own concealed hand, drawn tile, void (while still secret) and legal actions,
+    and are made from it. A test holds every view equal to the engine's own.
+    """
+    if not seats:
+        return {}
+    base = SeatView(game, 0).to_json()
+    out: dict[int | None, dict[str, Any]] = {}
+    if 0 in seats:
+        out[0] = base
+    rest = [s for s in seats if s != 0]
+    if not rest:
+        return out
+    public = list(base["seats"])
+    first = dict(public[0])
+    if not game.seats[0].revealed:
+        first.pop("hand", None)
+    voids_public = game.phase not in ("exchange", "dingque")
+    if not voids_public:
+        first["void"] = None
+    public[0] = first
+    turn_drawn = game.drawn if game.phase == "turn" else None
+    for seat in rest:
+        if seat is None:
+            out[None] = {**base, "seat": None, "hand": None, "drawn": None, "legal": [], "seats": public}
+            continue
+        st = game.seats[seat]
+        hand = format_tiles(st.tiles())
+        mine = dict(public[seat])
+        mine["hand"] = hand
+        if st.void is not None:
+            mine["void"] = SUITS[st.void]
+        entries = list(public)
+        entries[seat] = mine
+        drawn = turn_drawn if game.turn == seat else None
+        out[seat] = {
+            **base,
+            "seat": seat,
+            "hand": hand,
+            "drawn": tile_name(drawn) if drawn is not None else None,
+            "legal": [a.to_json() for a in game.legal_actions(seat)],
+            "seats": entries,
+        }
+    return out
+
+
+# --- the game in words ----------------------------------------------------------------------------------
+
+PATTERN_NAMES: Final[dict[str, tuple[str, str]]] = {
+    "ping_hu": ("平胡", "plain win"),
+    "dui_dui_hu": ("对对胡", "all pungs"),
+    "qing_yi_se": ("清一色", "pure one suit"),
+    "dai_yao_jiu": ("带幺九", "terminals in every set"),
+    "qi_dui": ("七对", "seven pairs"),
+    "qing_dui": ("清对", "pure all pungs"),
+    "jiang_dui": ("将对", "all pungs of 2, 5, 8"),
+    "long_qi_dui": ("龙七对", "dragon seven pairs"),
+    "qing_qi_dui": ("清七对", "pure seven pairs"),
+    "qing_yao_jiu": ("清幺九", "pure terminals"),
+    "qing_long_qi_dui": ("清龙七对", "pure dragon seven pairs"),
+    "tian_hu": ("天胡", "heavenly win"),
+    "di_hu": ("地胡", "earthly win"),
+    "gen": ("根", "root"),
+    "gang_shang_hua": ("杠上花", "win on a kong replacement"),
+    "gang_shang_pao": ("杠上炮", "win on a discard after a kong"),
+    "qiang_gang_hu": ("抢杠胡", "robbing a kong"),
+    "hai_di": ("海底", "last tile"),
+    "jin_gou_diao": ("金钩钓", "single wait with four melds"),
+    "jue_zhang": ("绝张", "last copy"),
+    "zi_mo_jia_fan": ("自摸加番", "self-draw fan"),
+}
+
+REASON_NAMES: Final[dict[str, tuple[str, str]]] = {
+    "hu": ("点炮", "win on a discard"),
+    "zimo": ("自摸", "self-drawn win"),
+    "angang": ("暗杠", "concealed kong"),
+    "bugang": ("补杠", "added kong"),
+    "zhigang": ("直杠", "kong on a discard"),
+    "call_transfer": ("呼叫转移", "call transfer"),
+    "hua_zhu": ("查花猪", "flower pig"),
+    "cha_jiao": ("查大叫", "not ready at the end"),
+    "tui_shui": ("退税", "kong money returned"),
+    "escape": ("逃跑", "left the hand"),
+    "jiao_ma": ("叫马", "bystander bet"),
+    "double_card": ("加倍卡", "double card"),
+}
+
+
+def pattern_words(base: str, extras: dict[str, int]) -> str:
+    """``清一色 pure one suit + 根×1``."""
+    zh, en = PATTERN_NAMES.get(base, (base, base))
+    out = f"{zh} {en}"
+    for k, n in extras.items():
+        if n:
+            name = PATTERN_NAMES.get(k, (k, k))[0]
+            out += f" + {name}" + (f"×{n}" if n > 1 else "")
+    return out
+
+
+def ledger_words(payer: str, payee: str, points: int, reason: str, basis: str = "") -> str:
+    """One ledger entry as a sentence: ``"Bot 2 pays Ann 12 points: 自摸 self-drawn win"``."""
+    zh, en = REASON_NAMES.get(reason, (reason, reason))
+    why = f"{zh} {en}"
+    if basis:
+        bzh, ben = REASON_NAMES.get(basis, (basis, basis))
+        why += f" ({bzh} {ben})"
+    unit = "point" if points == 1 else "points"
+    return f"{payer} pays {payee} {points} {unit}: {why}"
+
+
+def winner_words(name: str, from_name: str | None, tile: str, fan: int, multiple: int,
+                 base: str, extras: dict[str, int]) -> str:
+    how = "self-drawn 自摸" if from_name is None else f"on {from_name}'s discard"
+    return f"{name} wins {how} with {tile}: {pattern_words(base, extras)}, {fan} fan ×{multiple}"
+

@@ -1,0 +1,908 @@
+"""One room's table: a single asyncio task owns the match, the hand and every timer.
+
+Everything that changes a table goes through its inbox (joins, disconnects, client
+messages) and is handled in order by :meth:`Table.run`, so no two changes ever
+interleave. Time lives here, never in the engine: a seated person has a deadline for
+each decision and a bot (or a seat in 托管) acts after a short delay. The bot's
+decision runs in a worker thread, so a slow search never stalls other tables.
+
+Server to client messages:
+
+- ``hello``: who you are here (``seat`` or ``null`` for a spectator) and the timeouts.
+- ``room``: the room, its seats (names, bot or person, connected, 托管, coins, points).
+- ``state``: ``version``, ``hand_no``, your ``view`` (only what your seat may see), the new
+  ``events`` (``reset: true`` when they start from the beginning of the hand) and ``timer``.
+- ``hand_end``: winners and ledger entries in words, points, fees and coins moved.
+- ``match_end``: the match's totals. ``error``: ``code`` and ``message``; nothing changed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import random
+import secrets
+from collections.abc import Callable
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Any, Final
+
+from ..bots import Bot, make_bot
+from ..engine.actions import Action, ActionType
+from ..engine.game import Game, Phase
+from ..engine.views import SeatView
+from ..errors import IllegalActionError, XuezhanError
+from ..match import Hand, HandResult, Match, RoomConfig
+from ..tiles import tile_name
+from .bank import BOT_PLAYERS, Account, Bank, Settled, is_bot
+from .config import ServerConfig
+from .protocol import (
+    ClientMessage,
+    ProtocolError,
+    error_message,
+    events_since,
+    ledger_words,
+    parse_action,
+    pattern_words,
+    seat_view,
+    table_views,
+    winner_words,
+)
+
+log = logging.getLogger("xuezhan.server")
+
+BOT_NAMES: Final = dict(zip(BOT_PLAYERS, ("Panda 熊猫", "Crane 仙鹤", "Tiger 老虎", "Koi 锦鲤"), strict=True))
+
+
+class Status(StrEnum):
+    WAITING = "waiting"  # seats are being taken; nothing dealt yet
+    PLAYING = "playing"  # a hand is being played
+    BETWEEN = "between"  # a hand is over; the next starts soon
+    FINISHED = "finished"  # the match's hands have been played
+    CLOSED = "closed"
+
+
+def _dumps(msg: dict[str, Any]) -> str:
+    return json.dumps(msg, ensure_ascii=False, separators=(",", ":"))
+
+
+class Conn:
+    """One websocket connection as a table sees it: who, which seat, and an outbox.
+
+    The table never awaits a client: it puts text in the outbox and the connection's
+    own writer task sends it. A client that lets the outbox fill up is disconnected.
+    """
+
+    def __init__(self, account: Account, *, watch: bool = False, queue_size: int = 256) -> None:
+        self.account = account
+        self.watch = watch
+        self.seat: int | None = None
+        self.outbox: asyncio.Queue[str | None] = asyncio.Queue(queue_size)
+        self.events_sent = 0
+        self.hand_key = -1
+        self.closed = False
+        self.close_code = 1000
+
+    def send(self, msg: dict[str, Any]) -> None:
+        self.send_text(_dumps(msg))
+
+    def send_text(self, text: str) -> None:
+        if self.closed:
+            return
+        try:
+            self.outbox.put_nowait(text)
+        except asyncio.QueueFull:
+            self.close(1008)  # too slow to keep up
+
+    def close(self, code: int = 1000) -> None:
+        """Stop sending: the writer closes the socket with ``code`` after what is queued."""
+        if self.closed:
+            return
+        self.closed = True
+        self.close_code = code
+        while True:
+            try:
+                self.outbox.put_nowait(None)
+                return
+            except asyncio.QueueFull:
+                self.outbox.get_nowait()  # drop the oldest: the client is going away anyway
+
+
+@dataclass(slots=True)
+class _Inbound:
+    kind: str  # "join", "gone", "msg"
+    conn: Conn
+    msg: ClientMessage | None = None
+
+
+class Table:
+    """A room: its seats, its match and the hand being played."""
+
+    def __init__(
+        self,
+        code: str,
+        name: str,
+        room: RoomConfig,
+        owner: Account,
+        bank: Bank,
+        config: ServerConfig,
+        *,
+        public: bool = True,
+        autostart: bool = False,
+        on_close: Callable[[Table], None] | None = None,
+    ) -> None:
+        self.code = code
+        self.name = name
+        self.room = room
+        self.owner = owner.player
+        self.bank = bank
+        self.config = config
+        self.public = public
+        self.autostart = autostart
+        self.on_close = on_close
+        self.status = Status.WAITING
+        self.players: list[str | None] = [owner.player, None, None, None]
+        self.names: dict[str, str] = {owner.player: owner.nickname}
+        self.balances: dict[str, int] = {owner.player: owner.balance}
+        self.match: Match | None = None
+        self.match_key = ""
+        self.hand: Hand | None = None
+        self.hand_key = 0  # increases with every hand dealt
+        self.version = 0
+        self.conns: set[Conn] = set()
+        self.seat_conn: dict[int, Conn] = {}
+        self.trustee: set[int] = set()
+        self.ready: set[int] = set()
+        self.bots: dict[str, Bot] = {}
+        self.left: set[str] = set()  # people who escaped from the hand being played
+        self.inbox: asyncio.Queue[_Inbound] = asyncio.Queue()
+        self._ctx: dict[int, tuple[Any, ...]] = {}
+        self._deadline: dict[int, float] = {}
+        self._due: dict[int, float] = {}
+        self._since: dict[int, int] = {}  # version at which the seat's current decision began
+        self._window: object | None = None
+        self._window_start = 0
+        self._next_hand_at = 0.0
+        self._idle_since = 0.0
+        self.last_hand_end: dict[str, Any] | None = None
+        self.last_match_end: dict[str, Any] | None = None
+        self.rng = random.Random(config.seed) if config.seed is not None else random.Random(secrets.randbits(64))
+        self.task: asyncio.Task[None] | None = None
+        self.hands_finished = 0
+        self.timeouts = 0  # decisions a person let run out (the bot took them)
+
+    # --- outside: the manager and the websocket endpoint ----------------------------------------------
+    def start_task(self) -> None:
+        self._idle_since = asyncio.get_running_loop().time()
+        self.task = asyncio.create_task(self.run(), name=f"table-{self.code}")
+
+    def join(self, conn: Conn) -> None:
+        self.inbox.put_nowait(_Inbound("join", conn))
+
+    def gone(self, conn: Conn) -> None:
+        self.inbox.put_nowait(_Inbound("gone", conn))
+
+    def message(self, conn: Conn, msg: ClientMessage) -> None:
+        self.inbox.put_nowait(_Inbound("msg", conn, msg))
+
+    def hand_in_play(self) -> bool:
+        return self.status is Status.PLAYING
+
+    def summary(self) -> dict[str, Any]:
+        """The room as the lobby lists it (no secrets beyond the code of a public room)."""
+        return {
+            "code": self.code,
+            "name": self.name,
+            "status": str(self.status),
+            "rules": self.room.rules.preset_name,
+            "options": self.room.rules.to_mapping()["options"],
+            "coefficient": self.room.coefficient,
+            "fee": self.room.fee,
+            "hands": self.room.hands,
+            "hand_no": self._hand_no(),
+            "seats": [self._seat_json(i, brief=True) for i in range(4)],
+            "spectators": sum(1 for c in self.conns if c.seat is None),
+        }
+
+    # --- the task ----------------------------------------------------------------------------------------
+    async def run(self) -> None:
+        loop = asyncio.get_running_loop()
+        try:
+            while self.status is not Status.CLOSED:
+                wake = self._next_wakeup()
+                timeout = None if wake is None else max(0.0, wake - loop.time())
+                item: _Inbound | None
+                if timeout is None:
+                    item = await self.inbox.get()
+                elif timeout <= 0:
+                    item = self.inbox.get_nowait() if not self.inbox.empty() else None
+                else:
+                    try:
+                        item = await asyncio.wait_for(self.inbox.get(), timeout)
+                    except TimeoutError:
+                        item = None
+                if item is not None:
+                    try:
+                        await self._handle(item)
+                    except Exception:  # one bad message must not stop the table
+                        log.exception("table %s: handling %s failed", self.code, item.kind)
+                        item.conn.send(error_message("server_error", "the server could not handle that message"))
+                try:
+                    await self._advance()
+                except Exception:
+                    log.exception("table %s: advancing failed", self.code)
+                    await asyncio.sleep(0.05)
+                self._check_idle(loop.time())
+        except asyncio.CancelledError:
+            raise
+        finally:
+            self.status = Status.CLOSED
+            for conn in list(self.conns):
+                conn.close(1001)
+            if self.on_close is not None:
+                self.on_close(self)
+
+    def _now(self) -> float:
+        return asyncio.get_running_loop().time()
+
+    def _next_wakeup(self) -> float | None:
+        times: list[float] = []
+        if self.status is Status.PLAYING and self.hand is not None:
+            game = self.hand.game
+            for seat in game.pending():
+                if self._bot_controls(seat):
+                    times.append(self._due.get(seat, 0.0))
+                else:
+                    times.append(self._deadline.get(seat, 0.0))
+            if game.over:
+                times.append(0.0)
+        elif self.status is Status.BETWEEN and self._humans_connected():
+            times.append(self._next_hand_at)
+        if not self.conns:
+            times.append(self._idle_since + self.config.room_idle_timeout)
+        return min(times) if times else None
+
+    def _check_idle(self, now: float) -> None:
+        if self.conns:
+            self._idle_since = now
+            return
+        if self.status is Status.PLAYING:
+            return  # the bots finish the hand first, so its coins are settled
+        if now - self._idle_since >= self.config.room_idle_timeout:
+            self.status = Status.CLOSED
+
+    # --- inbound ---------------------------------------------------------------------------------------------
+    async def _handle(self, item: _Inbound) -> None:
+        conn = item.conn
+        if item.kind == "join":
+            await self._on_join(conn)
+        elif item.kind == "gone":
+            self._on_gone(conn)
+        elif item.msg is not None and conn in self.conns:
+            await self._on_message(conn, item.msg)
+
+    async def _on_join(self, conn: Conn) -> None:
+        if conn.closed:
+            return
+        if conn.seat is None and not self._has_room_for(conn):
+            conn.send(error_message("room_full", "too many spectators in this room"))
+            conn.close(1008)
+            return
+        self.conns.add(conn)
+        player = conn.account.player
+        self.names.setdefault(player, conn.account.nickname)
+        self.balances[player] = conn.account.balance
+        seat = self._seat_of(player)
+        if seat is not None and not conn.watch:
+            old = self.seat_conn.get(seat)
+            if old is not None and old is not conn:
+                old.send(error_message("replaced", "this seat was opened in another window"))
+                old.seat = None
+                old.close(4000)
+                self.conns.discard(old)
+            self.seat_conn[seat] = conn
+            conn.seat = seat
+            if seat in self.trustee:
+                self._set_trustee(seat, False)
+        conn.send(self._hello(conn))
+        conn.send(self._room_message())
+        if self.hand is not None:
+            conn.hand_key = -1  # the whole hand's events again: the exact table back
+            self._send_state(conn)
+        if self.status is Status.BETWEEN and self.last_hand_end is not None:
+            conn.send(self._hand_end_for(conn))
+        if self.status is Status.FINISHED and self.last_match_end is not None:
+            if self.last_hand_end is not None:
+                conn.send(self._hand_end_for(conn))
+            conn.send(self.last_match_end)
+        self._broadcast_room(exclude=conn)
+        if self.autostart and self.status is Status.WAITING and conn.seat is not None:
+            self.autostart = False
+            await self._start_match()
+
+    def _has_room_for(self, conn: Conn) -> bool:
+        if self._seat_of(conn.account.player) is not None and not conn.watch:
+            return True
+        return sum(1 for c in self.conns if c.seat is None) < self.config.max_spectators
+
+    def _on_gone(self, conn: Conn) -> None:
+        if conn not in self.conns:
+            return
+        self.conns.discard(conn)
+        seat = conn.seat
+        if seat is not None and self.seat_conn.get(seat) is conn:
+            del self.seat_conn[seat]
+            self.ready.discard(seat)
+            if self.status is Status.PLAYING:
+                self._set_trustee(seat, True)
+        self._broadcast_room()
+
+    async def _on_message(self, conn: Conn, msg: ClientMessage) -> None:
+        kind = msg.type
+        if kind == "ping":
+            conn.send({"type": "pong"})
+        elif kind == "action":
+            self._on_action(conn, msg.data)
+        elif kind == "sit":
+            await self._on_sit(conn, msg.data.get("seat"))
+        elif kind == "leave":
+            await self._on_leave(conn)
+        elif kind == "start":
+            await self._on_start(conn)
+        elif kind == "ready":
+            self._on_ready(conn)
+        elif kind == "trustee":
+            seat = conn.seat
+            if seat is None:
+                conn.send(error_message("not_seated", "you hold no seat at this table"))
+                return
+            self._set_trustee(seat, bool(msg.data["on"]))
+            self._broadcast_room()
+            self._broadcast_state()
+
+    def _on_action(self, conn: Conn, data: dict[str, Any]) -> None:
+        seat = conn.seat
+        if seat is None:
+            conn.send(error_message("not_seated", "spectators cannot play"))
+            return
+        if self.status is not Status.PLAYING or self.hand is None:
+            conn.send(error_message("no_hand", "no hand is being played"))
+            return
+        game = self.hand.game
+        try:
+            action = parse_action(data["action"], seat)
+        except ProtocolError as exc:
+            conn.send(error_message(exc.code, exc.message))
+            return
+        version = data.get("version")
+        if version is not None and seat in game.pending() and version < self._since.get(seat, 0):
+            conn.send(error_message("stale", "the table has moved on since you chose that"))
+            return
+        try:
+            game.apply(action)
+        except IllegalActionError as exc:
+            conn.send(error_message(exc.code, exc.message))
+            return
+        if seat in self.trustee:
+            self._set_trustee(seat, False)  # the player is back
+            self._broadcast_room()
+        self._changed()
+
+    async def _on_sit(self, conn: Conn, wanted: int | None) -> None:
+        player = conn.account.player
+        if player in self.left:
+            conn.send(error_message("hand_in_progress", "you left this hand: sit again when it is over"))
+            return
+        if self._seat_of(player) is not None:
+            if conn.seat is None:  # a window of a seated player that came to watch takes the seat
+                conn.watch = False
+                self.conns.discard(conn)
+                await self._on_join(conn)
+            return
+        if self.status is Status.PLAYING:
+            conn.send(error_message("hand_in_progress", "seats change between hands"))
+            return
+        if self.status is Status.CLOSED:
+            return
+        balance = self.balances.get(player, 0)
+        if balance < max(1, self.room.fee):
+            conn.send(error_message("not_enough_coins", f"this room needs at least {max(1, self.room.fee)} coins"))
+            return
+        free = [i for i in range(4) if self._sittable(i)]
+        if wanted is not None:
+            if wanted not in free:
+                conn.send(error_message("seat_taken", f"seat {wanted} is taken"))
+                return
+            seat = wanted
+        elif free:
+            seat = free[0]
+        else:
+            conn.send(error_message("table_full", "every seat is taken by a person"))
+            return
+        await self._put_in_seat(seat, player)
+        self.seat_conn[seat] = conn
+        conn.seat = seat
+        conn.watch = False
+        conn.send(self._hello(conn))
+        self._broadcast_room()
+        if self.hand is not None:
+            conn.hand_key = -1
+            self._send_state(conn)
+
+    def _sittable(self, seat: int) -> bool:
+        occupant = self.players[seat]
+        return occupant is None or is_bot(occupant)
+
+    async def _put_in_seat(self, seat: int, player: str) -> None:
+        occupant = self.players[seat]
+        if self.match is not None and self.status is Status.BETWEEN:
+            if occupant is not None:
+                self.match.leave(occupant)
+            self.match.join(player)
+            self._sync_players()
+            await self._save_match()
+        else:
+            self.players[seat] = player
+
+    async def _save_match(self) -> None:
+        if self.match is None:
+            return
+        try:
+            await asyncio.to_thread(self.bank.save_match, self.match_key, self.match)
+        except Exception:  # the match is saved again with its next hand
+            log.exception("table %s: saving the match failed", self.code)
+
+    def _sync_players(self) -> None:
+        assert self.match is not None
+        self.players = list(self.match.seats)
+
+    async def _on_leave(self, conn: Conn) -> None:
+        seat = conn.seat
+        if seat is None:
+            return
+        player = conn.account.player
+        if self.status is Status.PLAYING and self.hand is not None:
+            game = self.hand.game
+            if game.can_escape(seat):
+                game.apply(Action(seat, ActionType.ESCAPE))  # 逃跑: the engine settles it (RULES 10)
+            self.left.add(player)  # the escaper leaves the match when the hand is settled
+            self._changed()
+        elif self.match is not None and self.status is Status.BETWEEN:
+            self.match.leave(player)
+            self._fill_with_bots()
+            await self._save_match()
+        else:
+            self.players[seat] = None
+        del self.seat_conn[seat]
+        self.trustee.discard(seat)
+        self.ready.discard(seat)
+        conn.seat = None
+        conn.watch = True
+        conn.send(self._hello(conn))
+        self._broadcast_room()
+
+    async def _on_start(self, conn: Conn) -> None:
+        if conn.seat is None:
+            conn.send(error_message("not_seated", "take a seat to start"))
+            return
+        if self.status not in (Status.WAITING, Status.FINISHED):
+            conn.send(error_message("already_started", "the match is under way"))
+            return
+        await self._start_match()
+
+    def _on_ready(self, conn: Conn) -> None:
+        if conn.seat is None or self.status is not Status.BETWEEN:
+            return
+        self.ready.add(conn.seat)
+        self._broadcast_room()
+
+    # --- the match ------------------------------------------------------------------------------------------
+    def _new_bot(self) -> str:
+        taken = set(self.players) | (set(self.match.people) if self.match is not None else set())
+        name = next(b for b in BOT_PLAYERS if b not in taken)
+        self.names[name] = BOT_NAMES[name]
+        return name
+
+    def _fill_with_bots(self) -> None:
+        if self.match is not None and self.status is not Status.FINISHED:
+            while None in self.match.seats:
+                self.match.join(self._new_bot())
+            self._sync_players()
+        else:
+            self.players = [p if p is not None else self._new_bot() for p in self.players]
+
+    async def _start_match(self) -> None:
+        self.match = None
+        for i in range(4):
+            if self.players[i] is None:
+                self.players[i] = self._new_bot()
+        players = [p for p in self.players if p is not None]
+        seed = self.rng.getrandbits(63)
+        try:
+            self.match_key, self.match = await asyncio.to_thread(self.bank.open_match, self.code, players, seed)
+        except XuezhanError as exc:
+            self._tell_all(error_message(exc.code, exc.message))
+            return
+        except Exception:
+            log.exception("table %s: could not record the match", self.code)
+            self._tell_all(error_message("database_error", "the match could not be started; try again"))
+            return
+        self.last_match_end = None
+        self.last_hand_end = None
+        self._start_hand()
+
+    def _tell_all(self, msg: dict[str, Any]) -> None:
+        text = _dumps(msg)
+        for conn in list(self.conns):
+            conn.send_text(text)
+
+    def _start_hand(self) -> None:
+        assert self.match is not None
+        self._fill_with_bots()
+        self.hand = self.match.start_hand()
+        self.hand_key += 1
+        self.status = Status.PLAYING
+        self.ready.clear()
+        self.last_hand_end = None
+        self._ctx.clear()
+        self._deadline.clear()
+        self._due.clear()
+        self._since.clear()
+        self._window = None
+        for seat in range(4):
+            if seat not in self.seat_conn and not is_bot(self.players[seat] or "bot"):
+                self.trustee.add(seat)  # seated but away: the bot plays until the player comes back
+        self._broadcast_room()
+        self._changed()
+
+    def _hand_no(self) -> int:
+        if self.match is None:
+            return 0
+        return self.match.hands_played + (1 if self.status is Status.PLAYING else 0)
+
+    async def _finish_hand(self) -> None:
+        assert self.match is not None and self.hand is not None
+        game = self.hand.game
+        result = self.match.finish_hand(self.hand)
+        # from here on the hand is over whatever happens below: never finish it twice
+        self.status = Status.FINISHED if self.match.finished else Status.BETWEEN
+        self._next_hand_at = self._now() + self.config.next_hand_delay
+        self.trustee.clear()
+        self.left.clear()
+        self._sync_players()
+        settled = await self._settle(result)
+        self.hands_finished += 1  # and settled (or given up on)
+        if settled is None:
+            # later hands could not be recorded either (the store takes them in order): stop here
+            self.status = Status.FINISHED
+        self.last_hand_end = self._hand_end_message(result, game, settled)
+        if self.status is Status.FINISHED:
+            self.last_match_end = self._match_end_message()
+        elif None in self.match.seats:
+            self._fill_with_bots()
+            await self._save_match()
+        for conn in list(self.conns):
+            if conn.seat is not None and self.players[conn.seat] != conn.account.player:
+                conn.seat = None  # an escaper left the table with the hand
+        self.seat_conn = {s: c for s, c in self.seat_conn.items() if c.seat == s}
+        self._broadcast_room()
+        for conn in list(self.conns):
+            conn.send(self._hand_end_for(conn))
+            if self.last_match_end is not None:
+                conn.send(self.last_match_end)
+
+    async def _settle(self, result: HandResult) -> Settled | None:
+        assert self.match is not None
+        for attempt in range(4):
+            try:
+                settled = await asyncio.to_thread(self.bank.settle_hand, self.match_key, result, self.match)
+            except Exception:
+                log.exception("table %s: settling hand %d failed (attempt %d)", self.code, result.hand_no,
+                              attempt + 1)
+                await asyncio.sleep(0.05 * 2**attempt)
+                continue
+            for player, balance in zip(result.participants, settled.balances, strict=False):
+                if balance is not None:
+                    self.balances[player] = balance
+            return settled
+        for conn in list(self.conns):
+            conn.send(error_message("settlement_failed", "the coins of this hand could not be recorded yet"))
+        return None
+
+    # --- timers, bots and 托管 --------------------------------------------------------------------------------
+    def _bot_controls(self, seat: int) -> bool:
+        player = self.players[seat]
+        return player is None or is_bot(player) or seat in self.trustee
+
+    def _set_trustee(self, seat: int, on: bool) -> None:
+        now = self._now()
+        if on:
+            if seat not in self.trustee:
+                self.trustee.add(seat)
+                self._due[seat] = now + self.config.bot_delay
+        elif seat in self.trustee:
+            self.trustee.discard(seat)
+            if self._deadline.get(seat, 0.0) < now + 1.0:
+                self._deadline[seat] = now + self._timeout_for(seat)
+
+    def _timeout_for(self, seat: int) -> float:
+        assert self.hand is not None
+        phase = self.hand.game.phase
+        if phase is Phase.TURN:
+            return self.config.turn_timeout
+        if phase in (Phase.CLAIM, Phase.ROB):
+            return self.config.claim_timeout
+        return self.config.choice_timeout
+
+    def _refresh_timers(self) -> None:
+        """Start the clock of every seat that faces a new decision."""
+        assert self.hand is not None
+        game = self.hand.game
+        now = self._now()
+        pending = game.pending()
+        phase = game.phase
+        if phase is Phase.CLAIM or phase is Phase.ROB:
+            if game.window is not self._window:
+                self._window = game.window
+                self._window_start = len(game.actions)
+            ctx: tuple[Any, ...] = ("claim", self._window_start)
+            delay = self.config.bot_claim_delay
+        elif phase is Phase.TURN:
+            ctx = ("turn", len(game.actions))
+            delay = self.config.bot_delay
+        else:
+            ctx = (str(phase),)
+            delay = self.config.bot_delay
+        for seat in pending:
+            if self._ctx.get(seat) != ctx:
+                self._ctx[seat] = ctx
+                self._deadline[seat] = now + self._timeout_for(seat)
+                self._due[seat] = now + delay
+                self._since[seat] = self.version
+        for seat in list(self._ctx):
+            if seat not in pending:
+                del self._ctx[seat]
+
+    async def _advance(self) -> None:
+        """Let every bot whose time has come act, hand timed-out seats to the bot, end hands, deal."""
+        while True:
+            now = self._now()
+            if self.status is Status.PLAYING and self.hand is not None:
+                game = self.hand.game
+                if game.over:
+                    await self._finish_hand()
+                    continue
+                acted = False
+                for seat in game.pending():
+                    if self._bot_controls(seat):
+                        if self._due.get(seat, 0.0) <= now:
+                            await self._bot_act(seat)
+                            acted = True
+                            break
+                    elif self._deadline.get(seat, 0.0) <= now:
+                        self.timeouts += 1
+                        self._set_trustee(seat, True)
+                        self._broadcast_room()
+                        await self._bot_act(seat)
+                        acted = True
+                        break
+                if acted:
+                    await asyncio.sleep(0)  # let other tables and the writers run between moves
+                    continue
+                return
+            if self.status is Status.BETWEEN:
+                humans = self._humans_connected()
+                if humans and (now >= self._next_hand_at or humans <= self.ready):
+                    self._start_hand()
+                    continue
+            return
+
+    def _humans_connected(self) -> set[int]:
+        return {s for s in self.seat_conn if not is_bot(self.players[s] or "bot")}
+
+    def _bot_for(self, seat: int) -> Bot:
+        player = self.players[seat] or f"seat{seat}"
+        bot = self.bots.get(player)
+        if bot is None:
+            bot = make_bot(self.config.bot_name, random.Random(self.rng.getrandbits(64)))
+            self.bots[player] = bot
+        return bot
+
+    async def _bot_act(self, seat: int) -> None:
+        assert self.hand is not None
+        game = self.hand.game
+        legal = game.legal_actions(seat)
+        if not legal:
+            return
+        bot = self._bot_for(seat)
+        view = SeatView(game, seat)
+        if len(legal) == 1:
+            action = legal[0]
+        else:
+            # only this task changes the game, so the worker thread reads a still table
+            action = await asyncio.to_thread(bot.choose, view, legal)
+        try:
+            game.apply(action)
+        except XuezhanError:
+            log.exception("table %s: bot chose an illegal action %r", self.code, action)
+            game.apply(legal[0])
+        self._changed()
+
+    def _changed(self) -> None:
+        self.version += 1
+        if self.hand is not None and not self.hand.game.over:
+            self._refresh_timers()
+        self._broadcast_state()
+
+    # --- outbound ------------------------------------------------------------------------------------------------
+    def _seat_of(self, player: str) -> int | None:
+        for i, p in enumerate(self.players):
+            if p == player:
+                return i
+        return None
+
+    def _seat_json(self, seat: int, brief: bool = False) -> dict[str, Any]:
+        player = self.players[seat]
+        if player is None:
+            return {"seat": seat, "name": None, "bot": False}
+        out: dict[str, Any] = {"seat": seat, "name": self.names.get(player, player), "bot": is_bot(player)}
+        if brief:
+            return out
+        out["connected"] = seat in self.seat_conn
+        out["trustee"] = seat in self.trustee
+        out["ready"] = seat in self.ready
+        out["balance"] = None if is_bot(player) else self.balances.get(player)
+        out["points"] = self.match.running.get(player, 0) if self.match is not None else 0
+        out["owner"] = player == self.owner
+        return out
+
+    def _room_message(self) -> dict[str, Any]:
+        rules = self.room.rules
+        return {
+            "type": "room",
+            "room": {
+                "code": self.code,
+                "name": self.name,
+                "public": self.public,
+                "status": str(self.status),
+                "hand_no": self._hand_no(),
+                "hands": self.room.hands,
+                "rules": rules.to_mapping(),
+                "base_score": rules.base_score,
+                "coefficient": self.room.coefficient,
+                "fee": self.room.fee,
+                "seats": [self._seat_json(i) for i in range(4)],
+                "spectators": sum(1 for c in self.conns if c.seat is None),
+                "next_hand_ms": self._ms_until(self._next_hand_at) if self.status is Status.BETWEEN else None,
+            },
+        }
+
+    def _hello(self, conn: Conn) -> dict[str, Any]:
+        c = self.config
+        return {
+            "type": "hello",
+            "seat": conn.seat,
+            "nickname": conn.account.nickname,
+            "room": self.code,
+            "timeouts": {"turn": c.turn_timeout, "claim": c.claim_timeout, "choice": c.choice_timeout},
+        }
+
+    def _ms_until(self, t: float) -> int:
+        return max(0, int((t - self._now()) * 1000))
+
+    def _timer_for(self, seat: int | None) -> dict[str, Any] | None:
+        """The countdown a connection sees: its own decision, or whose turn it is; never who may claim."""
+        if self.hand is None or self.status is not Status.PLAYING:
+            return None
+        game = self.hand.game
+        pending = game.pending()
+        if seat is not None and seat in pending and not self._bot_controls(seat):
+            return {"seat": seat, "remaining_ms": self._ms_until(self._deadline.get(seat, 0.0)),
+                    "total_ms": int(self._timeout_for(seat) * 1000), "mine": True}
+        if game.phase is Phase.TURN and not self._bot_controls(game.turn):
+            t = game.turn
+            return {"seat": t, "remaining_ms": self._ms_until(self._deadline.get(t, 0.0)),
+                    "total_ms": int(self.config.turn_timeout * 1000), "mine": False}
+        return None
+
+    def _state_message(self, conn: Conn, view: dict[str, Any]) -> dict[str, Any]:
+        assert self.hand is not None
+        game = self.hand.game
+        reset = conn.hand_key != self.hand_key
+        start = 0 if reset else conn.events_sent
+        events = events_since(game, conn.seat, start)
+        conn.events_sent = len(game.events)
+        conn.hand_key = self.hand_key
+        return {
+            "type": "state",
+            "version": self.version,
+            "hand_no": self.hand.hand_no,
+            "reset": reset,
+            "view": view,
+            "events": events,
+            "decision": self._decision_of(conn.seat),
+            "timer": self._timer_for(conn.seat),
+            "trustee": conn.seat in self.trustee if conn.seat is not None else False,
+        }
+
+    def _decision_of(self, seat: int | None) -> int | None:
+        """The version at which the seat's open decision began: one answer per decision."""
+        if seat is None or self.hand is None or seat not in self.hand.game.pending():
+            return None
+        return self._since.get(seat)
+
+    def _send_state(self, conn: Conn) -> None:
+        if self.hand is None:
+            return
+        conn.send(self._state_message(conn, seat_view(self.hand.game, conn.seat)))
+
+    def _broadcast_state(self) -> None:
+        if self.hand is None:
+            return
+        views = table_views(self.hand.game, {conn.seat for conn in self.conns})
+        for conn in list(self.conns):
+            conn.send(self._state_message(conn, views[conn.seat]))
+
+    def _broadcast_room(self, exclude: Conn | None = None) -> None:
+        text = _dumps(self._room_message())
+        for conn in list(self.conns):
+            if conn is not exclude:
+                conn.send_text(text)
+
+    # --- the end of a hand in words -----------------------------------------------------------------------
+    def _hand_end_message(self, result: HandResult, game: Game, settled: Settled | None) -> dict[str, Any]:
+        names = [self.names.get(p, p) for p in result.seating]
+        winners = []
+        for w in game.winners:
+            data = w.to_json()
+            src = w.from_seat
+            data["name"] = names[w.seat]
+            data["from_name"] = None if src is None else names[src]
+            data["pattern"] = pattern_words(w.score.base, w.score.extras_dict)
+            data["words"] = winner_words(names[w.seat], data["from_name"], tile_name(w.tile), w.score.fan,
+                                         w.score.multiple, w.score.base, w.score.extras_dict)
+            winners.append(data)
+        ledger = [
+            {**e.to_json(), "words": ledger_words(names[e.from_seat], names[e.to_seat], e.points, e.reason)}
+            for e in game.ledger
+        ]
+        coins: list[int] | None = None
+        fees: list[int] | None = None
+        balances: list[int | None] | None = None
+        if settled is not None:
+            coins = list(settled.changes[:4])
+            fees = list(settled.fees[:4])
+            balances = list(settled.balances[:4])
+        return {
+            "type": "hand_end",
+            "hand_no": result.hand_no,
+            "names": names,
+            "bots": [is_bot(p) for p in result.seating],
+            "winners": winners,
+            "ledger": ledger,
+            "points": game.deltas(),
+            "coins": coins,
+            "fees": fees,
+            "balances": balances,
+            "coefficient": self.room.coefficient,
+            "fee": self.room.fee,
+            "escaped": [i for i in range(4) if game.seats[i].escaped],
+            "exhausted": any(e.get("type") == "wall_empty" for e in game.events),
+            "final": self.match is not None and self.match.finished,
+        }
+
+    def _hand_end_for(self, conn: Conn) -> dict[str, Any]:
+        assert self.last_hand_end is not None
+        msg = dict(self.last_hand_end)
+        msg["next_hand_ms"] = self._ms_until(self._next_hand_at) if self.status is Status.BETWEEN else None
+        return msg
+
+    def _match_end_message(self) -> dict[str, Any]:
+        assert self.match is not None
+        people = sorted(self.match.running.items(), key=lambda kv: -kv[1])
+        return {
+            "type": "match_end",
+            "hands": self.match.hands_played,
+            "standings": [{"name": self.names.get(p, p), "bot": is_bot(p), "points": pts} for p, pts in people],
+        }
