@@ -836,7 +836,7 @@ class Game:
         s.melds.append(Meld(MeldKind.ANGANG, t))
         s.meld_suits |= 1 << (t // 9)
         self.clean_start = False
-        self._emit({"type": "angang", "seat": seat, "tile": t})
+        self._emit({"type": "angang", "seat": seat, "tile": t}, private=seat)  # laid face down
         kong = KongRecord(seat, "angang", t)
         pts = 2 * self.rules.base_score
         for o in range(4):
@@ -979,16 +979,19 @@ class Game:
 
     # --- wins -------------------------------------------------------------------------------------------
     def _visible_copies(self, seat: int, t: Tile) -> int:
-        """Copies of ``t`` that ``seat`` can see: its own hand, every meld, rivers, tiles set aside."""
+        """Copies of ``t`` that ``seat`` can see: its own hand, the melds (others' concealed kongs
+        lie face down), rivers, tiles set aside, and hands laid down by winners."""
         n = self.seats[seat].counts[t]
-        for s in self.seats:
+        for i, s in enumerate(self.seats):
             for m in s.melds:
-                if m.tile == t:
+                if m.tile == t and (m.kind is not MeldKind.ANGANG or i == seat or s.revealed):
                     n += m.size
             for tt, st in zip(s.river, s.river_state, strict=False):
                 if tt == t and st != RIVER_CLAIMED:
                     n += 1
             n += s.aside.count(t)
+            if i != seat and s.revealed:
+                n += s.counts[t]
         return n
 
     def _score(self, seat: int, tile: Tile, ctx: WinContext, extra: bool) -> Score:

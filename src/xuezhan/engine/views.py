@@ -86,7 +86,19 @@ class SeatView:
         return [s.void for s in self._game.seats]
 
     def melds(self, seat: int) -> list[Any]:
-        return list(self._game.seats[seat].melds)
+        """The melds of ``seat`` this seat can see: another seat's concealed kongs (暗杠) lie
+        face down until its hand is laid down (see :meth:`hidden_kongs`)."""
+        s = self._game.seats[seat]
+        if seat == self.seat or s.revealed:
+            return list(s.melds)
+        return [m for m in s.melds if m.kind != "angang"]
+
+    def hidden_kongs(self, seat: int) -> int:
+        """How many face-down concealed kongs ``seat`` has, as this seat sees it."""
+        s = self._game.seats[seat]
+        if seat == self.seat or s.revealed:
+            return 0
+        return sum(1 for m in s.melds if m.kind == "angang")
 
     def river(self, seat: int) -> list[int]:
         return list(self._game.seats[seat].river)
@@ -124,13 +136,16 @@ class SeatView:
         return w.tile if w is not None else None
 
     def visible_counts(self) -> list[int]:
-        """Copies of each tile this seat can see: its hand, all melds, rivers, tiles set aside."""
+        """Copies of each tile this seat can see: its hand, the melds (others' concealed kongs lie
+        face down), rivers, tiles set aside, hands laid down."""
         g = self._game
         from .game import RIVER_CLAIMED
 
         vis = g.seats[self.seat].counts[:]
-        for s in g.seats:
+        for i, s in enumerate(g.seats):
             for m in s.melds:
+                if m.kind == "angang" and i != self.seat and not s.revealed:
+                    continue  # face down
                 vis[m.tile] += m.size
             for t, st in zip(s.river, s.river_state, strict=False):
                 if st != RIVER_CLAIMED:
@@ -154,7 +169,11 @@ class SeatView:
             entry: dict[str, Any] = {
                 "seat": i,
                 "concealed": sum(s.counts),
-                "melds": [{"type": str(m.kind), "tile": tile_name(m.tile)} for m in s.melds],
+                "melds": [
+                    {"type": str(m.kind),
+                     "tile": None if m.kind == "angang" and i != self.seat and not s.revealed else tile_name(m.tile)}
+                    for m in s.melds
+                ],
                 "river": [tile_name(t) for t in s.river],
                 "river_state": list(s.river_state),
                 "aside": [tile_name(t) for t in s.aside],

@@ -141,9 +141,19 @@ def seat_view(game: Game, seat: int | None) -> dict[str, Any]:
     first = view["seats"][0]
     if not game.seats[0].revealed:
         first.pop("hand", None)
+        first["melds"] = _melds_json(game, 0, own=False)
     if game.phase in ("exchange", "dingque"):
         first["void"] = None
     return view
+
+
+def _melds_json(game: Game, seat: int, own: bool) -> list[dict[str, Any]]:
+    """A seat's melds; a concealed kong lies face down (no tile) except to its owner or once laid down."""
+    s = game.seats[seat]
+    return [
+        {"type": str(m.kind), "tile": None if m.kind == "angang" and not (own or s.revealed) else tile_name(m.tile)}
+        for m in s.melds
+    ]
 
 
 def table_views(game: Game, seats: set[int | None]) -> dict[int | None, dict[str, Any]]:
@@ -166,6 +176,7 @@ def table_views(game: Game, seats: set[int | None]) -> dict[int | None, dict[str
     first = dict(public[0])
     if not game.seats[0].revealed:
         first.pop("hand", None)
+        first["melds"] = _melds_json(game, 0, own=False)
     voids_public = game.phase not in ("exchange", "dingque")
     if not voids_public:
         first["void"] = None
@@ -179,6 +190,7 @@ def table_views(game: Game, seats: set[int | None]) -> dict[int | None, dict[str
         hand = format_tiles(st.tiles())
         mine = dict(public[seat])
         mine["hand"] = hand
+        mine["melds"] = _melds_json(game, seat, own=True)
         if st.void is not None:
             mine["void"] = SUITS[st.void]
         entries = list(public)

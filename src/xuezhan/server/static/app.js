@@ -463,7 +463,8 @@ function meldNode(m, small) {
   const node = el("div", { class: "meld", title: m.type });
   const n = m.type === "peng" ? 3 : 4;
   for (let k = 0; k < n; k++) {
-    const hidden = m.type === "angang" && (k === 0 || k === 3);
+    // a concealed kong lies face down: others see only backs (the tile is null for them)
+    const hidden = m.type === "angang" && (!m.tile || k === 0 || k === 3);
     node.append(tileImg(hidden ? "back" : m.tile, small));
   }
   return node;
