@@ -36,11 +36,17 @@ def describe_result(res: dict[str, Any]) -> str:
 @click.command("replay")
 @click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
 @json_option
+@click.option("--view", is_flag=True, help="Step through the record in the terminal UI (n/b keys, q quits).")
 @guarded
-def replay_cmd(file: Path, as_json: bool) -> int:
+def replay_cmd(file: Path, as_json: bool, view: bool) -> int:
     """Replay a game record FILE and print the result."""
     record = load_record(file)
     game, complete = replay(record)
+    if view:
+        from ..tui.replay import ReplayApp
+
+        ReplayApp(record, name=str(file)).run()
+        return 0
     res = result_json(game, complete)
     if as_json:
         emit_json(res)

@@ -1,0 +1,61 @@
+"""``xuezhan play``: a match against three bots in the terminal."""
+
+from __future__ import annotations
+
+import secrets
+from pathlib import Path
+
+import click
+
+from ..bots import BOTS
+from ..errors import XuezhanError
+from ._common import guarded, load_rules, rules_option
+
+
+@click.command("play")
+@rules_option
+@click.option("--hands", type=int, default=8, show_default=True, help="Number of hands in the match.")
+@click.option("--seed", type=int, default=None, help="Same seed, same deals (random by default).")
+@click.option("--bots", "bot", default="heuristic", show_default=True, metavar="BOT",
+              help=f"The bots at the other three seats ({', '.join(sorted(BOTS))}).")
+@click.option("--record-dir", "record_dir", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="Save every hand as a game record (JSON) in this directory.")
+@click.option("--glyphs", is_flag=True, help="Draw tiles as Unicode mahjong glyphs (🀇 🀙 🀐) instead of 5万.")
+@click.option("--delay", type=float, default=0.45, show_default=True, metavar="SECONDS",
+              help="Pause between the bots' moves.")
+@guarded
+def play_cmd(rules_spec: str, hands: int, seed: int | None, bot: str, record_dir: Path | None, glyphs: bool,
+             delay: float) -> int:
+    """Play a match of N hands against three bots, in a full-screen terminal UI.
+
+    You are seat 0. Keys: ←/→ or 1-9 a-e select a tile, enter/space discards it,
+    h hu, p peng, g gang, x pass, m/p/s choose the void suit, ? hint, q quit.
+    """
+    if hands < 1:
+        raise XuezhanError("bad_hands", f"--hands must be at least 1, not {hands}")
+    if delay < 0:
+        raise XuezhanError("bad_delay", "--delay cannot be negative")
+    if "," in bot:
+        raise XuezhanError("bad_bots", "--bots takes one bot name: the same bot plays the three other seats")
+    if bot not in BOTS:
+        raise XuezhanError("unknown_bot", f"unknown bot {bot!r}: choose from {', '.join(sorted(BOTS))}")
+    rules = load_rules(rules_spec)
+    if seed is None:  # a seed of its own, so that the final table can tell how to play these deals again
+        seed = secrets.randbelow(1 << 31)
+    from ..tui.match import Match, check_record_dir
+
+    if record_dir is not None:
+        check_record_dir(record_dir)
+    match = Match(rules, hands=hands, seed=seed, bot=bot, record_dir=record_dir)
+    from ..tui.app import PlayApp
+
+    if glyphs:
+        from ..tui.terminal import fit_mahjong_tiles_to_terminal
+
+        fit_mahjong_tiles_to_terminal()
+    app = PlayApp(match, glyphs=glyphs, bot_delay=delay)
+    app.run()
+    return 0
+
+
+__all__ = ["play_cmd"]

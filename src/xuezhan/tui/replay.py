@@ -1,0 +1,139 @@
+"""``xuezhan replay FILE --view``: step through a game record on the same table.
+
+A replay may show everything: every seat's hand is open. The steps are the actions
+the record's replay applied (the listed ones, the passes a closed claim window
+implies, and the ``autoplay`` decisions), so stepping to the end gives the record's
+result.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from rich.text import Text
+from textual.app import App, ComposeResult
+from textual.binding import Binding, BindingType
+from textual.widgets import Footer, RichLog, Static
+
+from ..engine.actions import Action
+from ..engine.game import Game, Phase
+from ..records import Record, replay
+from .panels import scores_text, seat_panel, status_text
+from .widgets import CSS, SeatBox, table_widgets
+from .words import deltas_words, event_words, last_action_words, ledger_lines, win_words
+
+
+class ReplayStepper:
+    """The hand of a record at any step: ``goto(k)`` is the state after the first ``k`` actions."""
+
+    def __init__(self, record: Record) -> None:
+        final, complete = replay(record)
+        self.record = record
+        self.actions: list[Action] = list(final.actions)
+        self.complete = complete
+        self.step = 0
+        self.game = record.new_game()
+
+    @property
+    def total(self) -> int:
+        return len(self.actions)
+
+    def goto(self, k: int) -> Game:
+        k = max(0, min(k, self.total))
+        if k < self.step:
+            self.game = self.record.new_game()
+            self.step = 0
+        while self.step < k:
+            self.game.apply(self.actions[self.step])
+            self.step += 1
+        return self.game
+
+    def next_action(self) -> Action | None:
+        return self.actions[self.step] if self.step < self.total else None
+
+
+class ReplayApp(App[int]):
+    """The replay viewer: n/→ forward, b/← back, home/end, q quit."""
+
+    CSS = CSS
+    TITLE = "xuezhan replay"
+    ENABLE_COMMAND_PALETTE = False
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("n", "step(1)", "next", key_display="n/→"),
+        Binding("right", "step(1)", "next", show=False),
+        Binding("space", "step(1)", "next", show=False),
+        Binding("b", "step(-1)", "back", key_display="b/←"),
+        Binding("left", "step(-1)", "back", show=False),
+        Binding("pagedown", "step(10)", "+10", key_display="PgDn"),
+        Binding("pageup", "step(-10)", "-10", key_display="PgUp"),
+        Binding("home", "goto(0)", "start"),
+        Binding("end", "goto(-1)", "end"),
+        Binding("q", "quit_replay", "quit"),
+    ]
+
+    def __init__(self, record: Record, *, glyphs: bool = False, name: str = "") -> None:
+        super().__init__()
+        self.stepper = ReplayStepper(record)
+        self.glyphs = glyphs
+        self.record_name = name
+        self.log_lines: list[str] = []
+
+    def compose(self) -> ComposeResult:
+        yield from table_widgets()
+        yield Static("", id="step")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.sub_title = self.record_name
+        self._refresh()
+
+    def action_step(self, delta: int) -> None:
+        self.stepper.goto(self.stepper.step + delta)
+        self._refresh()
+
+    def action_goto(self, k: int) -> None:
+        self.stepper.goto(self.stepper.total if k < 0 else k)
+        self._refresh()
+
+    def action_quit_replay(self) -> None:
+        self.exit(0)
+
+    def _refresh(self) -> None:
+        st = self.stepper
+        g = st.game
+        self.query_one("#status", Static).update(
+            status_text(g, None, label="Replay", rules_name=g.rules.preset_name, glyphs=self.glyphs))
+        last = last_action_words(g, None, glyphs=self.glyphs, reveal=True)
+        self.query_one("#last", Static).update(Text(f"last: {last}" if last else ""))
+        turn_seat = g.turn if g.phase is Phase.TURN else None
+        for seat in range(4):
+            panel = seat_panel(g, seat, None, glyphs=self.glyphs, reveal=True)
+            self.query_one(f"#seat-{seat}", SeatBox).show(panel, turn=seat == turn_seat)
+        self.query_one("#scores", Static).update(scores_text(g.deltas(), None, None, ["", "", "", ""]))
+        log = self.query_one("#game-log", RichLog)
+        log.clear()
+        self.log_lines = []
+        for ev, private in zip(g.events, g.private, strict=False):
+            words = event_words(ev, private, None, glyphs=self.glyphs, reveal=True)
+            if words is not None:
+                self.log_lines.append(words)
+                log.write(Text(words, style="bold yellow" if ev["type"] == "hu" else ""))
+        if g.over:
+            for line in self._result_lines(g):
+                self.log_lines.append(line)
+                log.write(Text(line, style="bold"))
+        nxt = st.next_action()
+        if nxt is not None:
+            step = f"step {st.step}/{st.total} · next: {nxt}"
+        elif st.complete:
+            step = f"step {st.step}/{st.total} · the end of the hand"
+        else:
+            step = f"step {st.step}/{st.total} · the record stops here (complete: false)"
+        self.query_one("#step", Static).update(Text(step))
+
+    def _result_lines(self, g: Game) -> list[str]:
+        lines = ["", "Result"]
+        lines += [win_words(w, None, self.glyphs) for w in g.winners] or ["nobody won"]
+        lines += ledger_lines(g, None)
+        lines.append("deltas: " + deltas_words(g.deltas(), None))
+        return lines

@@ -1,0 +1,230 @@
+"""Textual widgets of the table: seat panels, the human's hand, compact action buttons, dialogs."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import ClassVar
+
+from rich.text import Text
+from textual import events
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.message import Message
+from textual.screen import ModalScreen
+from textual.widgets import Button, RichLog, Static
+
+from ..scoring import Meld
+from ..tiles import Tile
+from .panels import SeatPanel
+from .words import meld_text, tile_text
+
+HAND_KEYS = "123456789abcde"
+"""The key that selects the tile at each position of the hand (14 at most)."""
+
+MAX_HAND = 14
+
+
+class SeatBox(Static):
+    """One seat's panel: title, melds, river, wins, and its hand once laid down."""
+
+    def show(self, panel: SeatPanel, *, turn: bool) -> None:
+        self.border_title = panel.title
+        self.border_subtitle = panel.subtitle
+        self.set_class(turn, "turn")
+        self.update(panel.body)
+
+
+class TileButton(Static):
+    """A tile of the human's hand: click to select it, click it again to discard it."""
+
+    class Clicked(Message):
+        def __init__(self, index: int) -> None:
+            super().__init__()
+            self.index = index
+
+    def __init__(self, index: int, *, id: str | None = None) -> None:
+        super().__init__("", id=id)
+        self.index = index
+        self.tile: Tile | None = None
+
+    def on_click(self, event: events.Click) -> None:
+        event.stop()
+        if self.tile is not None:
+            self.post_message(self.Clicked(self.index))
+
+
+class HandBar(Horizontal):
+    """The human's concealed tiles (the drawn tile apart on the right) and melds."""
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.tiles: list[Tile] = []
+
+    def compose(self) -> ComposeResult:
+        for i in range(MAX_HAND):
+            yield TileButton(i, id=f"tile-{i}")
+        yield Static("", id="hand-melds")
+
+    def show(self, tiles: Sequence[Tile], *, drawn_apart: bool, selected: int | None, marked: set[int],
+             melds: Sequence[Meld], glyphs: bool) -> None:
+        self.tiles = list(tiles)
+        for i, button in enumerate(self.query(TileButton)):
+            if i < len(tiles):
+                t = tiles[i]
+                button.tile = t
+                content = tile_text(t, glyphs)
+                room = 3 - content.cell_len  # as wide as "5万"; a glyph is one cell, or two
+                if room > 0:
+                    content = Text(" " * (room // 2)) + content + Text(" " * (room - room // 2))
+                content.append(f"\n{HAND_KEYS[i]}", style="dim")  # the key that selects it
+                button.update(content)
+                button.display = True
+                button.set_class(i == selected, "selected")
+                button.set_class(i in marked, "marked")
+                button.set_class(drawn_apart and i == len(tiles) - 1, "drawn")
+            else:
+                button.tile = None
+                button.display = False
+        melds_text = Text()
+        if melds:
+            melds_text.append("melds ", style="dim")
+            melds_text.append_text(Text(" ").join(meld_text(m, glyphs) for m in melds))
+        self.query_one("#hand-melds", Static).update(melds_text)
+
+
+class ActionButton(Button, can_focus=False):
+    """A one-line button for an action (the keyboard stays with the table)."""
+
+    def __init__(self, label: str, action: str, *, id: str | None = None) -> None:
+        super().__init__(label, id=id)
+        self.action_name = action
+
+
+class ConfirmScreen(ModalScreen[bool]):
+    """A yes/no question."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("y", "answer(True)", "yes"),
+        Binding("n", "answer(False)", "no"),
+        Binding("escape", "answer(False)", "no", show=False),
+        Binding("q", "answer(True)", "quit", show=False),
+    ]
+
+    def __init__(self, question: str) -> None:
+        super().__init__()
+        self.question = question
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="dialog"):
+            yield Static(self.question, id="question")
+            yield Static("y yes · n no", id="dialog-keys")
+
+    def action_answer(self, yes: bool) -> None:
+        self.dismiss(yes)
+
+
+class SettlementScreen(ModalScreen[str]):
+    """The end of a hand (or of the match): every payment in words, the net result, the totals."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("enter", "close('next')", "next"),
+        Binding("space", "close('next')", "next", show=False),
+        Binding("n", "close('next')", "next", show=False),
+        Binding("q", "close('quit')", "quit"),
+        Binding("v", "peek", "view the table"),
+        Binding("up", "scroll(-1)", show=False),
+        Binding("down", "scroll(1)", show=False),
+    ]
+
+    def __init__(self, title: str, body: Text, keys: str) -> None:
+        super().__init__()
+        self.title_text = title
+        self.body = body
+        self.keys = keys
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="dialog"):
+            yield Static(Text(self.title_text, style="bold"), id="settlement-title")
+            with VerticalScroll(id="settlement-scroll"):
+                yield Static(self.body, id="settlement-text")
+            yield Static(self.keys + " · v: view the table", id="dialog-keys")
+        yield Static(self.keys + " · v: show the settlement again", id="peek")
+
+    def action_close(self, how: str) -> None:
+        self.dismiss(how)
+
+    def action_peek(self) -> None:
+        """Hide the settlement to look at the table (the hands are laid down), or show it again."""
+        dialog = self.query_one("#dialog")
+        dialog.display = not dialog.display
+        self.query_one("#peek").display = not dialog.display
+
+    def action_scroll(self, step: int) -> None:
+        self.query_one("#settlement-scroll", VerticalScroll).scroll_relative(y=step)
+
+
+def table_widgets() -> ComposeResult:
+    """The table shared by play and replay: status, the four seats, the totals and the log."""
+    yield Static("", id="status")
+    yield Static("", id="last")
+    with Horizontal(id="main"):
+        with VerticalScroll(id="table") as table:
+            table.can_focus = False  # the keyboard belongs to the game, not to scrolling
+            yield SeatBox(id="seat-2")
+            with Horizontal(id="middle"):
+                yield SeatBox(id="seat-3")
+                yield SeatBox(id="seat-1")
+            yield SeatBox(id="seat-0")
+        with Vertical(id="side"):
+            yield Static("", id="scores")
+            log = RichLog(id="game-log", wrap=True, markup=False, max_lines=1000, min_width=10)
+            log.can_focus = False
+            yield log
+
+
+def plain(widget: Static) -> str:
+    """The text a static widget shows (for tests and for logs)."""
+    content = widget.content
+    if isinstance(content, Text):
+        return content.plain
+    return str(content)
+
+
+CSS = """
+Screen { layout: vertical; }
+#status { height: 1; padding: 0 1; background: $boost; }
+#last { height: 1; padding: 0 1; color: $text-muted; }
+#main { height: 1fr; }
+#table { width: 1fr; height: 1fr; }
+#side { width: 38; height: 1fr; }
+#middle { height: 1fr; min-height: 6; }
+#seat-2, #seat-0 { height: 1fr; }
+#seat-1, #seat-3 { height: 1fr; }
+SeatBox { height: auto; min-height: 5; border: round $panel-lighten-2; padding: 0 1; }
+SeatBox.turn { border: heavy $accent; }
+#seat-1, #seat-3 { width: 1fr; }
+#scores { height: auto; border: round $panel-lighten-2; padding: 0 1; }
+#game-log { height: 1fr; border: round $panel-lighten-2; }
+#hint { height: auto; padding: 0 1; color: $success; }
+#hint.empty { display: none; }
+HandBar { height: 4; padding: 0 1; }
+TileButton { width: auto; height: 4; border: round $panel-lighten-2; padding: 0 0; text-align: center; }
+TileButton.drawn { margin: 0 0 0 2; }
+TileButton.selected { border: heavy $warning; background: $warning 20%; }
+TileButton.marked { border: heavy $success; background: $success 25%; }
+TileButton.marked.selected { border: heavy $warning; background: $success 40%; }
+#hand-melds { width: 1fr; height: 4; padding: 1 0 0 2; }
+#prompt { height: auto; padding: 0 1; text-style: bold; }
+#actions { height: 1; padding: 0 1; }
+ActionButton { height: 1; min-width: 8; border: none; margin: 0 1 0 0; padding: 0 1; }
+#message { height: 1; padding: 0 1; color: $warning; text-style: bold; }
+#dialog { width: 90; max-width: 95%; height: auto; max-height: 90%; border: thick $accent;
+          background: $surface; padding: 1 2; }
+#settlement-scroll { height: auto; max-height: 30; }
+#dialog-keys { margin-top: 1; color: $text-muted; }
+ConfirmScreen, SettlementScreen { align: center middle; }
+SettlementScreen { background: $background 30%; }
+#peek { display: none; dock: bottom; height: 1; width: 100%; background: $accent; color: $text; padding: 0 1; }
+#step { height: 1; padding: 0 1; text-style: bold; }
+"""
