@@ -135,6 +135,27 @@ def _can_be_ready(counts: list[int], n_melds: int, meld_suits: int, void: int | 
     return False
 
 
+def _prepared(
+    hand: str,
+    peng: tuple[str, ...],
+    gang: tuple[str, ...],
+    angang: tuple[str, ...],
+    dingque: str | None,
+    rules_spec: str,
+    most: int,
+) -> tuple[Any, list[int], list[Any], list[int], list[int], int, int | None, int]:
+    """Rules, the parsed hand, the void (when the rules have 定缺) and its shanten, for waits/shanten."""
+    rules = load_rules(rules_spec)
+    tiles, melds, counts, owned, meld_suits = _analysed_hand(hand, peng, gang, angang, most)
+    void = parse_void(dingque)  # a bad suit is bad input even when the rules ignore the void
+    if not rules.dingque:
+        void = None
+    sh = shanten(counts, len(melds), meld_suits=meld_suits, void=void)
+    if sh >= 99:
+        raise HandError("no_winning_hand", "no winning hand can be reached: the melds use the void suit or three suits")
+    return rules, tiles, melds, counts, owned, meld_suits, void, sh
+
+
 @click.command("waits")
 @click.argument("hand")
 @meld_options
@@ -152,14 +173,9 @@ def waits_cmd(
     as_json: bool,
 ) -> int:
     """The waits of a HAND of 13 tile-equivalents, each scored as a discard win."""
-    rules = load_rules(rules_spec)
-    tiles, melds, counts, owned, meld_suits = _analysed_hand(hand, peng, gang, angang, 13)
-    void = parse_void(dingque)  # a bad suit is bad input even when the rules ignore the void
-    if not rules.dingque:
-        void = None
-    sh = shanten(counts, len(melds), meld_suits=meld_suits, void=void)
-    if sh >= 99:
-        raise HandError("no_winning_hand", "no winning hand can be reached: the melds use the void suit or three suits")
+    rules, tiles, melds, counts, owned, meld_suits, void, sh = _prepared(
+        hand, peng, gang, angang, dingque, rules_spec, 13
+    )
     waits: list[dict[str, Any]] = []
     if len(tiles) + 3 * len(melds) == 13:  # a shorter hand has no waits (it cannot be ready)
         for t in winning_tiles(counts, len(melds), meld_suits=meld_suits, void=void, owned=owned):
@@ -197,14 +213,9 @@ def shanten_cmd(
     as_json: bool,
 ) -> int:
     """Tiles from ready: -1 complete, 0 ready (four sets + pair, or seven pairs)."""
-    rules = load_rules(rules_spec)
-    tiles, melds, counts, owned, meld_suits = _analysed_hand(hand, peng, gang, angang, 14)
-    void = parse_void(dingque)  # a bad suit is bad input even when the rules ignore the void
-    if not rules.dingque:
-        void = None
-    sh = shanten(counts, len(melds), meld_suits=meld_suits, void=void)
-    if sh >= 99:
-        raise HandError("no_winning_hand", "no winning hand can be reached: the melds use the void suit or three suits")
+    _, tiles, melds, counts, owned, meld_suits, void, sh = _prepared(
+        hand, peng, gang, angang, dingque, rules_spec, 14
+    )
     if sh == 0 and not _can_be_ready(counts, len(melds), meld_suits, void, owned):
         # hand.shanten does not see the copies held in melds: "ready" only on a fifth copy is not ready.
         sh = 1
