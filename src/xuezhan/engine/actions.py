@@ -83,6 +83,9 @@ class Action:
             kind = ActionType(str(data.get("type")))
         except ValueError:
             raise RecordError("unknown_action", f"action {data!r}: unknown type {data.get('type')!r}") from None
+        unknown = set(data) - {"seat", "type"} - _FIELDS[kind]
+        if unknown:
+            raise RecordError("bad_action", f"action {data!r}: unknown field(s) {', '.join(sorted(unknown))}")
         try:
             if kind in (ActionType.DISCARD, ActionType.GANG):
                 if not isinstance(data.get("tile"), str):
@@ -105,6 +108,20 @@ class Action:
         except XuezhanError as exc:
             raise RecordError("bad_action", f"action {data!r}: {exc.message}") from None
         return cls(seat, kind)
+
+
+_FIELDS: Final[dict[ActionType, frozenset[str]]] = {
+    ActionType.DISCARD: frozenset({"tile"}),
+    ActionType.GANG: frozenset({"tile"}),
+    ActionType.DINGQUE: frozenset({"suit"}),
+    ActionType.EXCHANGE: frozenset({"tiles"}),
+    ActionType.SWAP: frozenset({"tile", "want"}),
+    ActionType.PENG: frozenset(),
+    ActionType.HU: frozenset(),
+    ActionType.PASS: frozenset(),
+    ActionType.ESCAPE: frozenset(),
+}
+"""The fields each action type may carry in a record, besides ``seat`` and ``type``."""
 
 
 # --- shared action values -------------------------------------------------------------------
