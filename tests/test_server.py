@@ -617,6 +617,24 @@ def test_a_restart_keeps_settled_coins_and_finished_hands(tmp_path: Path) -> Non
         assert [(h["room"], h["hand_no"], h["coins"]) for h in hist] == [(code, 1, msg["coins"][0])]
 
 
+def test_without_a_configured_secret_a_session_outlives_a_restart(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("XUEZHAN_SECRET", raising=False)
+    db = f"sqlite:///{tmp_path / 'sessions.sqlite3'}"
+    config = ServerConfig.fast()
+    with TestClient(create_app(db, config=config)) as c:
+        assert c.post("/api/login", json={"nickname": "lin"}).status_code == 200
+        cookies = dict(c.cookies)
+    with TestClient(create_app(db, config=config)) as c2:  # the key that signs sessions is in the database
+        c2.cookies = cookies
+        assert c2.get("/api/me").json()["account"]["nickname"] == "lin"
+    other = f"sqlite:///{tmp_path / 'other.sqlite3'}"
+    with TestClient(create_app(other, config=config)) as c3:  # another database, another key
+        c3.cookies = cookies
+        assert c3.get("/api/me").json()["account"] is None
+
+
 def test_a_hand_whose_coins_cannot_be_recorded_stops_the_match(make_app: Callable[..., Any],
                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
     app = make_app(turn_timeout=0.01, claim_timeout=0.01, choice_timeout=0.01)

@@ -184,7 +184,7 @@ def create_app(
 ) -> Starlette:
     """The web table. ``db_url``: any SQLAlchemy URL (default: the SQLite file of
     :func:`xuezhan.store.default_url`). ``bank``: use this instead of the store (tests).
-    ``secret`` signs session tokens (default: ``$XUEZHAN_SECRET``, else random per process)."""
+    ``secret`` signs session tokens (default: ``$XUEZHAN_SECRET``, else a random key kept in the database)."""
     config = config or ServerConfig()
     if bank is None:
         from .storebank import StoreBank

@@ -3,8 +3,8 @@
 Accounts, balances, rooms, matches, finished hands and their settlement are the
 store's (one idempotent transaction per hand). Sessions are signed tokens: the
 account name, a random nonce and an HMAC-SHA256 under the server's secret
-(``XUEZHAN_SECRET``; without one a random secret is made at start and sessions end
-with the process). Bots play under four accounts topped up from the mint by the house.
+(``XUEZHAN_SECRET``; without one, a random secret made on the first start and kept in
+the database, so sessions outlive a restart). Bots play under four accounts topped up from the mint by the house.
 """
 
 from __future__ import annotations
@@ -39,7 +39,7 @@ class StoreBank:
 
     def __init__(self, store: Store, *, secret: bytes | None = None, starting_coins: int = 20_000) -> None:
         self.store = store
-        self.secret = secret if secret else secrets.token_bytes(32)
+        self.secret = secret if secret else store.setting("session_secret", lambda: secrets.token_hex(32)).encode()
         self.starting_coins = starting_coins
         self._revoked: set[str] = set()
         self._lock = threading.Lock()

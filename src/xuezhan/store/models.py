@@ -191,3 +191,12 @@ class ItemSpend(Base):
     kind: Mapped[str] = mapped_column(String(32))
     match_id: Mapped[int | None] = mapped_column(BigId, ForeignKey("matches.id"))
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), server_default=func.now())
+
+
+class Setting(Base):
+    """A server-wide value kept with the data (e.g. the key that signs session tokens)."""
+
+    __tablename__ = "settings"
+
+    key: Mapped[str] = mapped_column(String(64), primary_key=True)
+    value: Mapped[str] = mapped_column(String(512))

@@ -54,6 +54,7 @@ from .models import (
     MatchRow,
     Posting,
     Room,
+    Setting,
     Settlement,
 )
 
@@ -195,6 +196,22 @@ class Store:
             if key is not None:
                 return False  # the same key, granted concurrently
             raise
+
+    def setting(self, key: str, make: Callable[[], str]) -> str:
+        """The stored value of ``key``; the first caller stores ``make()`` (once, even when racing)."""
+        with self._sessions() as s:
+            row = s.get(Setting, key)
+            if row is not None:
+                return row.value
+        try:
+            with self._sessions.begin() as s:
+                s.add(Setting(key=key, value=make()))
+        except IntegrityError:
+            pass  # another process stored it first
+        with self._sessions() as s:
+            row = s.get(Setting, key)
+            assert row is not None
+            return row.value
 
     def balance(self, name: str) -> int:
         return self.balances([name])[name]
