@@ -5,7 +5,8 @@
 :meth:`Game.apply` an action: an illegal one raises
 :class:`~xuezhan.errors.IllegalActionError` and changes nothing. Every movement of
 points is a :class:`LedgerEntry` recorded at the moment it happens, and every step
-is an event; :meth:`Game.view` gives what one seat may see.
+is an event; :meth:`Game.view` (a :class:`~xuezhan.engine.views.SeatView`) gives what
+one seat may see.
 
 The engine never prints, sleeps, reads a clock or uses global randomness; a seeded
 ``random.Random`` is used only to deal (and to pick a random 换三张 direction).
@@ -17,7 +18,7 @@ import random
 from dataclasses import dataclass, field
 from enum import StrEnum
 from functools import lru_cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..errors import IllegalActionError
 from ..hand import (
@@ -43,6 +44,9 @@ from .actions import (
     LedgerEntry,
 )
 from .deal import Deal, random_deal, throw_for_dealer
+
+if TYPE_CHECKING:
+    from .views import SeatView
 
 
 class Phase(StrEnum):
@@ -329,9 +333,7 @@ class Game:
         self.winners: list[WinRecord] = []
         self.kongs: list[KongRecord] = []
         self.win_groups = 0
-        self.first_win_from: int | None = None  # discarder of the first win, -1 if self-drawn
         self.exchange_direction = exchange_direction
-        self.ended_by_escape = False
         self._legal_cache: dict[int, list[Action]] = {}
         self.actions: list[Action] = []  # every action applied, in order (the record)
         if not 0 <= bystanders <= 4:
@@ -423,6 +425,12 @@ class Game:
             if not s.escaped and (blood or not s.won):
                 return o
         return None
+
+    def view(self, seat: int) -> SeatView:
+        """What ``seat`` may see of this hand."""
+        from .views import SeatView
+
+        return SeatView(self, seat)
 
     def deltas(self) -> list[int]:
         d = [0, 0, 0, 0]
@@ -1021,8 +1029,6 @@ class Game:
         )
         score = self._score(seat, tile, ctx, extra=False)
         self.win_groups += 1
-        if self.first_win_from is None:
-            self.first_win_from = -1
         rec = WinRecord(seat, None, tile, score, self.win_groups)
         self.winners.append(rec)
         self._emit({"type": "hu", "seat": seat, "from": None, "tile": tile, "fan": score.fan,
@@ -1049,8 +1055,6 @@ class Game:
     def _discard_wins(self, w: _Window, hu_seats: list[int]) -> None:
         order = sorted(hu_seats, key=lambda o: (o - w.source) % 4)
         self.win_groups += 1
-        if self.first_win_from is None:
-            self.first_win_from = w.source
         transfer = 0
         if self.rules.call_transfer and w.after_kong and not w.robbing:
             transfer_kongs = [k for k in self.turn_kongs if k.seat == w.source and not k.transferred]
@@ -1179,7 +1183,6 @@ class Game:
                     pts = max(pts, self.da_jiao(o, "max"))
                 self._pay(seat, o, pts, "escape")
             s.escaped = True
-            self.ended_by_escape = True
             self._finish()
             return
         # a seat that has won leaves: the hand goes on
