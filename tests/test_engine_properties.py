@@ -435,3 +435,32 @@ def test_seeded_loop_of_rule_mixes_without_views() -> None:
         play_checked(game, bot_chooser(i, ["random"] * 4, 0.002), views=False)
         check_winners(game)
         check_replay(game)
+
+
+def test_blood_river_settles_the_exhausted_wall_among_seats_that_never_won() -> None:
+    """docs/decisions.md: under blood_river a winner stays in the hand, but 花猪, 查大叫 and 退税
+    concern only the seats that never won (a winner may still be refunded kong money it paid)."""
+    import random as _random
+
+    from xuezhan.bots import make_bot
+    from xuezhan.engine import Game
+    from xuezhan.rules import Rules
+    from xuezhan.selfplay import play_hand
+
+    rules = Rules.preset("qq").with_options({"blood_river": True})
+    master = _random.Random(11)
+    seen_settlement = seen_winner = 0
+    for _ in range(150):
+        game = Game.new(rules, rng=_random.Random(master.getrandbits(64)))
+        bots = [make_bot("heuristic" if s % 2 else "random", _random.Random(master.getrandbits(64))) for s in range(4)]
+        play_hand(game, bots)
+        winners = {w.seat for w in game.winners}
+        seen_winner += bool(winners)
+        for e in game.ledger:
+            if e.reason in ("hua_zhu", "cha_jiao"):
+                seen_settlement += 1
+                assert e.from_seat not in winners and e.to_seat not in winners, e
+            if e.reason == "tui_shui":
+                assert e.from_seat not in winners, e
+        assert game.live == 0 or len([s for s in range(4) if game.seats[s].escaped]) > 0
+    assert seen_winner and seen_settlement  # the sample exercises both
