@@ -474,3 +474,75 @@ def test_distance_table_entries_match_brute_force(suit: tuple[int, ...]) -> None
     expected = [brute_distance(suit, m, p) for m in range(5) for p in range(2)]
     assert [hand.suit_distance(key, m, p) for m in range(5) for p in range(2)] == expected
     assert list(ref_suit_row(suit)) == expected  # and the reference search used above agrees
+
+
+# ---------------------------------------------------------------------------------------------
+# shanten with the copies that lie in melds (``owned``)
+# ---------------------------------------------------------------------------------------------
+
+
+def brute_capped_distance(suit: Sequence[int], caps: Sequence[int], m: int, p: int) -> int:
+    """As :func:`brute_distance`, over the targets that use at most ``caps[r]`` copies of rank r."""
+    keeps = [sum(map(min, t, suit)) for t in all_targets()[m, p] if all(x <= c for x, c in zip(t, caps, strict=True))]
+    return 3 * m + 2 * p - max(keeps) if keeps else INF
+
+
+def brute_shanten_with_melds(counts: Sequence[int], n_melds: int, meld_suits: int, owned: Sequence[int]) -> int:
+    caps = [4 - (owned[t] - counts[t]) for t in range(27)]
+    want = 4 - n_melds
+    best = INF
+    for suits in itertools.combinations(range(3), 2):
+        if meld_suits & ~sum(1 << s for s in suits):
+            continue
+        for split in itertools.product(range(want + 1), repeat=2):
+            if sum(split) != want:
+                continue
+            for pair_at in (0, 1):
+                v = sum(
+                    brute_capped_distance(counts[s * 9 : s * 9 + 9], caps[s * 9 : s * 9 + 9], n, int(i == pair_at))
+                    for i, (s, n) in enumerate(zip(suits, split, strict=True))
+                )
+                best = min(best, v)
+    return best - 1 if best < INF else 99
+
+
+def melded_hands() -> list[tuple[list[int], int, int, list[int]]]:
+    """Seeded 13-equivalent hands with one or two pengs/kongs in two suits, each holding the
+    fourth copy of a peng or tiles next to a meld: where the copies in melds can matter."""
+    rng = random.Random(77)
+    out: list[tuple[list[int], int, int, list[int]]] = []
+    while len(out) < 150:
+        suits = rng.sample(range(3), 2)
+        kinds = [s * 9 + r for s in suits for r in range(9)]
+        owned = [0] * 27
+        n_melds = rng.choice((1, 1, 2))
+        meld_suits = 0
+        for t in rng.sample(kinds, n_melds):
+            owned[t] = rng.choice((3, 3, 4))
+            meld_suits |= 1 << (t // 9)
+        counts = [0] * 27
+        melded = [t for t in range(27) if owned[t]]
+        anchor = melded[0]
+        if owned[anchor] == 3 and rng.random() < 0.7:
+            counts[anchor] = 1  # the fourth copy in hand
+        for t in (anchor - 1, anchor + 1, anchor - 2, anchor + 2):
+            if t // 9 == anchor // 9 and 0 <= t < 27 and owned[t] == 0 and rng.random() < 0.6:
+                counts[t] += 1
+        pool = [t for t in kinds for _ in range(4 - owned[t] - counts[t])]
+        room = 13 - 3 * n_melds - sum(counts)
+        if room < 0:
+            continue
+        for t in rng.sample(pool, room):
+            counts[t] += 1
+        out.append((counts, n_melds, meld_suits, [counts[t] + owned[t] for t in range(27)]))
+    return out
+
+
+@pytest.mark.parametrize("case", melded_hands())
+def test_shanten_with_meld_copies_matches_search(case: tuple[list[int], int, int, list[int]]) -> None:
+    counts, n_melds, meld_suits, owned = case
+    expected = brute_shanten_with_melds(counts, n_melds, meld_suits, owned)
+    assert hand.shanten(counts, n_melds, meld_suits=meld_suits, owned=owned) == expected
+    # ready (0) exactly when a real wait exists
+    waits = hand.winning_tiles(counts, n_melds, meld_suits=meld_suits, owned=owned)
+    assert (expected == 0) == bool(waits)

@@ -434,6 +434,7 @@ def shanten(
     meld_suits: int = 0,
     void: int | None = None,
     two_suits: bool = True,
+    owned: Sequence[int] | None = None,
 ) -> int:
     """Shanten toward a hand that can hu: −1 complete, 0 ready, N tiles from ready.
 
@@ -441,7 +442,16 @@ def shanten(
     useless; with ``two_suits`` (the game's rule) the target uses at most two suits,
     those of the melds included. Returns 99 when no winning hand can be reached
     (a meld in the void suit, or melds in three suits).
+
+    ``owned`` (concealed plus meld copies, as for :func:`winning_tiles`) makes the answer
+    exact for hands with melds: the target then uses no copy that lies in a meld (a hand
+    with a peng of 5m cannot plan a pair of 5m). Without it the tables assume every copy
+    not in the hand is still to be had; that is faster and off by one in rare hands.
     """
+    if owned is not None and n_melds:
+        caps = [4 - (owned[t] - counts[t]) for t in range(27)]
+        if min(caps) < 4:
+            return _capped_shanten(counts, n_melds, meld_suits, void, two_suits, caps)
     keys = suit_keys(counts)
     want = _want(n_melds)
     t = _load_tables()
@@ -460,6 +470,53 @@ def shanten(
                 v = min(v, _SEVEN_DISTANCE[seven[ka] + seven[kb]])
         if v < best:
             best = v
+    return best - 1 if best < 99 else 99
+
+
+@lru_cache(maxsize=1 << 14)
+def _capped_row(suit: tuple[int, ...], caps: tuple[int, ...]) -> tuple[int, ...]:
+    """``row[2m + p]``: fewest tiles to add so the nine counts contain m sets and p pairs,
+    using at most ``caps[r]`` copies of rank r. A search rank by rank: at rank r the target
+    holds the runs still in progress, the runs it starts there, maybe a pung, maybe the pair."""
+    inf = 99
+    states: dict[tuple[int, int], list[int]] = {(0, 0): [0] + [inf] * 9}
+    for r in range(9):
+        have, cap = suit[r], caps[r]
+        nxt: dict[tuple[int, int], list[int]] = {}
+        for (ending, middle), costs in states.items():
+            for start in range((cap - ending - middle if r <= 6 else 0) + 1):
+                for pung in (0, 1):
+                    for pair in (0, 1):
+                        need = ending + middle + start + 3 * pung + 2 * pair
+                        if need > cap:
+                            continue
+                        add = max(0, need - have)
+                        new_sets = start + pung
+                        row = nxt.setdefault((middle, start), [inf] * 10)
+                        for m in range(5 - new_sets):
+                            for p in range(2 - pair):
+                                v = costs[2 * m + p] + add
+                                i = 2 * (m + new_sets) + p + pair
+                                if v < row[i]:
+                                    row[i] = v
+        states = nxt
+    final = states.get((0, 0))
+    return tuple(final) if final is not None else (inf,) * 10
+
+
+def _capped_shanten(
+    counts: Sequence[int], n_melds: int, meld_suits: int, void: int | None, two_suits: bool, caps: Sequence[int]
+) -> int:
+    want = _want(n_melds)
+    rows = [_capped_row(tuple(counts[s * 9 : s * 9 + 9]), tuple(caps[s * 9 : s * 9 + 9])) for s in range(3)]
+    best = 99
+    for suits in _suit_choices(meld_suits, void, two_suits):
+        for split in itertools.product(range(want + 1), repeat=len(suits)):
+            if sum(split) != want:
+                continue
+            for pair_at in range(len(suits)):
+                v = sum(rows[s][2 * split[i] + (i == pair_at)] for i, s in enumerate(suits))
+                best = min(best, v)
     return best - 1 if best < 99 else 99
 
 

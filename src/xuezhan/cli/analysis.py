@@ -116,25 +116,6 @@ def _analysed_hand(
     return tiles, melds, counts, owned, meld_suits
 
 
-def _can_be_ready(counts: list[int], n_melds: int, meld_suits: int, void: int | None, owned: list[int]) -> bool:
-    """Whether the 13-equivalent hand (or, for 14, the hand after some discard) has a real wait."""
-    total = sum(counts) + 3 * n_melds
-    if total < 13:
-        return False
-    if total == 13:
-        return bool(winning_tiles(counts, n_melds, meld_suits=meld_suits, void=void, owned=owned))
-    for d in range(len(counts)):
-        if counts[d]:
-            counts[d] -= 1
-            owned[d] -= 1
-            ready = bool(winning_tiles(counts, n_melds, meld_suits=meld_suits, void=void, owned=owned))
-            counts[d] += 1
-            owned[d] += 1
-            if ready:
-                return True
-    return False
-
-
 def _prepared(
     hand: str,
     peng: tuple[str, ...],
@@ -150,7 +131,7 @@ def _prepared(
     void = parse_void(dingque)  # a bad suit is bad input even when the rules ignore the void
     if not rules.dingque:
         void = None
-    sh = shanten(counts, len(melds), meld_suits=meld_suits, void=void)
+    sh = shanten(counts, len(melds), meld_suits=meld_suits, void=void, owned=owned)
     if sh >= 99:
         raise HandError("no_winning_hand", "no winning hand can be reached: the melds use the void suit or three suits")
     return rules, tiles, melds, counts, owned, meld_suits, void, sh
@@ -213,12 +194,9 @@ def shanten_cmd(
     as_json: bool,
 ) -> int:
     """Tiles from ready: -1 complete, 0 ready (four sets + pair, or seven pairs)."""
-    _, tiles, melds, counts, owned, meld_suits, void, sh = _prepared(
+    _, tiles, *_, sh = _prepared(
         hand, peng, gang, angang, dingque, rules_spec, 14
     )
-    if sh == 0 and not _can_be_ready(counts, len(melds), meld_suits, void, owned):
-        # hand.shanten does not see the copies held in melds: "ready" only on a fifth copy is not ready.
-        sh = 1
     if as_json:
         emit_json({"shanten": sh})
     else:
