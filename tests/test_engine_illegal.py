@@ -262,14 +262,14 @@ def test_hu_blocked_after_passing_a_win() -> None:
     game.apply(act(0, A.DISCARD, "5m"))
     assert game.phase is Phase.CLAIM and game.pending() == [2]
     assert {a.type for a in game.legal_actions(2)} == {A.PENG, A.PASS}
-    rejected(game, act(2, A.HU), "cannot_hu")  # the same tile before its own next draw: no win
+    rejected(game, act(2, A.HU), "pass_hu_blocked")  # the same tile before its own next draw: no win
 
 
 def test_hu_blocked_on_any_tile_with_pass_hu_scope_any() -> None:
     game = pass_hu_position({"preset": "qq", "options": {"pass_hu_scope": "any_tile"}})
     game.apply(act(2, A.PASS))
     game.apply(act(0, A.DISCARD, "5m"))
-    rejected(game, act(2, A.HU), "cannot_hu")
+    rejected(game, act(2, A.HU), "pass_hu_blocked")
 
 
 # --- the end of the wall ------------------------------------------------------------------------------------

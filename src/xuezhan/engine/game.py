@@ -676,6 +676,9 @@ class Game:
             if legal_types == {ActionType.HU}:  # a rule forces the win (最后四张必须胡): pass or discard alike
                 return "must_hu"
             if action.type is ActionType.HU:
+                w = self.window
+                if w is not None and s.completes_with(w.tile) and (s.pass_hu_any or w.tile in s.pass_hu):
+                    return "pass_hu_blocked"  # 过水不胡: it passed a win and has not drawn since
                 return "cannot_hu"
             return "action_not_available"
         if action.type is ActionType.DISCARD:
