@@ -47,3 +47,16 @@ def test_the_kong_is_shown_when_the_hand_ends() -> None:
         game.apply(passes[0] if passes else legal[-1])
     assert SeatView(game, 2).to_json()["seats"][0]["melds"] == [{"type": "angang", "tile": "5p"}]
     assert SeatView(game, 2).visible_counts()[FIVE_P] == 4
+
+
+def test_the_terminal_shows_another_seats_concealed_kong_face_down() -> None:
+    from xuezhan.tui.panels import seat_panel
+    from xuezhan.tui.words import event_words
+
+    game = _angang_game()
+    seen_by_1 = seat_panel(game, 0, 1).body.plain
+    assert "[▮▮▮▮]暗" in seen_by_1 and "5筒" not in seen_by_1
+    assert "5筒" in seat_panel(game, 0, 0).body.plain
+    i = next(i for i, e in enumerate(game.events) if e["type"] == "angang")
+    line = event_words(game.events[i], game.private[i], 1)
+    assert line is not None and "face down" in line and "5" not in line

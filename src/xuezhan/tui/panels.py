@@ -101,9 +101,11 @@ def seat_panel(game: Game, seat: int, me: int | None, *, glyphs: bool = False, r
         body.append("\n")
         body.append(f"胡 WON {ordinal(w.order)}: {how} · {score_words(w)} · +{amounts.get(i, 0)}", style="bold yellow")
     melds = viewer.melds(seat)
-    if melds:
+    face_down = viewer.hidden_kongs(seat)  # another seat's concealed kongs lie face down
+    if melds or face_down:
         body.append("\nmelds ")
-        body.append_text(Text(" ").join(meld_text(m, glyphs) for m in melds))
+        body.append_text(Text(" ").join([meld_text(m, glyphs) for m in melds]
+                                        + [Text("[▮▮▮▮]暗", style="dim")] * face_down))
     if entry["aside"]:
         body.append("\nwon tiles ")
         body.append_text(tiles_text(parse_tiles("".join(entry["aside"])), glyphs))

@@ -243,6 +243,8 @@ def event_words(ev: dict[str, Any], private: int | None, me: int | None, *, glyp
     for ``me`` to see). ``reveal`` (a replay) shows every private event whole."""
     kind = ev.get("type")
     if private is not None and private != me and not reveal:
+        if kind == "angang":  # everyone sees the kong, face down
+            return f"{seat_name(int(ev['seat']), me)} made a concealed kong, face down (angang)"
         return None  # another seat's secret (its deal, its draws, its exchange): not for us
 
     def who(key: str = "seat") -> str:
