@@ -21,6 +21,7 @@ from typing import Any
 
 from xuezhan.bots import make_bot
 from xuezhan.engine.game import Game
+from xuezhan.match import Hand
 from xuezhan.rules import Rules
 from xuezhan.selfplay import play_hand, simulate
 
@@ -56,11 +57,11 @@ def rlcard_games_per_second(seconds: float) -> float | None:
 def strength(hands: int, seed: int = 7) -> dict[str, Any]:
     diffs: list[float] = []
 
-    def on_hand(game: Game) -> None:
+    def on_hand(hand: Hand) -> None:
         # bots rotate one seat per hand: seats holding "heuristic" this hand
         i = len(diffs)
         names = [("heuristic", "random", "heuristic", "random")[(s - i % 4) % 4] for s in range(4)]
-        d = game.deltas()
+        d = hand.game.deltas()
         h = sum(d[s] for s in range(4) if names[s] == "heuristic") / 2
         r = sum(d[s] for s in range(4) if names[s] == "random") / 2
         diffs.append(h - r)

@@ -27,9 +27,9 @@ from xuezhan.match import (
     hand_seed,
     jiao_ma_seat,
 )
-from xuezhan.match.selfplay import play_match_hand
 from xuezhan.records import parse_record, replay, tsumogiri
 from xuezhan.rules import Rules
+from xuezhan.runtime.incidents import play_match_hand
 from xuezhan.selfplay import play_hand
 from xuezhan.tiles import full_set, parse_tile, parse_tiles
 

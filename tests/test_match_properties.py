@@ -18,9 +18,9 @@ from hypothesis import strategies as st
 from xuezhan.bots import make_bot
 from xuezhan.engine.deal import throw_for_dealer
 from xuezhan.match import JIAO_MA, HandResult, Match, RoomConfig, hand_seed
-from xuezhan.match.selfplay import play_match_hand
 from xuezhan.records import parse_record, replay
 from xuezhan.rules import Rules
+from xuezhan.runtime.incidents import play_match_hand
 
 
 def own_points(result: HandResult, player: str) -> int:

@@ -17,7 +17,7 @@ from xuezhan.cli import main
 from xuezhan.engine.game import Game
 from xuezhan.records import record_json
 from xuezhan.rules import Rules
-from xuezhan.tui import Match, PlayApp, ReplayApp
+from xuezhan.tui import PlayApp, ReplayApp, TerminalTable
 
 
 def xz(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
@@ -83,7 +83,7 @@ def test_play_builds_the_match_and_exits_0(capsys: pytest.CaptureFixture[str], l
     assert rc == 0, err
     (app,) = launched
     assert isinstance(app, PlayApp)
-    match: Match = app.match
+    match: TerminalTable = app.match
     assert match.hands == 3 and match.seed == 9 and match.rules.base_score == 2
     assert match.rules.preset_name == "chengdu" and match.record_dir == records and records.is_dir()
     assert app.glyphs and app.bot_delay == 0

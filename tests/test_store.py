@@ -28,9 +28,9 @@ from sqlalchemy.exc import IntegrityError
 
 from xuezhan.bots import make_bot
 from xuezhan.match import HandResult, ItemKind, Match, MatchError, RoomConfig, Transfer
-from xuezhan.match.selfplay import play_match_hand
 from xuezhan.records import parse_record, replay
 from xuezhan.rules import Rules
+from xuezhan.runtime.incidents import play_match_hand
 from xuezhan.store import (
     HOUSE,
     MINT,

@@ -29,8 +29,8 @@ from sqlalchemy import text
 
 from xuezhan.bots import make_bot
 from xuezhan.match import RoomConfig
-from xuezhan.match.selfplay import play_match_hand
 from xuezhan.rules import Rules
+from xuezhan.runtime.incidents import play_match_hand
 from xuezhan.store import HOUSE, Store
 from xuezhan.store.pgtemp import shared_server
 

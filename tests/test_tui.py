@@ -24,7 +24,7 @@ from xuezhan.engine.views import SeatView
 from xuezhan.records import load_record, parse_record, record_json, replay
 from xuezhan.rules import Rules
 from xuezhan.tiles import counts_of, format_tiles, parse_tiles
-from xuezhan.tui import HUMAN, Match, PlayApp, ReplayApp
+from xuezhan.tui import HUMAN, PlayApp, ReplayApp, TerminalTable
 from xuezhan.tui.terminal import probe_cell_width, set_mahjong_tiles_wide
 from xuezhan.tui.widgets import ConfirmScreen, SettlementScreen, plain
 
@@ -39,6 +39,9 @@ class DrawnTileBot:
     """Throws the tile it drew (a void tile first while it holds one), never claims: a fixed script."""
 
     name = "drawn"
+
+    def start_hand(self, seed: int) -> None:
+        pass
 
     def choose(self, view: SeatView, legal: Sequence[Action]) -> Action:
         first = legal[0].type
@@ -63,8 +66,8 @@ def scripted_game(wall_head: str = "9m", hands: Sequence[str] = HANDS, dealer: i
     return parse_record(data).new_game()
 
 
-def scripted_match(hands: int = 1, record_dir: Path | None = None) -> Match:
-    match = Match(Rules.preset("qq"), hands=hands, seed=1, record_dir=record_dir)
+def scripted_match(hands: int = 1, record_dir: Path | None = None) -> TerminalTable:
+    match = TerminalTable(Rules.preset("qq"), hands=hands, seed=1, record_dir=record_dir)
     match.start_hand(scripted_game(), bots=[DrawnTileBot(), DrawnTileBot(), DrawnTileBot()])
     return match
 
@@ -77,7 +80,7 @@ def run(body: Callable[[], Coroutine[None, None, None]]) -> None:
     asyncio.run(body())
 
 
-def snapshot(match: Match) -> tuple[str, int]:
+def snapshot(match: TerminalTable) -> tuple[str, int]:
     """What seat 0 sees, and how many actions were applied: an illegal key must change neither."""
     return json.dumps(match.view().to_json(), sort_keys=True), len(match.game.actions)
 
@@ -190,7 +193,7 @@ def test_click_selects_then_discards() -> None:
 def test_concealed_kong_by_key_is_paid_at_once() -> None:
     # the human deals with 1111m in hand: g declares the concealed kong and draws its replacement (2s)
     hands = ["1111m234m567m5599p", "56789m1122334s5s", "2233m445566778s", "1122334466778p"]
-    match = Match(Rules.preset("qq"), hands=1, seed=1)
+    match = TerminalTable(Rules.preset("qq"), hands=1, seed=1)
     match.start_hand(scripted_game("2s", hands, dealer=0), bots=[DrawnTileBot(), DrawnTileBot(), DrawnTileBot()])
     app = PlayApp(match, bot_delay=0)
 
@@ -274,7 +277,7 @@ async def play_out_hand(app: PlayApp, pilot: Pilot[int], limit: int = 200) -> No
 
 
 def test_a_match_of_two_hands_with_running_totals_and_final_table(tmp_path: Path) -> None:
-    match = Match(Rules.preset("chengdu"), hands=2, seed=5, record_dir=tmp_path)
+    match = TerminalTable(Rules.preset("chengdu"), hands=2, seed=5, record_dir=tmp_path)
     app = PlayApp(match, bot_delay=0)
 
     async def body() -> None:
@@ -314,7 +317,7 @@ def test_a_match_of_two_hands_with_running_totals_and_final_table(tmp_path: Path
 
 def test_same_seed_same_deal_on_screen() -> None:
     async def first_screen(seed: int) -> tuple[str, str]:
-        app = PlayApp(Match(Rules.preset("qq"), hands=1, seed=seed), bot_delay=0)
+        app = PlayApp(TerminalTable(Rules.preset("qq"), hands=1, seed=seed), bot_delay=0)
         async with app.run_test(size=SIZE) as pilot:
             await pilot.pause()
             hand = " ".join(plain(app.query_one(f"#tile-{i}", Static)).split("\n")[0]
@@ -333,7 +336,7 @@ def test_same_seed_same_deal_on_screen() -> None:
 
 def test_exchange_three_then_dingque_by_keys() -> None:
     rules = Rules.preset("qq").with_options({"exchange_three": "counter"})
-    match = Match(rules, hands=1, seed=3)
+    match = TerminalTable(rules, hands=1, seed=3)
     app = PlayApp(match, bot_delay=0)
 
     async def body() -> None:

@@ -1,6 +1,6 @@
 """The match controller and the wording of the terminal UI, without a screen.
 
-:class:`xuezhan.tui.Match` owns the hand, the bots and the running totals; the human
+:class:`xuezhan.tui.TerminalTable` holds the human's seat and the bots on the match runtime; the human
 (seat 0) is played here by the record's ``tsumogiri`` rule. ``words`` turns events and
 ledger entries into the sentences the settlement shows.
 """
@@ -19,7 +19,7 @@ from xuezhan.records import load_record, parse_record, replay, tsumogiri
 from xuezhan.rules import Rules
 from xuezhan.scoring import Score, WinContext, score_win
 from xuezhan.tiles import parse_tile, parse_tiles
-from xuezhan.tui import HUMAN, Match, check_record_dir
+from xuezhan.tui import HUMAN, TerminalTable, check_record_dir
 from xuezhan.tui.words import event_words, ledger_lines, payments, tile_label, win_amounts
 
 HANDS = ["12345678m15599p", "456789m445566s7s", "1122m3399m6688s9s", "22334466p11223s5p"]
@@ -35,7 +35,7 @@ def known_game() -> Game:
     return parse_record({"rules": "qq", "dealer": 3, "hands": HANDS, "wall": wall}).new_game()
 
 
-def play_match(match: Match) -> list[tuple[int, tuple[int, ...], tuple[int, ...]]]:
+def play_match(match: TerminalTable) -> list[tuple[int, tuple[int, ...], tuple[int, ...]]]:
     """Play every hand of ``match`` (the human by tsumogiri); (dealer, deal of seat 0, deltas) per hand."""
     out = []
     while not match.match_over:
@@ -54,15 +54,15 @@ def play_match(match: Match) -> list[tuple[int, tuple[int, ...], tuple[int, ...]
 
 
 def test_same_seed_same_match() -> None:
-    a = play_match(Match(Rules.preset("qq"), hands=3, seed=21))
-    b = play_match(Match(Rules.preset("qq"), hands=3, seed=21))
-    c = play_match(Match(Rules.preset("qq"), hands=3, seed=22))
+    a = play_match(TerminalTable(Rules.preset("qq"), hands=3, seed=21))
+    b = play_match(TerminalTable(Rules.preset("qq"), hands=3, seed=21))
+    c = play_match(TerminalTable(Rules.preset("qq"), hands=3, seed=22))
     assert a == b
     assert [h[1] for h in a] != [h[1] for h in c]
 
 
 def test_running_totals_and_the_dealer_by_the_rules() -> None:
-    match = Match(Rules.preset("chengdu"), hands=4, seed=8)
+    match = TerminalTable(Rules.preset("chengdu"), hands=4, seed=8)
     hands = play_match(match)
     totals = [0, 0, 0, 0]
     for r in match.results:
@@ -78,16 +78,16 @@ def test_running_totals_and_the_dealer_by_the_rules() -> None:
 
 
 def test_dice_dealer_comes_from_the_seeded_rng() -> None:
-    match = Match(Rules.preset("qq"), hands=4, seed=2)
+    match = TerminalTable(Rules.preset("qq"), hands=4, seed=2)
     play_match(match)
     assert all(r.next_dealer is None for r in match.results)
-    again = Match(Rules.preset("qq"), hands=4, seed=2)
+    again = TerminalTable(Rules.preset("qq"), hands=4, seed=2)
     play_match(again)
     assert [r.dealer for r in match.results] == [r.dealer for r in again.results]
 
 
 def test_bots_wait_for_the_human_and_illegal_actions_change_nothing() -> None:
-    match = Match(Rules.preset("qq"), hands=1, seed=0)
+    match = TerminalTable(Rules.preset("qq"), hands=1, seed=0)
     game = match.start_hand(known_game())
     match.run_bots()
     assert game.phase is Phase.DINGQUE and game.pending() == [HUMAN]
@@ -107,10 +107,10 @@ def test_bots_wait_for_the_human_and_illegal_actions_change_nothing() -> None:
 
 def test_bad_match_settings() -> None:
     with pytest.raises(XuezhanError, match="--hands must be at least 1"):
-        Match(Rules.preset("qq"), hands=0)
+        TerminalTable(Rules.preset("qq"), hands=0)
     with pytest.raises(XuezhanError, match="unknown bot"):
-        Match(Rules.preset("qq"), bot="oracle")
-    match = Match(Rules.preset("qq"), hands=1, seed=1)
+        TerminalTable(Rules.preset("qq"), bot="oracle")
+    match = TerminalTable(Rules.preset("qq"), hands=1, seed=1)
     with pytest.raises(RuntimeError):
         _ = match.game
     match.start_hand()
@@ -121,7 +121,7 @@ def test_bad_match_settings() -> None:
 
 
 def test_records_are_saved_and_replay(tmp_path: Path) -> None:
-    match = Match(Rules.preset("qq"), hands=2, seed=4, record_dir=check_record_dir(tmp_path / "r"))
+    match = TerminalTable(Rules.preset("qq"), hands=2, seed=4, record_dir=check_record_dir(tmp_path / "r"))
     play_match(match)
     paths = [r.record_path for r in match.results]
     assert all(p is not None and p.exists() for p in paths)

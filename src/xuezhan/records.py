@@ -22,7 +22,7 @@ from .rules import Rules
 from .tiles import NUM_KINDS, counts_of, format_tiles, parse_tiles
 
 _KEYS = {"rules", "dealer", "hands", "wall", "dice", "wall_layout", "actions", "autoplay",
-         "exchange_direction", "bystanders", "result", "seed"}
+         "exchange_direction", "bystanders", "result", "seed", "match"}
 _CLAIMS = (ActionType.HU, ActionType.PENG, ActionType.GANG, ActionType.PASS)
 _DIRECTION_NAMES = {v: k for k, v in EXCHANGE_DIRECTIONS.items()}
 

@@ -10,26 +10,18 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .bots import Bot, make_bot
-from .engine.game import Game, Phase
-from .engine.views import SeatView
+from .engine.game import Game
+from .match import Hand, Match, RoomConfig
 from .rules import Rules
+from .runtime import HandDriver, MatchRuntime, Seat
+
+PLAYERS = ("east", "south", "west", "north")
+"""The players of a self-play match (the bots move between them with ``rotate``)."""
 
 
-def play_hand(game: Game, bots: Sequence[Bot]) -> Game:
-    """Let ``bots`` (one per seat) play ``game`` to its end."""
-    turn, over = Phase.TURN, Phase.OVER
-    while game.phase is not over:
-        if game.phase is turn:
-            seat = game.turn
-            game.apply(bots[seat].choose(SeatView(game, seat), game.legal_actions(seat)))
-            continue
-        for seat in game.pending():
-            if game.over:
-                break
-            legal = game.legal_actions(seat)
-            if not legal:
-                continue
-            game.apply(bots[seat].choose(SeatView(game, seat), legal))
+def play_hand(game: Game, bots: Sequence[Bot], *, seed: int | None = None) -> Game:
+    """Let ``bots`` (one per seat) play ``game`` to its end, through the match runtime's driver."""
+    HandDriver(game, [Seat.of_bot(b) for b in bots], seed=seed).run()
     return game
 
 
@@ -114,31 +106,36 @@ def simulate(
     *,
     seed: int = 0,
     rules: Rules | None = None,
-    on_hand: Callable[[Game], None] | None = None,
+    on_hand: Callable[[Hand], None] | None = None,
     rotate: bool = False,
 ) -> Stats:
-    """Play ``games`` hands; the dealer of each next hand follows the rules' ``dealer_rule``.
-
-    Every hand is seeded from ``seed``, so the same arguments give the same hands. With
-    ``rotate`` the bots move one seat on every hand (for fair comparisons).
-    """
+    """Play ``games`` hands of one match on the match runtime: hand ``k`` is dealt from
+    ``hand_seed(seed, k)`` exactly as in ``xuezhan play`` and ``xuezhan serve``, and the dealer
+    of each next hand follows the rules' ``dealer_rule``. With ``rotate`` the bots move one
+    seat on every hand (for fair comparisons)."""
     rules = rules or Rules.preset("qq")
     master = random.Random(seed)
     stats = Stats(list(bot_names))
-    # one bot per player, each with its own random stream, kept for the whole run
-    players = [make_bot(name, random.Random(master.getrandbits(64))) for name in bot_names]
-    dealer: int | None = None
+    # one seat owner per bot, kept for the whole run
+    owners = [Seat.of_bot(make_bot(name, random.Random(master.getrandbits(64)))) for name in bot_names]
+    match = Match(RoomConfig(rules=rules), PLAYERS, seed=seed, hands=games, records=False)
+
+    def seats_for(hand: Hand) -> list[Seat]:
+        shift = (hand.hand_no - 1) % 4 if rotate else 0
+        return [owners[(s - shift) % 4] for s in range(4)]
+
+    runtime = MatchRuntime(match, seats_for)
     start = time.perf_counter()
     for i in range(games):
-        rng = random.Random(master.getrandbits(64))
         shift = i % 4 if rotate else 0
         names = [bot_names[(s - shift) % 4] for s in range(4)]
-        bots = [players[(s - shift) % 4] for s in range(4)]
-        game = Game.new(rules, rng=rng, dealer=dealer)
-        play_hand(game, bots)
-        stats.add(game, names)
+        driver = runtime.start_hand()
+        driver.run()
+        hand = runtime.hand
+        assert hand is not None
+        stats.add(hand.game, names)
         if on_hand is not None:
-            on_hand(game)
-        dealer = game.next_dealer()
+            on_hand(hand)
+        runtime.finish_hand()
     stats.seconds = time.perf_counter() - start
     return stats

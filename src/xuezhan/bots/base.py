@@ -10,9 +10,15 @@ from ..engine.views import SeatView
 
 
 class Bot(Protocol):
-    """Chooses one of ``legal`` for the seat of ``view``. Must not keep state between hands
-    that would make a replay differ; randomness comes from the ``rng`` it was built with."""
+    """Chooses one of ``legal`` for the seat of ``view``.
+
+    A decision is a function of the seed given at :meth:`start_hand`, the view and the legal
+    actions only: a hand rebuilt from its log (a restarted server) gets the same decisions.
+    """
 
     name: str
+
+    def start_hand(self, seed: int) -> None:
+        """A new hand begins; ``seed`` is the seat's seed for this hand."""
 
     def choose(self, view: SeatView, legal: Sequence[Action]) -> Action: ...

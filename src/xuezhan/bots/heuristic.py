@@ -33,6 +33,9 @@ class HeuristicBot:
     def __init__(self, rng: random.Random) -> None:
         self.rng = rng
 
+    def start_hand(self, seed: int) -> None:
+        """Deterministic: nothing to seed."""
+
     # --- evaluation helpers ----------------------------------------------------------------------
     @staticmethod
     def _shanten(counts: list[int], n_melds: int, meld_suits: int, void: int | None) -> int:

@@ -10,9 +10,9 @@ from typing import IO, Any
 import click
 
 from ..bots import BOTS
-from ..engine.game import Game
 from ..errors import XuezhanError
-from ..records import load_record, record_json, replay, result_json
+from ..match import Hand, hand_record
+from ..records import load_record, replay, result_json
 from ..selfplay import simulate
 from ._common import emit_json, guarded, json_option, load_rules, rules_option
 
@@ -99,9 +99,9 @@ def simulate_cmd(games: int, bots: str, seed: int, rules_spec: str, out: Path | 
         progress.start()
         task = progress.add_task("hands", total=games)
 
-    def on_hand(game: Game) -> None:
+    def on_hand(hand: Hand) -> None:
         if sink is not None:
-            sink.write(json.dumps(record_json(game), ensure_ascii=False) + "\n")
+            sink.write(json.dumps(hand_record(hand), ensure_ascii=False) + "\n")
         if progress is not None:
             progress.advance(task)
 

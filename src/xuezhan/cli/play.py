@@ -42,11 +42,11 @@ def play_cmd(rules_spec: str, hands: int, seed: int | None, bot: str, record_dir
     rules = load_rules(rules_spec)
     if seed is None:  # a seed of its own, so that the final table can tell how to play these deals again
         seed = secrets.randbelow(1 << 31)
-    from ..tui.match import Match, check_record_dir
+    from ..tui.match import TerminalTable, check_record_dir
 
     if record_dir is not None:
         check_record_dir(record_dir)
-    match = Match(rules, hands=hands, seed=seed, bot=bot, record_dir=record_dir)
+    match = TerminalTable(rules, hands=hands, seed=seed, bot=bot, record_dir=record_dir)
     from ..tui.app import PlayApp
 
     if glyphs:

@@ -118,6 +118,11 @@ class SeatView:
         return self._game.live
 
     @property
+    def step(self) -> int:
+        """How many actions have been applied in this hand (public: everyone saw them happen)."""
+        return len(self._game.actions)
+
+    @property
     def phase(self) -> str:
         return str(self._game.phase)
 

@@ -8,7 +8,7 @@ never imports this package. Coins are in :mod:`xuezhan.coins`, persistence in
 from .bystanders import JIAO_MA, BystanderBet, jiao_ma_seat, mirror_for_bystanders
 from .errors import MatchError
 from .items import DOUBLE_CARD, ITEM_NAMES_ZH, ItemKind, ItemUse, flush_deal, seek_quarters
-from .match import Hand, HandResult, Match, hand_seed
+from .match import Hand, HandResult, Match, hand_record, hand_seed
 from .room import MAX_PEOPLE, MIN_PEOPLE, RoomConfig
 from .transfers import Transfer, net_points
 
@@ -28,6 +28,7 @@ __all__ = [
     "RoomConfig",
     "Transfer",
     "flush_deal",
+    "hand_record",
     "hand_seed",
     "jiao_ma_seat",
     "mirror_for_bystanders",

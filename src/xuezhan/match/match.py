@@ -63,6 +63,12 @@ def hand_seed(seed: int, hand_no: int) -> int:
     return int.from_bytes(digest[:8], "big") >> 1
 
 
+def hand_record(hand: Hand) -> dict[str, Any]:
+    """The game record of a hand with its seed and its place in the match (``match.seed``, ``hand_no``)."""
+    return {**record_json(hand.game), "seed": hand.seed,
+            "match": {"seed": hand.match.seed, "hand_no": hand.hand_no}}
+
+
 @dataclass(frozen=True)
 class HandResult:
     """One finished hand of a match: who sat where, the bets, items, and every transfer."""
@@ -236,7 +242,17 @@ def _check_deal(deal: Deal, dealer: int) -> None:
 class Match:
     """A sequence of hands in a room; see the module docstring for the decisions taken."""
 
-    def __init__(self, room: RoomConfig, players: Sequence[str], *, seed: int) -> None:
+    def __init__(
+        self,
+        room: RoomConfig,
+        players: Sequence[str],
+        *,
+        seed: int,
+        hands: int | None = None,
+        records: bool = True,
+    ) -> None:
+        """``hands`` overrides the room's number of hands (self-play runs as many as it is asked);
+        ``records=False`` leaves the game record out of each :class:`HandResult` (self-play speed)."""
         players = list(players)
         if not MIN_PEOPLE <= len(players) <= MAX_PEOPLE:
             raise MatchError("bad_players", f"a match needs 4 to 8 people, not {len(players)}")
@@ -244,6 +260,8 @@ class Match:
             raise MatchError("bad_players", "players must be distinct non-empty names")
         self.room = room
         self.seed = seed
+        self.hands = room.hands if hands is None else hands
+        self.records = records
         self.seats: list[str | None] = list(players[:4])
         self.waiting: list[str] = players[4:]
         self.hands_played = 0
@@ -264,7 +282,7 @@ class Match:
 
     @property
     def finished(self) -> bool:
-        return self.hands_played >= self.room.hands
+        return self.hands_played >= self.hands
 
     def _between_hands(self) -> None:
         if self.current is not None:
@@ -327,14 +345,17 @@ class Match:
         double: Iterable[str] = (),
         flush: Mapping[str, int | None] | None = None,
         deal: Deal | None = None,
+        dealer: int | None = None,
+        exchange_direction: int | None = None,
     ) -> Hand:
         """Deal the next hand. ``double``: players using a double card; ``flush``: players using a
         flush card, each with the suit it names (0 m, 1 p, 2 s) or ``None`` (its longest suit).
         ``deal``: a prepared deal instead of a shuffled one (duplicate tournaments, tests); its
-        dealer must be :meth:`next_hand_dealer` (14 tiles)."""
+        dealer (14 tiles) is ``dealer``, or :meth:`next_hand_dealer` when that is not given, and
+        ``exchange_direction`` fixes a ``random`` 换三张 direction of a prepared deal."""
         self._between_hands()
         if self.finished:
-            raise MatchError("match_over", f"the match's {self.room.hands} hands have been played")
+            raise MatchError("match_over", f"the match's {self.hands} hands have been played")
         seating = self._seating()
         double = list(double)
         flush = dict(flush or {})
@@ -350,7 +371,10 @@ class Match:
         seed = hand_seed(self.seed, hand_no)
         rng = random.Random(seed)
         item_rng = random.Random(seed ^ 0x5EED_17E5)
-        dealer = self.next_dealer if seating == self.last_seating else None
+        if dealer is not None and deal is None:
+            raise MatchError("bad_deal", "a dealer is given only with a prepared deal")
+        if dealer is None:
+            dealer = self.next_dealer if seating == self.last_seating else None
         # as Game.new deals: dealer by dice when unknown, then the deal, then the exchange direction
         if dealer is None:
             dealer = throw_for_dealer(rng)
@@ -360,6 +384,8 @@ class Match:
         else:
             _check_deal(deal, dealer)
         direction = rng.choice((1, 2, 3)) if rules.exchange_three == "random" else None
+        if exchange_direction is not None and direction is not None:
+            direction = exchange_direction
         items: list[ItemUse] = []
         for k in range(4):  # flush cards in play order from the dealer
             seat = (dealer + k) % 4
@@ -399,7 +425,7 @@ class Match:
             items=tuple(hand.items),
             escaped=escaped,
             next_dealer=game.next_dealer(),
-            record={**record_json(game), "seed": hand.seed},
+            record=hand_record(hand) if self.records else {},
         )
         for player, pts in result.points().items():
             self.running[player] = self.running.get(player, 0) + pts
@@ -432,6 +458,8 @@ class Match:
         m = cls.__new__(cls)
         m.room = room
         m.seed = int(state["seed"])
+        m.hands = room.hands
+        m.records = True
         m.seats = [None if p is None else str(p) for p in state["seats"]]
         m.waiting = [str(p) for p in state["waiting"]]
         m.hands_played = int(state["hands_played"])

@@ -31,7 +31,7 @@ from ..engine.views import SeatView
 from ..errors import IllegalActionError
 from ..tiles import Tile
 from .hints import hint_lines
-from .match import HUMAN, HandResult, Match
+from .match import HUMAN, HandResult, TerminalTable
 from .panels import scores_text, seat_panel, status_text
 from .widgets import (
     CSS,
@@ -92,7 +92,7 @@ class PlayApp(App[int]):
         Binding("q", "quit_match", "quit"),
     ]
 
-    def __init__(self, match: Match, *, glyphs: bool = False, bot_delay: float = 0.45) -> None:
+    def __init__(self, match: TerminalTable, *, glyphs: bool = False, bot_delay: float = 0.45) -> None:
         super().__init__()
         self.match = match
         self.glyphs = glyphs

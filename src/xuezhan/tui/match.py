@@ -1,15 +1,11 @@
-"""A match: the human (seat 0) against three bots over N hands, with running totals.
+"""The terminal's table: the human (seat 0) against three bots over N hands, with running totals.
 
-:class:`Match` owns the :class:`~xuezhan.engine.game.Game` of the current hand, the
-bots and the scores, and knows nothing of the screen, so it is driven the same way
-by the terminal UI and by tests. Bots act through the engine API only (a
-:class:`~xuezhan.engine.views.SeatView` and the legal actions); the human acts with
-:meth:`Match.play`. In a claim window the bots answer first and the engine then
-waits for the human.
-
-Everything random comes from one generator seeded with the match seed, as in
-:func:`xuezhan.selfplay.simulate`: each hand's deal, its bots and, when the rules
-throw dice for the dealer (``Game.next_dealer()`` is ``None``), the dealer.
+:class:`TerminalTable` is a seat owner and a view on the match runtime
+(:class:`~xuezhan.runtime.MatchRuntime`): the runtime deals each hand from the match seed
+(the same hands as ``xuezhan simulate --seed`` and the web table), its driver applies every
+decision, and this class only says which seat is the human's, lets one bot act at a time
+(the screen paces them) and keeps the running totals and records. It knows nothing of the
+screen, so it is driven the same way by the terminal UI and by tests.
 """
 
 from __future__ import annotations
@@ -26,11 +22,15 @@ from ..engine.actions import Action
 from ..engine.game import Game
 from ..engine.views import SeatView
 from ..errors import IllegalActionError, XuezhanError
-from ..records import record_json
+from ..match import HandResult as MatchHandResult
+from ..match import Match, RoomConfig, hand_record
 from ..rules import Rules
+from ..runtime import HandDriver, MatchRuntime, Seat
 
 HUMAN = 0
 """The human's seat."""
+
+PLAYERS = ("you", "bot 1", "bot 2", "bot 3")
 
 BotFactory = Callable[[random.Random], Bot]
 
@@ -46,6 +46,7 @@ class HandResult:
     next_dealer: int | None
     record_path: Path | None
     record_error: str | None = None
+    seed: int = 0
 
 
 def check_record_dir(path: Path) -> Path:
@@ -60,8 +61,8 @@ def check_record_dir(path: Path) -> Path:
     return path
 
 
-class Match:
-    """N hands between the human at seat 0 and three bots."""
+class TerminalTable:
+    """N hands between the human at seat 0 and three bots, on the match runtime."""
 
     def __init__(
         self,
@@ -84,69 +85,77 @@ class Match:
             bot_factory = factory
         self.rules = rules
         self.hands = hands
-        self.seed = seed
+        self.seed = seed if seed is not None else random.getrandbits(31)
         self.bot_name = bot
         self.record_dir = record_dir
-        self._bot_factory = bot_factory
-        self._rng = random.Random(seed)
         self._stamp = time.strftime("%Y%m%d-%H%M%S")
+        seed_rng = random.Random(self.seed)
+        self.seats = [Seat.of_person(PLAYERS[HUMAN], stand_in=bot_factory(random.Random(seed_rng.getrandbits(64))))]
+        self.seats += [Seat.of_bot(bot_factory(random.Random(seed_rng.getrandbits(64))), name=PLAYERS[s])
+                       for s in (1, 2, 3)]
+        self.runtime = MatchRuntime(Match(RoomConfig(rules=rules, hands=hands), PLAYERS, seed=self.seed),
+                                    dict(zip(PLAYERS, self.seats, strict=True)))
         self.totals = [0, 0, 0, 0]
         self.results: list[HandResult] = []
         self.wins = [0, 0, 0, 0]
-        self._next_dealer: int | None = None  # None: thrown by dice
-        self._game: Game | None = None
-        self._counted = 0  # the hand number whose result is counted when the hand in play ends
-        self.bots: list[Bot | None] = [None, None, None, None]
+        self._driver: HandDriver | None = None
 
     # --- the hand in play -----------------------------------------------------------------------------
     @property
     def game(self) -> Game:
-        if self._game is None:
+        if self._driver is None:
             raise RuntimeError("no hand has been started")
-        return self._game
+        return self._driver.game
+
+    @property
+    def driver(self) -> HandDriver:
+        if self._driver is None:
+            raise RuntimeError("no hand has been started")
+        return self._driver
 
     @property
     def started(self) -> bool:
-        return self._game is not None
+        return self._driver is not None
 
     @property
     def hand_number(self) -> int:
         """The number (1-based) of the hand in play, or of the last one."""
         finished = len(self.results)
-        if self._game is not None and not self.hand_finished:
+        if self._driver is not None and not self.hand_finished:
             return finished + 1
         return max(finished, 1)
 
     @property
     def hand_finished(self) -> bool:
         """The current hand is over and counted."""
-        return self._game is not None and len(self.results) == self._counted
+        return self._driver is not None and self.runtime.hand is None
 
     @property
     def match_over(self) -> bool:
         return len(self.results) >= self.hands
 
+    @property
+    def bots(self) -> list[Bot | None]:
+        return [None] + [self.seats[s].bot for s in (1, 2, 3)]
+
     def start_hand(self, game: Game | None = None, bots: Sequence[Bot] | None = None) -> Game:
-        """Deal the next hand (or take ``game``, e.g. one built from a record, and ``bots``)."""
+        """Deal the next hand. ``game`` (tests, a record) gives a prepared deal and its dealer, and
+        ``bots`` the bots of seats 1, 2 and 3 from this hand on."""
         if self.match_over:
             raise RuntimeError("the match is over")
-        if self._game is not None and not self.hand_finished:
+        if self._driver is not None and not self.hand_finished:
             raise RuntimeError("the current hand is not finished")
-        hand_rng = random.Random(self._rng.getrandbits(64))
-        if bots is None:
-            seat_bots: list[Bot | None] = [None] + [
-                self._bot_factory(random.Random(hand_rng.getrandbits(64))) for _ in range(3)
-            ]
-        else:
+        if bots is not None:
             if len(bots) != 3:
                 raise ValueError("three bots are needed, for seats 1, 2 and 3")
-            seat_bots = [None, *bots]
+            for s, b in zip((1, 2, 3), bots, strict=True):
+                self.seats[s].bot = b
         if game is None:
-            game = Game.new(self.rules, rng=hand_rng, dealer=self._next_dealer)
-        self._game = game
-        self._counted = len(self.results) + 1
-        self.bots = seat_bots
-        return game
+            self._driver = self.runtime.start_hand()
+        else:
+            self._driver = self.runtime.start_hand(deal=game.deal, dealer=game.dealer,
+                                                   exchange_direction=game.exchange_direction)
+        return self._driver.game
 
     # --- who acts ---------------------------------------------------------------------------------------
     def human_pending(self) -> bool:
@@ -159,25 +168,16 @@ class Match:
 
     def bot_to_act(self) -> int | None:
         """The next bot seat that must act, if any (bots act before the human in a claim window)."""
-        g = self.game
-        if g.over:
+        if self._driver is None:
             return None
-        for seat in g.pending():
-            if seat != HUMAN and g.legal_actions(seat):
-                return seat
-        return None
+        return next((s for s in self._driver.deciding() if self.seats[s].automatic), None)
 
     def step_bot(self) -> Action | None:
         """Let one bot act; ``None`` when no bot has to (the human must act, or the hand is over)."""
         seat = self.bot_to_act()
         if seat is None:
             return None
-        bot = self.bots[seat]
-        assert bot is not None
-        g = self.game
-        action = bot.choose(SeatView(g, seat), g.legal_actions(seat))
-        g.apply(action)
-        return action
+        return self.driver.act(seat)
 
     def run_bots(self) -> list[Action]:
         """Let the bots act until the human must act or the hand is over."""
@@ -190,9 +190,7 @@ class Match:
         """The human's action. Raises :class:`IllegalActionError` and changes nothing if it is not legal."""
         if action.seat != HUMAN:
             raise IllegalActionError("not_your_seat", f"you play seat {HUMAN}, not seat {action.seat}")
-        if self.game.over:
-            raise IllegalActionError("hand_over", "the hand is over")
-        self.game.apply(action)
+        self.driver.submit(action)
 
     def view(self) -> SeatView:
         """What the human may see."""
@@ -206,23 +204,26 @@ class Match:
             raise RuntimeError("the hand is not over")
         if self.hand_finished:
             return self.results[-1]
+        hand = self.runtime.hand
+        assert hand is not None
+        record = hand_record(hand)
+        done: MatchHandResult = self.runtime.finish_hand()
         deltas = g.deltas()
         for s in range(4):
             self.totals[s] += deltas[s]
         for w in g.winners:
             self.wins[w.seat] += 1
         number = len(self.results) + 1
-        path, error = self._save_record(g, number)
-        nd = g.next_dealer()
-        self._next_dealer = nd
-        result = HandResult(number, g.dealer, tuple(deltas), tuple(self.totals), nd, path, error)
+        path, error = self._save_record(record, number)
+        result = HandResult(number, g.dealer, tuple(deltas), tuple(self.totals), done.next_dealer, path, error,
+                            seed=done.seed)
         self.results.append(result)
         return result
 
-    def _save_record(self, game: Game, number: int) -> tuple[Path | None, str | None]:
+    def _save_record(self, record: dict[str, object], number: int) -> tuple[Path | None, str | None]:
         if self.record_dir is None:
             return None, None
-        data = json.dumps(record_json(game), ensure_ascii=False, indent=1) + "\n"
+        data = json.dumps(record, ensure_ascii=False, indent=1) + "\n"
         for k in range(100):
             suffix = "" if k == 0 else f"-{k}"
             path = self.record_dir / f"xuezhan-{self._stamp}-hand{number:02d}{suffix}.json"

@@ -14,10 +14,10 @@ from collections.abc import Sequence
 
 from ..bots import Bot
 from ..engine.game import Phase
-from ..engine.views import SeatView
 from ..errors import XuezhanError
-from .items import ItemKind
-from .match import Hand
+from ..match import Hand, ItemKind
+from .driver import HandDriver
+from .seats import Seat
 
 _TURN_ITEMS = (ItemKind.SWAP, ItemKind.RANDOM_SWAP, ItemKind.SEEK)
 
@@ -54,26 +54,22 @@ def play_match_hand(
     escape_rate: float = 0.0,
     item_rate: float = 0.0,
 ) -> Hand:
-    """Play ``hand`` to its end with ``bots`` (one per seat), escapes and items at the given rates."""
+    """Play ``hand`` to its end with ``bots`` (one per seat), escapes and items at the given rates,
+    on the match runtime's decision loop (the incidents come in before a seat decides)."""
     game = hand.game
     rng = rng or random.Random(0)
     items = hand.match.room.items_allowed and item_rate > 0
-    while not game.over:
+    driver = HandDriver(game, [Seat.of_bot(b) for b in bots], seed=hand.seed)
+
+    def incident(seat: int) -> bool:
         if escape_rate and rng.random() < escape_rate:
-            seat = rng.randrange(4)
-            if game.can_escape(seat):
-                hand.escape(seat)
-                continue
-        if game.phase is Phase.TURN:
-            seat = game.turn
-            if items and rng.random() < item_rate:
-                try_item(hand, seat, rng)
-            game.apply(bots[seat].choose(SeatView(game, seat), game.legal_actions(seat)))
-            continue
-        for seat in game.pending():
-            if game.over:
-                break
-            legal = game.legal_actions(seat)
-            if legal:
-                game.apply(bots[seat].choose(SeatView(game, seat), legal))
+            leaver = rng.randrange(4)
+            if driver.escape(leaver):
+                return True
+        if items and game.phase is Phase.TURN and rng.random() < item_rate:
+            try_item(hand, seat, rng)  # the seat's turn goes on: it still decides
+        return False
+
+    while not driver.run(incident):
+        pass  # every seat here is a bot: run only stops when the hand is over
     return hand

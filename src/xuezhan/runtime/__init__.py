@@ -1,0 +1,28 @@
+"""The match runtime: one controller and one decision loop for every table.
+
+- :class:`Seat`: who holds a seat (a person or a bot), its bot, 托管 and time limits.
+- :class:`HandDriver`: the decision loop of one hand; every action goes through
+  :meth:`HandDriver.apply`, where it is numbered and logged.
+- :class:`MatchRuntime`: the match controller: hands dealt from the match seed, seats
+  per hand, results; a hand rebuilt from its log.
+
+Self-play (:mod:`xuezhan.selfplay`), the terminal (:mod:`xuezhan.tui`) and the web
+table (:mod:`xuezhan.server`) are seat owners and views on top of it.
+"""
+
+from .controller import MatchRuntime, SeatsFor, seats_by_player
+from .driver import ActionListener, HandDriver, Interrupt
+from .seats import Seat, SeatKind, TimeLimits, bot_seed
+
+__all__ = [
+    "ActionListener",
+    "HandDriver",
+    "Interrupt",
+    "MatchRuntime",
+    "Seat",
+    "SeatKind",
+    "SeatsFor",
+    "TimeLimits",
+    "bot_seed",
+    "seats_by_player",
+]

@@ -1,0 +1,171 @@
+"""The one decision loop: who must decide now, ask them, apply, tell the log.
+
+Every table (self-play, the terminal, the web, the league) plays a hand through a
+:class:`HandDriver`. It asks whoever holds a seat (:class:`~xuezhan.runtime.seats.Seat`)
+for a decision and applies it to the engine at one choke point, :meth:`HandDriver.apply`,
+which numbers the action and hands it to ``on_action`` (the web table appends it to the
+database there, so a hand can be rebuilt by replaying its log: :meth:`HandDriver.replay`).
+
+Bots decide at once (:meth:`HandDriver.run` lets every automatic seat act until a
+person must decide or the hand is over); a person's decision arrives later through
+:meth:`HandDriver.submit`. The driver never reads a clock: a surface with time limits
+calls :meth:`HandDriver.act` for a seat whose bot is due or whose person ran out of time.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+
+from ..engine.actions import Action, ActionType
+from ..engine.game import Game, Phase
+from ..engine.views import SeatView
+from ..errors import IllegalActionError
+from .seats import Seat, SeatKind, bot_seed
+
+ActionListener = Callable[[int, Action], None]
+"""Called after every applied action with its number in the hand (0, 1, 2 ...) and the action."""
+
+Interrupt = Callable[[int], bool]
+"""Called before an automatic seat decides; returns ``True`` when it changed the hand itself
+(an escape, an item card), so the driver looks again at who must decide."""
+
+
+class HandDriver:
+    """Drives one hand of the engine with one :class:`Seat` per seat."""
+
+    __slots__ = ("game", "on_action", "seats", "seed")
+
+    def __init__(
+        self,
+        game: Game,
+        seats: Sequence[Seat],
+        *,
+        seed: int | None = None,
+        on_action: ActionListener | None = None,
+    ) -> None:
+        if len(seats) != 4:
+            raise ValueError("a hand needs four seats")
+        self.game = game
+        self.seats = tuple(seats)
+        self.seed = seed
+        self.on_action = on_action
+        if seed is not None:
+            for s, seat in enumerate(self.seats):
+                seat.bot.start_hand(bot_seed(seed, s))
+
+    # --- who decides ------------------------------------------------------------------------
+    @property
+    def over(self) -> bool:
+        return self.game.over
+
+    def deciding(self) -> list[int]:
+        """The seats that must decide now (they have legal actions), in the engine's order."""
+        game = self.game
+        if game.over:
+            return []
+        return [s for s in game.pending() if game.legal_actions(s)]
+
+    def legal(self, seat: int) -> tuple[Action, ...]:
+        return tuple(self.game.legal_actions(seat))
+
+    def view(self, seat: int) -> SeatView:
+        return SeatView(self.game, seat)
+
+    def waiting_for_person(self) -> bool:
+        """A person must decide and no automatic seat can move the hand on."""
+        return any(not self.seats[s].automatic for s in self.deciding())
+
+    # --- deciding ---------------------------------------------------------------------------
+    def apply(self, action: Action) -> None:
+        """Apply ``action`` (raises :class:`IllegalActionError`, changing nothing, if it is not legal),
+        number it and tell ``on_action``. Every change to the hand goes through here."""
+        game = self.game
+        game.apply(action)
+        if self.on_action is not None:
+            self.on_action(len(game.actions) - 1, action)
+
+    def choose(self, seat: int) -> Action:
+        """What the seat's bot would do now (for a bot, for 托管, for a hint)."""
+        game = self.game
+        legal = game.legal_actions(seat)
+        if not legal:
+            raise IllegalActionError("not_your_turn", f"seat {seat} has nothing to decide now")
+        if len(legal) == 1:
+            return legal[0]
+        action = self.seats[seat].bot.choose(SeatView(game, seat), legal)
+        if action not in legal:  # a broken bot must not stop the hand
+            return legal[0]
+        return action
+
+    def act(self, seat: int) -> Action:
+        """The seat's bot decides and its decision is applied (a bot's move, 托管, a timeout)."""
+        action = self.choose(seat)
+        self.apply(action)
+        return action
+
+    def submit(self, action: Action) -> None:
+        """A person's decision (the seat is ``action.seat``); illegal ones raise and change nothing."""
+        if self.game.over:
+            raise IllegalActionError("hand_over", "the hand is over")
+        self.apply(action)
+
+    def escape(self, seat: int) -> bool:
+        """The seat's player leaves the hand (逃跑, RULES 10); ``False`` if it cannot (any more)."""
+        if not self.game.can_escape(seat):
+            return False
+        self.apply(Action(seat, ActionType.ESCAPE))
+        return True
+
+    def run(self, interrupt: Interrupt | None = None) -> bool:
+        """Let every automatic seat decide until a person must, or the hand is over.
+
+        Returns ``True`` when the hand is over. This is the loop of every table: self-play runs it
+        to the end of the hand, a table with people runs it after each of their decisions.
+        """
+        game = self.game
+        seats = self.seats
+        apply = game.apply if self.on_action is None else self.apply
+        turn = Phase.TURN
+        bot = SeatKind.BOT
+        while not game.over:
+            if game.phase is turn:
+                s = game.turn
+                seat = seats[s]
+                if not (seat.kind is bot or seat.trustee):
+                    return False
+                if interrupt is not None and interrupt(s):
+                    continue
+                legal = game.legal_actions(s)
+                apply(seat.bot.choose(SeatView(game, s), legal) if len(legal) > 1 else legal[0])
+                continue
+            moved = False
+            for s in game.pending():
+                if game.over:
+                    break
+                legal = game.legal_actions(s)
+                if not legal:
+                    continue
+                seat = seats[s]
+                if not (seat.kind is bot or seat.trustee):
+                    continue
+                if interrupt is not None and interrupt(s):
+                    moved = True
+                    break
+                apply(seat.bot.choose(SeatView(game, s), legal) if len(legal) > 1 else legal[0])
+                moved = True
+            if not moved:
+                return False
+        return True
+
+    # --- rebuilding ---------------------------------------------------------------------------
+    def replay(self, actions: Iterable[Action]) -> None:
+        """Apply logged actions without telling ``on_action`` (they are in the log already):
+        the hand as it was after its last logged action."""
+        for action in actions:
+            self.game.apply(action)
+
+    @property
+    def seq(self) -> int:
+        """The number the next applied action gets (actions applied so far)."""
+        return len(self.game.actions)
+
