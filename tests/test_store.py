@@ -48,7 +48,7 @@ from xuezhan.store.models import Base
 from xuezhan.store.pgtemp import TempPostgres, shared_server
 
 TABLES = ("accounts", "balances", "rooms", "matches", "hands", "settlements", "hand_points", "coin_transfers",
-          "postings", "item_stock", "item_spends")
+          "postings", "item_stock", "item_spends", "hand_logs", "hand_actions")
 
 
 @pytest.fixture(scope="session")
@@ -133,7 +133,7 @@ def test_migrations_make_the_models_schema(url: str) -> None:
     try:
         assert current_revision(engine) is None
         migrate(engine)
-        assert current_revision(engine) == head_revision() == "0002"
+        assert current_revision(engine) == head_revision() == "0003"
         migrate(engine)  # a second run does nothing
         with engine.connect() as conn:
             diff = compare_metadata(MigrationContext.configure(conn, opts={"compare_type": True}), Base.metadata)

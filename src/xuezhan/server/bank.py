@@ -5,6 +5,10 @@ finished hands and their settlement go through a :class:`Bank`. The real one
 (:mod:`xuezhan.server.storebank`) wraps :mod:`xuezhan.store`; every method is
 blocking, so the server calls them from a worker thread.
 
+Hands in play are logged as they happen (STYLE 13): the deal (:meth:`Bank.begin_hand`)
+and every action applied (:meth:`Bank.log_action`), so that a restarted server rebuilds
+each running match's hand by replaying its log (:meth:`Bank.running_matches`).
+
 People are named in the match layer by their account name: a person by the
 nickname, a bot by ``bot:1`` to ``bot:4`` (accounts too, topped up by the house).
 """
@@ -62,6 +66,30 @@ class HandSummary:
         }
 
 
+@dataclass(frozen=True, slots=True)
+class LoggedHand:
+    """A hand in play as logged: its deal (``seed`` and the ``start`` data given to
+    :meth:`Bank.begin_hand`) and the actions applied since, in order."""
+
+    hand_no: int
+    seed: int
+    start: dict[str, Any]
+    actions: tuple[dict[str, Any], ...]
+
+
+@dataclass(frozen=True, slots=True)
+class RunningMatch:
+    """A match that was running when the server stopped: its key, its room (code, config and
+    the metadata it was opened with), the match between hands, and the hand in play if any."""
+
+    key: str
+    room_code: str
+    room: RoomConfig
+    meta: dict[str, Any]
+    match: Match
+    hand: LoggedHand | None
+
+
 BOT_PREFIX = "bot:"
 """Bots play under the accounts ``bot:1`` to ``bot:4`` (a nickname may not contain ``:``)."""
 BOT_PLAYERS = tuple(f"{BOT_PREFIX}{i}" for i in range(1, 5))
@@ -88,8 +116,9 @@ class Bank(Protocol):
 
     def account(self, player: str) -> Account | None: ...
 
-    def open_room(self, code: str, room: RoomConfig) -> None:
-        """Record a new room under its code."""
+    def open_room(self, code: str, room: RoomConfig, meta: dict[str, Any] | None = None) -> None:
+        """Record a new room under its code, with what the lobby shows of it (``meta``: display
+        name, owner, public or not), given back by :meth:`running_matches`."""
         ...
 
     def open_match(self, code: str, players: list[str], seed: int) -> tuple[str, Match]:
@@ -103,6 +132,27 @@ class Bank(Protocol):
     def settle_hand(self, key: str, result: HandResult, match: Match) -> Settled:
         """Record a finished hand and move its coins in one transaction (``match`` after
         :meth:`Match.finish_hand`); idempotent: settling the same hand again moves nothing."""
+        ...
+
+    def begin_hand(self, key: str, hand_no: int, seed: int, start: dict[str, Any]) -> None:
+        """Log the deal of the match's next hand: its seed and whatever else the deal took
+        (seating, dealer, bets, item cards). Idempotent; a different seed or start for a hand
+        already begun raises :class:`~xuezhan.errors.XuezhanError` (``hand_seed_conflict``,
+        ``hand_start_conflict``)."""
+        ...
+
+    def log_action(self, key: str, hand_no: int, seq: int, action: dict[str, Any]) -> None:
+        """Log the action applied at position ``seq`` (0, 1, 2 ...) of a begun hand. Logging the
+        same action again does nothing; a gap (``action_gap``), a different action at a logged
+        position (``action_conflict``) or a settled hand (``hand_settled``) raise."""
+        ...
+
+    def running_matches(self) -> list[RunningMatch]:
+        """Every running match, with its hand in play (not settled) and that hand's log."""
+        ...
+
+    def end_match(self, key: str, status: str) -> None:
+        """End a match that will not go on: ``"finished"`` or ``"abandoned"`` (it could not be resumed)."""
         ...
 
     def history(self, player: str, limit: int = 50) -> list[HandSummary]:

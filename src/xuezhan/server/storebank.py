@@ -5,6 +5,9 @@ store's (one idempotent transaction per hand). Sessions are signed tokens: the
 account name, a random nonce and an HMAC-SHA256 under the server's secret
 (``XUEZHAN_SECRET``; without one, a random secret made on the first start and kept in
 the database, so sessions outlive a restart). Bots play under four accounts topped up from the mint by the house.
+
+Hands in play are the store's hand logs; the id of each hand's log is kept here once
+known, so logging an action is one small insert.
 """
 
 from __future__ import annotations
@@ -15,12 +18,12 @@ import hashlib
 import hmac
 import secrets
 import threading
-from typing import Final
+from typing import Any, Final
 
 from ..errors import XuezhanError
 from ..match import HandResult, Match, RoomConfig
 from ..store import Store, StoreError
-from .bank import BOT_PLAYERS, Account, HandSummary, Settled, is_bot
+from .bank import BOT_PLAYERS, Account, HandSummary, LoggedHand, RunningMatch, Settled, is_bot
 
 BOT_FLOAT: Final = 10_000_000
 """Coins a bot account is topped up to when it runs low, so its losses are always paid in full."""
@@ -43,6 +46,8 @@ class StoreBank:
         self.starting_coins = starting_coins
         self._revoked: set[str] = set()
         self._lock = threading.Lock()
+        self._hand_logs: dict[tuple[str, int], int] = {}
+        """The hand log id of each (match key, hand number) begun or resumed and not settled."""
         for bot in BOT_PLAYERS:
             try:
                 store.create_account(bot, BOT_FLOAT)
@@ -106,8 +111,8 @@ class StoreBank:
         return Account(player, player, coins)
 
     # --- rooms, matches, hands ---------------------------------------------------------------------------
-    def open_room(self, code: str, room: RoomConfig) -> None:
-        self.store.create_room(code, room)
+    def open_room(self, code: str, room: RoomConfig, meta: dict[str, Any] | None = None) -> None:
+        self.store.create_room(code, room, meta)
 
     def open_match(self, code: str, players: list[str], seed: int) -> tuple[str, Match]:
         match_id, match = self.store.start_match(code, players, seed=seed)
@@ -123,6 +128,9 @@ class StoreBank:
                 if coins < BOT_FLOAT // 2:
                     self.store.grant(bot, BOT_FLOAT - coins)
         done = self.store.settle_hand(int(key), result, match)
+        with self._lock:
+            for k in [k for k in self._hand_logs if k[0] == key and k[1] <= result.hand_no]:
+                del self._hand_logs[k]
         people = result.participants
         balances = self.store.balances(people)
         return Settled(
@@ -131,6 +139,39 @@ class StoreBank:
             balances=tuple(None if is_bot(p) else balances[p] for p in people),
             replayed=done.replayed,
         )
+
+    # --- hands in play -------------------------------------------------------------------------------------
+    def begin_hand(self, key: str, hand_no: int, seed: int, start: dict[str, Any]) -> None:
+        log_id = self.store.begin_hand(int(key), hand_no, seed, start)
+        with self._lock:
+            self._hand_logs[(key, hand_no)] = log_id
+
+    def log_action(self, key: str, hand_no: int, seq: int, action: dict[str, Any]) -> None:
+        with self._lock:
+            log_id = self._hand_logs.get((key, hand_no))
+        if log_id is None:
+            log_id = self.store.hand_log_id(int(key), hand_no)
+            with self._lock:
+                self._hand_logs[(key, hand_no)] = log_id
+        self.store.append_action(log_id, seq, action)
+
+    def running_matches(self) -> list[RunningMatch]:
+        out: list[RunningMatch] = []
+        for m in self.store.running_matches():
+            key = str(m.match_id)
+            hand = None
+            if m.hand is not None:
+                hand = LoggedHand(m.hand.hand_no, m.hand.seed, m.hand.start, m.hand.actions)
+                with self._lock:
+                    self._hand_logs[(key, m.hand.hand_no)] = m.hand.id
+            out.append(RunningMatch(key=key, room_code=m.room, room=m.config, meta=m.meta, match=m.match, hand=hand))
+        return out
+
+    def end_match(self, key: str, status: str) -> None:
+        self.store.end_match(int(key), status)
+        with self._lock:
+            for k in [k for k in self._hand_logs if k[0] == key]:
+                del self._hand_logs[k]
 
     def history(self, player: str, limit: int = 50) -> list[HandSummary]:
         try:

@@ -1,5 +1,5 @@
 """Persistence (SQLAlchemy 2): accounts, coin balances, rooms, matches, hand records,
-a double-entry coin ledger and item cards; SQLite by default, PostgreSQL by URL.
+a double-entry coin ledger, item cards, and the append-only logs of hands in play; SQLite by default, PostgreSQL by URL.
 
 >>> store = Store("sqlite://")          # doctest: +SKIP
 >>> store.create_account("alice", 10_000)  # doctest: +SKIP
@@ -9,13 +9,28 @@ The schema is made and upgraded by the Alembic migrations shipped in
 """
 
 from .db import current_revision, default_url, downgrade, head_revision, make_engine, migrate, normalise_url
-from .store import HOUSE, MINT, TABLE, HandHistory, SettledHand, Store, StoreError, settlement_key
+from .store import (
+    ENDED_STATUSES,
+    HOUSE,
+    MINT,
+    TABLE,
+    HandHistory,
+    OpenHand,
+    ResumableMatch,
+    SettledHand,
+    Store,
+    StoreError,
+    settlement_key,
+)
 
 __all__ = [
+    "ENDED_STATUSES",
     "HOUSE",
     "MINT",
     "TABLE",
     "HandHistory",
+    "OpenHand",
+    "ResumableMatch",
     "SettledHand",
     "Store",
     "StoreError",

@@ -77,14 +77,21 @@ class Room(Base):
     id: Mapped[int] = mapped_column(BigId, primary_key=True)
     name: Mapped[str] = mapped_column(String(100), unique=True)
     config: Mapped[dict[str, Any]]
+    meta: Mapped[dict[str, Any] | None]
+    """What a server shows of the room in its lobby (display name, owner, public or not), kept so
+    that the lobby can be rebuilt after a restart; the store does not look inside."""
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), server_default=func.now())
+
+
+MATCH_STATUSES = ("running", "finished", "abandoned")
+"""``finished``: every hand played (or ended on purpose); ``abandoned``: it could not be resumed."""
 
 
 class MatchRow(Base):
     """A match: its room, seed, how far it has got, and its state between hands (``Match.state_json``)."""
 
     __tablename__ = "matches"
-    __table_args__ = (CheckConstraint("status IN ('running', 'finished')", name="status"),)
+    __table_args__ = (CheckConstraint("status IN ('running', 'finished', 'abandoned')", name="status"),)
 
     id: Mapped[int] = mapped_column(BigId, primary_key=True)
     room_id: Mapped[int] = mapped_column(BigId, ForeignKey("rooms.id"), index=True)
@@ -108,6 +115,40 @@ class HandRow(Base):
     dealer: Mapped[int] = mapped_column(Integer)
     record: Mapped[dict[str, Any]]
     result: Mapped[dict[str, Any]]
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), server_default=func.now())
+
+
+class HandLog(Base):
+    """One dealt hand, as it is played: the deal (its seed and whatever else the deal took:
+    seating, dealer, bets, item cards) and, in :class:`HandAction`, every action applied in
+    order. Replaying the actions on the deal rebuilds the hand after a restart. ``settled_at``
+    is set in the transaction that settles the hand; a log is never edited otherwise."""
+
+    __tablename__ = "hand_logs"
+    __table_args__ = (UniqueConstraint("match_id", "hand_no", name="uq_hand_logs_match_hand"),)
+
+    id: Mapped[int] = mapped_column(BigId, primary_key=True)
+    match_id: Mapped[int] = mapped_column(BigId, ForeignKey("matches.id"))
+    hand_no: Mapped[int] = mapped_column(Integer)
+    seed: Mapped[int] = mapped_column(BigInteger)
+    start: Mapped[dict[str, Any]]
+    settled_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), server_default=func.now())
+
+
+class HandAction(Base):
+    """One action applied in a logged hand; ``seq`` counts 0, 1, 2 ... with no gaps (append-only)."""
+
+    __tablename__ = "hand_actions"
+    __table_args__ = (
+        UniqueConstraint("hand_log_id", "seq", name="uq_hand_actions_log_seq"),
+        CheckConstraint("seq >= 0", name="seq_not_negative"),
+    )
+
+    id: Mapped[int] = mapped_column(BigId, primary_key=True)
+    hand_log_id: Mapped[int] = mapped_column(BigId, ForeignKey("hand_logs.id"))
+    seq: Mapped[int] = mapped_column(Integer)
+    action: Mapped[dict[str, Any]]
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), server_default=func.now())
 
 

@@ -19,6 +19,13 @@ enter only by ``grant`` transfers from ``#mint``. So the sum of all players'
 balances plus the house's is exactly what the mint has issued, at all times
 (:meth:`Store.audit` checks this and more).
 
+Hands in play are kept as append-only logs (STYLE 13): :meth:`Store.begin_hand` records
+the deal (its seed and start data), :meth:`Store.append_action` every action applied, in
+order (``seq`` 0, 1, 2 ...); both are idempotent, so a retried write changes nothing.
+Settling the hand marks its log settled in the settlement's transaction. After a restart,
+:meth:`Store.running_matches` gives every running match with its unsettled hand, to be
+rebuilt by replaying the actions on the deal.
+
 Concurrency: the match row is locked first (``SELECT … FOR UPDATE`` on PostgreSQL;
 SQLite transactions take the write lock at ``BEGIN IMMEDIATE``), then the balances of
 everyone involved, in account-id order, so concurrent settlements neither deadlock
@@ -35,7 +42,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Final
 
-from sqlalchemy import Engine, func, select
+from sqlalchemy import Engine, func, select, update
 from sqlalchemy.engine import URL
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, sessionmaker
@@ -47,6 +54,8 @@ from .models import (
     Account,
     Balance,
     CoinTransfer,
+    HandAction,
+    HandLog,
     HandPoints,
     HandRow,
     ItemSpend,
@@ -99,12 +108,56 @@ class SettledHand:
         return sum(self.fees.values())
 
 
+@dataclass(frozen=True, slots=True)
+class OpenHand:
+    """A dealt hand not settled yet, as logged: the deal and the actions applied, in order."""
+
+    id: int
+    """The hand log's id (for :meth:`Store.append_action`)."""
+    hand_no: int
+    seed: int
+    start: dict[str, Any]
+    actions: tuple[dict[str, Any], ...]
+
+
+@dataclass(frozen=True, slots=True)
+class ResumableMatch:
+    """A running match as saved: its room, the match between hands, and the hand in play if any."""
+
+    match_id: int
+    room: str
+    config: RoomConfig
+    meta: dict[str, Any]
+    match: Match
+    hand: OpenHand | None
+
+
+ENDED_STATUSES: Final = ("finished", "abandoned")
+"""How a running match may be ended by :meth:`Store.end_match`."""
+
+
 def settlement_key(match_id: int, hand_no: int) -> str:
     return f"match/{match_id}/hand/{hand_no}"
 
 
 def _canonical(data: Any) -> str:
     return json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def _json_object(data: object, code: str, what: str) -> dict[str, Any]:
+    """``data`` as it will read back from the database (a JSON object), or ``StoreError(code)``."""
+    if not isinstance(data, Mapping):
+        raise StoreError(code, f"{what} is a JSON object, not {type(data).__name__}")
+    try:
+        out = json.loads(json.dumps(data, allow_nan=False))
+    except (TypeError, ValueError) as exc:
+        raise StoreError(code, f"{what} is not JSON: {exc}") from None
+    assert isinstance(out, dict)
+    return out
+
+
+def _count(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
 
 
 class Store:
@@ -256,10 +309,14 @@ class Store:
         s.flush()
 
     # --- rooms and matches --------------------------------------------------------------------------------
-    def create_room(self, name: str, config: RoomConfig) -> int:
+    def create_room(self, name: str, config: RoomConfig, meta: Mapping[str, Any] | None = None) -> int:
+        """A new room; ``meta`` is what a server shows of it (display name, owner, public or not)."""
+        data = None if meta is None else _json_object(meta, "bad_room_meta", "a room's metadata")
         try:
             with self._sessions.begin() as s:
                 room = Room(name=name, config=config.to_mapping())
+                if data is not None:
+                    room.meta = data
                 s.add(room)
                 s.flush()
                 return room.id
@@ -293,6 +350,14 @@ class Store:
                 for p in sorted(players, key=lambda p: ids[p]):  # rows locked in one order: no deadlocks
                     self._spend(s, ids[p], ItemKind.MATCH_TICKET, f"match/{row.id}/ticket/{p}", row.id)
             return row.id, match
+
+    def room_meta(self, name: str) -> dict[str, Any]:
+        """The metadata the room was opened with (``{}`` without)."""
+        with self._sessions() as s:
+            row = s.scalar(select(Room).where(Room.name == name))
+            if row is None:
+                raise StoreError("unknown_room", f"no room named {name!r}")
+            return dict(row.meta or {})
 
     def load_match(self, match_id: int) -> Match:
         """The match as it stands between hands (after its last settled hand)."""
@@ -344,6 +409,163 @@ class Store:
             if row is None:
                 raise StoreError("unknown_hand", f"match {match_id} has no settled hand {hand_no}")
             return dict(row.record)
+
+    # --- hands in play: append-only logs ----------------------------------------------------------------------
+    def begin_hand(self, match_id: int, hand_no: int, seed: int, start: Mapping[str, Any]) -> int:
+        """Log the deal of hand ``hand_no`` (the match's next one): its seed and ``start``, whatever
+        else the deal took (seating, dealer, bets, item cards). Returns the hand log's id.
+
+        Idempotent: the same hand again (same seed and start) returns the id already made; a
+        different seed raises ``hand_seed_conflict``, a different start ``hand_start_conflict``.
+        Only a running match's next hand can begin (``match_over``, ``out_of_order``).
+        """
+        if not _count(hand_no) or hand_no < 1:
+            raise StoreError("bad_hand_no", f"hands are numbered from 1, not {hand_no!r}")
+        if not _count(seed) or not 0 <= seed < 2**63:
+            raise StoreError("bad_seed", f"a hand seed is an integer from 0 to 2**63 - 1, not {seed!r}")
+        data = _json_object(start, "bad_hand_start", "a hand's start")
+        try:
+            with self._sessions.begin() as s:
+                row = s.get(MatchRow, match_id, with_for_update=True)
+                if row is None:
+                    raise StoreError("unknown_match", f"no match {match_id}")
+                found = self._same_hand_log(s, match_id, hand_no, seed, data)
+                if found is not None:
+                    return found
+                if row.status != "running":
+                    raise StoreError("match_over", f"match {match_id} is {row.status}")
+                if hand_no != row.hands_played + 1:
+                    raise StoreError("out_of_order", f"match {match_id} expects hand {row.hands_played + 1}, "
+                                                     f"not {hand_no}")
+                log = HandLog(match_id=match_id, hand_no=hand_no, seed=seed, start=data)
+                s.add(log)
+                s.flush()
+                return log.id
+        except IntegrityError:
+            # the same hand, begun concurrently
+            with self._sessions() as s:
+                found = self._same_hand_log(s, match_id, hand_no, seed, data)
+            if found is None:
+                raise
+            return found
+
+    @staticmethod
+    def _same_hand_log(s: Session, match_id: int, hand_no: int, seed: int, start: dict[str, Any]) -> int | None:
+        log = s.scalar(select(HandLog).where(HandLog.match_id == match_id, HandLog.hand_no == hand_no))
+        if log is None:
+            return None
+        if log.seed != seed:
+            raise StoreError("hand_seed_conflict", f"hand {hand_no} of match {match_id} was dealt with seed "
+                                                   f"{log.seed}, not {seed}")
+        if _canonical(log.start) != _canonical(start):
+            raise StoreError("hand_start_conflict", f"hand {hand_no} of match {match_id} was begun with "
+                                                    "different start data")
+        return log.id
+
+    def hand_log_id(self, match_id: int, hand_no: int) -> int:
+        """The id of the log of hand ``hand_no`` (``unknown_hand`` if it was never begun)."""
+        with self._sessions() as s:
+            found = s.scalar(select(HandLog.id).where(HandLog.match_id == match_id, HandLog.hand_no == hand_no))
+            if found is None:
+                raise StoreError("unknown_hand", f"match {match_id} has no logged hand {hand_no}")
+            return found
+
+    def append_action(self, hand_log_id: int, seq: int, action: Mapping[str, Any]) -> None:
+        """Append the action applied at position ``seq`` (0, 1, 2 ...) of a logged hand.
+
+        ``seq`` must be the next position (``action_gap`` if it skips one). Writing the same
+        action at an existing position again does nothing (a retried write); a different one
+        raises ``action_conflict``. A settled hand (``hand_settled``) or a match no longer
+        running (``match_over``) takes no more actions.
+        """
+        if not _count(seq) or seq < 0:
+            raise StoreError("bad_seq", f"actions are numbered from 0, not {seq!r}")
+        data = _json_object(action, "bad_action", "an action")
+        try:
+            with self._sessions.begin() as s:
+                log = s.get(HandLog, hand_log_id, with_for_update=True)
+                if log is None:
+                    raise StoreError("unknown_hand", f"no hand log {hand_log_id}")
+                if self._same_action(s, log, seq, data):
+                    return
+                if log.settled_at is not None:
+                    raise StoreError("hand_settled", f"hand {log.hand_no} of match {log.match_id} is settled")
+                status = s.scalar(select(MatchRow.status).where(MatchRow.id == log.match_id))
+                if status != "running":
+                    raise StoreError("match_over", f"match {log.match_id} is {status}")
+                count = s.scalar(select(func.count()).select_from(HandAction)
+                                 .where(HandAction.hand_log_id == hand_log_id)) or 0
+                if seq != count:
+                    raise StoreError("action_gap", f"hand {log.hand_no} of match {log.match_id} has {count} "
+                                                   f"actions: the next is {count}, not {seq}")
+                s.add(HandAction(hand_log_id=hand_log_id, seq=seq, action=data))
+                s.flush()
+        except IntegrityError:
+            # written concurrently (a retry racing the first attempt)
+            with self._sessions() as s:
+                log = s.get(HandLog, hand_log_id)
+                if log is None or not self._same_action(s, log, seq, data):
+                    raise
+
+    @staticmethod
+    def _same_action(s: Session, log: HandLog, seq: int, action: dict[str, Any]) -> bool:
+        """Whether ``action`` is already logged at ``seq``; ``action_conflict`` if another one is."""
+        found = s.scalar(select(HandAction.action).where(HandAction.hand_log_id == log.id, HandAction.seq == seq))
+        if found is None:
+            return False
+        if _canonical(found) != _canonical(action):
+            raise StoreError("action_conflict", f"action {seq} of hand {log.hand_no} of match {log.match_id} "
+                                                "was logged as something else")
+        return True
+
+    def running_matches(self) -> list[ResumableMatch]:
+        """Every running match (oldest first), as saved between hands, with its hand in play:
+        the one logged and not settled, its actions in order (``None`` between hands)."""
+        with self._sessions() as s:
+            rows = s.execute(
+                select(MatchRow, Room).join(Room, Room.id == MatchRow.room_id)
+                .where(MatchRow.status == "running").order_by(MatchRow.id)
+            ).all()
+            logs = {
+                log.match_id: log
+                for log in s.scalars(
+                    select(HandLog).join(MatchRow, MatchRow.id == HandLog.match_id)
+                    .where(MatchRow.status == "running", HandLog.settled_at.is_(None),
+                           HandLog.hand_no == MatchRow.hands_played + 1)
+                )
+            }
+            actions: dict[int, list[dict[str, Any]]] = {log.id: [] for log in logs.values()}
+            if actions:
+                for log_id, action in s.execute(
+                    select(HandAction.hand_log_id, HandAction.action)
+                    .where(HandAction.hand_log_id.in_(actions)).order_by(HandAction.hand_log_id, HandAction.seq)
+                ):
+                    actions[log_id].append(action)
+            out: list[ResumableMatch] = []
+            for row, room in rows:
+                config = RoomConfig.from_mapping(room.config)
+                log = logs.get(row.id)
+                hand = None if log is None else OpenHand(log.id, log.hand_no, log.seed, dict(log.start),
+                                                         tuple(actions[log.id]))
+                out.append(ResumableMatch(row.id, room.name, config, dict(room.meta or {}),
+                                          Match.from_state(config, row.state), hand))
+            return out
+
+    def end_match(self, match_id: int, status: str = "abandoned") -> None:
+        """End a running match that will not go on: ``finished`` (ended on purpose) or ``abandoned``
+        (it could not be resumed). Ending it again the same way does nothing; a match already
+        ended otherwise raises ``match_over``. A hand in play stays logged, unsettled."""
+        if status not in ENDED_STATUSES:
+            raise StoreError("bad_status", f"a match ends as {' or '.join(ENDED_STATUSES)}, not {status!r}")
+        with self._sessions.begin() as s:
+            row = s.get(MatchRow, match_id, with_for_update=True)
+            if row is None:
+                raise StoreError("unknown_match", f"no match {match_id}")
+            if row.status == status:
+                return
+            if row.status != "running":
+                raise StoreError("match_over", f"match {match_id} is {row.status}")
+            row.status = status
 
     # --- settling a hand -------------------------------------------------------------------------------------
     def settle_hand(self, match_id: int, result: HandResult, match: Match | None = None) -> SettledHand:
@@ -456,6 +678,9 @@ class Store:
                        fee=coins.fees[i], coins=coins.changes[i])
             for i, p in enumerate(people)
         ])
+        # the hand's log (if it was logged) is closed by the same commit that settles it
+        s.execute(update(HandLog).where(HandLog.match_id == row.id, HandLog.hand_no == result.hand_no)
+                  .values(settled_at=func.now()))
         row.hands_played = result.hand_no
         if state is not None:
             if state["hands_played"] != result.hand_no:
