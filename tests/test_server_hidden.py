@@ -33,9 +33,10 @@ from xuezhan.records import parse_record
 from xuezhan.rules import Rules
 from xuezhan.server.bank import Account
 from xuezhan.server.config import ServerConfig
+from xuezhan.server.conn import Conn
 from xuezhan.server.protocol import ClientMessage, events_since, seat_view, table_views
 from xuezhan.server.storebank import StoreBank
-from xuezhan.server.table import Conn, Status, Table
+from xuezhan.server.table import Status, Table
 from xuezhan.store import Store
 from xuezhan.tiles import format_tiles, tile_name
 

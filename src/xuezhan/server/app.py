@@ -39,11 +39,12 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 from ..errors import XuezhanError
 from ..match import RoomConfig
 from ..rules import option_names
-from .bank import Account, Bank
+from .bank import Account, Bank, is_bot
 from .config import ServerConfig
+from .conn import Conn
 from .limits import AddressLimiter, TokenBucket
 from .protocol import ProtocolError, error_message, parse_client_message
-from .table import Conn, Status, Table
+from .table import Status, Table
 from .tiles_svg import svg_for_name
 
 log = logging.getLogger("xuezhan.server")
@@ -154,12 +155,38 @@ class Lobby:
         code = new_code()
         while code in self.tables:
             code = new_code()
-        await asyncio.to_thread(self.bank.open_room, code, room)
+        meta = {"name": name, "owner": owner.player, "owner_name": owner.nickname, "public": public}
+        await asyncio.to_thread(self.bank.open_room, code, room, meta)
         table = Table(code, name, room, owner, self.bank, self.config, public=public, autostart=autostart,
                       on_close=self._closed)
         self.tables[code] = table
         table.start_task()
         return table
+
+    async def restore(self) -> int:
+        """Carry on every match the database says is running (after a restart); how many tables."""
+        running = await asyncio.to_thread(self.bank.running_matches)
+        restored = 0
+        for rm in running:
+            try:
+                people = [p for p in rm.match.people if not is_bot(p)]
+                accounts = {}
+                for p in people:
+                    account = await asyncio.to_thread(self.bank.account, p)
+                    if account is not None:
+                        accounts[p] = account
+                table = Table.restore(rm, self.bank, self.config, accounts, on_close=self._closed)
+            except Exception:
+                log.exception("match %s in room %s cannot be carried on; it is ended", rm.key, rm.room_code)
+                with suppress(Exception):
+                    await asyncio.to_thread(self.bank.end_match, rm.key, "abandoned")
+                continue
+            if table.code in self.tables:
+                continue
+            self.tables[table.code] = table
+            table.start_task()
+            restored += 1
+        return restored
 
     def _closed(self, table: Table) -> None:
         if self.tables.get(table.code) is table:
@@ -383,6 +410,9 @@ def create_app(
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        restored = await lobby.restore()
+        if restored:
+            log.info("carried on %d running match(es)", restored)
         yield
         await lobby.close()
         the_bank.close()

@@ -4,7 +4,7 @@ Client to server (every field other than those listed is refused):
 
 - ``{"type": "action", "action": {"type": "discard", "tile": "5m"}, "version": 17}``: one
   engine action for the connection's own seat (the seat is never read from the client);
-  ``version`` (optional) is the table version the client saw, so a stale click is refused.
+  ``version`` (required) is the table version the client saw, so a stale click is refused.
 - ``{"type": "sit", "seat": 2}``: take a seat (``seat`` optional: any free one).
 - ``{"type": "leave"}``: leave the seat; during a hand this is an escape (逃跑, RULES 10).
 - ``{"type": "start"}``: start the match (bots fill empty seats), or a new match after the last.
@@ -74,8 +74,8 @@ def parse_client_message(text: str, max_bytes: int) -> ClientMessage:
         if not isinstance(data.get("action"), dict):
             raise ProtocolError("bad_message", "'action' needs an 'action' object")
         version = data.get("version")
-        if version is not None and (not isinstance(version, int) or isinstance(version, bool)):
-            raise ProtocolError("bad_message", "'version' must be an integer")
+        if not isinstance(version, int) or isinstance(version, bool):
+            raise ProtocolError("bad_message", "'version' (the table version the action answers) must be an integer")
     elif kind == "sit":
         seat = data.get("seat")
         if seat is not None and (not isinstance(seat, int) or isinstance(seat, bool) or not 0 <= seat <= 3):

@@ -2,52 +2,59 @@
 
 Everything that changes a table goes through its inbox (joins, disconnects, client
 messages) and is handled in order by :meth:`Table.run`, so no two changes ever
-interleave. Time lives here, never in the engine: a seated person has a deadline for
-each decision and a bot (or a seat in 托管) acts after a short delay. The bot's
-decision runs in a worker thread, so a slow search never stalls other tables.
+interleave. The match is played by the match runtime (:class:`~xuezhan.runtime.MatchRuntime`):
+each seat is a :class:`~xuezhan.runtime.Seat` (a person or a bot; 托管 and time limits
+are the seat's), and every decision goes through the runtime's
+:class:`~xuezhan.runtime.HandDriver`, which numbers it for the hand's log
+(:mod:`xuezhan.server.journal`), written to the database before anyone sees the change.
+Time lives here, never in the engine or the runtime: a seated person has a deadline for
+each decision and a bot (or a seat in 托管) acts after a short delay. The bot's decision
+runs in a worker thread, so a slow search never stalls other tables.
 
-Server to client messages:
+A server started again on the same database rebuilds every running match
+(:meth:`Table.restore`): the hand in progress is replayed from its log to its last
+applied action and play goes on; people find their seats in 托管 until they reconnect.
+
+Server to client messages (``docs/protocol.md`` lists every field):
 
 - ``hello``: who you are here (``seat`` or ``null`` for a spectator) and the timeouts.
 - ``room``: the room, its seats (names, bot or person, connected, 托管, coins, points).
 - ``state``: ``version``, ``hand_no``, your ``view`` (only what your seat may see), the new
   ``events`` (``reset: true`` when they start from the beginning of the hand) and ``timer``.
 - ``hand_end``: winners and ledger entries in words, points, fees and coins moved.
-- ``match_end``: the match's totals. ``error``: ``code`` and ``message``; nothing changed.
+- ``match_end``: the match's totals. ``ok``: a client message was done (``for`` its type).
+- ``error``: ``code``, ``message`` and ``for``; nothing changed.
 """
 
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 import random
 import secrets
 from collections.abc import Callable
-from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any, Final
 
-from ..bots import Bot, make_bot
-from ..engine.actions import Action, ActionType
-from ..engine.game import Game, Phase
-from ..engine.views import SeatView
+from ..bots import make_bot
+from ..engine.actions import Action
+from ..engine.game import Phase
 from ..errors import IllegalActionError, XuezhanError
 from ..match import Hand, HandResult, Match, RoomConfig
-from ..tiles import tile_name
-from .bank import BOT_PLAYERS, Account, Bank, Settled, is_bot
+from ..runtime import HandDriver, MatchRuntime, Seat, TimeLimits
+from .bank import BOT_PLAYERS, Account, Bank, RunningMatch, Settled, is_bot
 from .config import ServerConfig
+from .conn import Conn, Inbound, dumps
+from .journal import Journal
+from .messages import hand_end_message, match_end_message
 from .protocol import (
     ClientMessage,
     ProtocolError,
     error_message,
     events_since,
-    ledger_words,
     parse_action,
-    pattern_words,
     seat_view,
     table_views,
-    winner_words,
 )
 
 log = logging.getLogger("xuezhan.server")
@@ -61,59 +68,6 @@ class Status(StrEnum):
     BETWEEN = "between"  # a hand is over; the next starts soon
     FINISHED = "finished"  # the match's hands have been played
     CLOSED = "closed"
-
-
-def _dumps(msg: dict[str, Any]) -> str:
-    return json.dumps(msg, ensure_ascii=False, separators=(",", ":"))
-
-
-class Conn:
-    """One websocket connection as a table sees it: who, which seat, and an outbox.
-
-    The table never awaits a client: it puts text in the outbox and the connection's
-    own writer task sends it. A client that lets the outbox fill up is disconnected.
-    """
-
-    def __init__(self, account: Account, *, watch: bool = False, queue_size: int = 256) -> None:
-        self.account = account
-        self.watch = watch
-        self.seat: int | None = None
-        self.outbox: asyncio.Queue[str | None] = asyncio.Queue(queue_size)
-        self.events_sent = 0
-        self.hand_key = -1
-        self.closed = False
-        self.close_code = 1000
-
-    def send(self, msg: dict[str, Any]) -> None:
-        self.send_text(_dumps(msg))
-
-    def send_text(self, text: str) -> None:
-        if self.closed:
-            return
-        try:
-            self.outbox.put_nowait(text)
-        except asyncio.QueueFull:
-            self.close(1008)  # too slow to keep up
-
-    def close(self, code: int = 1000) -> None:
-        """Stop sending: the writer closes the socket with ``code`` after what is queued."""
-        if self.closed:
-            return
-        self.closed = True
-        self.close_code = code
-        while True:
-            try:
-                self.outbox.put_nowait(None)
-                return
-            except asyncio.QueueFull:
-                self.outbox.get_nowait()  # drop the oldest: the client is going away anyway
-
-
-@dataclass(slots=True)
-class _Inbound:
-    kind: str  # "join", "gone", "msg"
-    conn: Conn
-    msg: ClientMessage | None = None
 
 
 class Table:
@@ -145,18 +99,18 @@ class Table:
         self.players: list[str | None] = [owner.player, None, None, None]
         self.names: dict[str, str] = {owner.player: owner.nickname}
         self.balances: dict[str, int] = {owner.player: owner.balance}
-        self.match: Match | None = None
+        self.runtime: MatchRuntime | None = None
+        self._shown: Hand | None = None  # the hand in play, or the last one (its table stays in view)
+        self.journal: Journal | None = None
         self.match_key = ""
-        self.hand: Hand | None = None
+        self.owners: dict[str, Seat] = {}  # who decides for each player: a person (with a stand-in bot) or a bot
         self.hand_key = 0  # increases with every hand dealt
         self.version = 0
         self.conns: set[Conn] = set()
         self.seat_conn: dict[int, Conn] = {}
-        self.trustee: set[int] = set()
         self.ready: set[int] = set()
-        self.bots: dict[str, Bot] = {}
         self.left: set[str] = set()  # people who escaped from the hand being played
-        self.inbox: asyncio.Queue[_Inbound] = asyncio.Queue()
+        self.inbox: asyncio.Queue[Inbound] = asyncio.Queue()
         self._ctx: dict[int, tuple[Any, ...]] = {}
         self._deadline: dict[int, float] = {}
         self._due: dict[int, float] = {}
@@ -167,10 +121,64 @@ class Table:
         self._idle_since = 0.0
         self.last_hand_end: dict[str, Any] | None = None
         self.last_match_end: dict[str, Any] | None = None
-        self.rng = random.Random(config.seed) if config.seed is not None else random.Random(secrets.randbits(64))
+        self.matches_started = 0
         self.task: asyncio.Task[None] | None = None
         self.hands_finished = 0
         self.timeouts = 0  # decisions a person let run out (the bot took them)
+        self.resumed = False  # rebuilt from the database after a restart
+
+    # --- the match and the hand, through the runtime ----------------------------------------------
+    @property
+    def match(self) -> Match | None:
+        return self.runtime.match if self.runtime is not None else None
+
+    @property
+    def hand(self) -> Hand | None:
+        """The hand in play, or the last one played (shown until the next is dealt)."""
+        return self._shown
+
+    @property
+    def driver(self) -> HandDriver | None:
+        return self.runtime.driver if self.runtime is not None else None
+
+    def seat_owner(self, seat: int) -> Seat:
+        """The :class:`Seat` of whoever sits at ``seat`` (a bot seat if it is empty)."""
+        player = self.players[seat]
+        if player is None:
+            player = f"seat{seat}"
+        owner = self.owners.get(player)
+        if owner is None:
+            bot = make_bot(self.config.bot_name, random.Random(0))
+            if is_bot(player) or player.startswith("seat"):
+                owner = Seat.of_bot(bot, name=player)
+            else:
+                c = self.config
+                owner = Seat.of_person(player, stand_in=bot,
+                                       limits=TimeLimits(c.turn_timeout, c.claim_timeout, c.choice_timeout))
+            self.owners[player] = owner
+        return owner
+
+    def _seats_for(self, hand: Hand) -> list[Seat]:
+        return [self.seat_owner(s) for s in range(4)]
+
+    def trustee(self, seat: int) -> bool:
+        """The seat's person is in 托管: its bot decides."""
+        owner = self.owners.get(self.players[seat] or "")
+        return owner is not None and owner.is_person and owner.trustee
+
+    @property
+    def trustees(self) -> set[int]:
+        return {s for s in range(4) if self.trustee(s)}
+
+    def _new_runtime(self, match: Match, key: str) -> MatchRuntime:
+        journal = Journal(self.bank, key)
+        self.journal = journal
+        self.match_key = key
+        return MatchRuntime(match, self._seats_for, on_start=journal.begin, on_action=journal.action)
+
+    async def _flush(self) -> None:
+        if self.journal is not None:
+            await self.journal.flush()
 
     # --- outside: the manager and the websocket endpoint ----------------------------------------------
     def start_task(self) -> None:
@@ -178,16 +186,21 @@ class Table:
         self.task = asyncio.create_task(self.run(), name=f"table-{self.code}")
 
     def join(self, conn: Conn) -> None:
-        self.inbox.put_nowait(_Inbound("join", conn))
+        self.inbox.put_nowait(Inbound("join", conn))
 
     def gone(self, conn: Conn) -> None:
-        self.inbox.put_nowait(_Inbound("gone", conn))
+        self.inbox.put_nowait(Inbound("gone", conn))
 
     def message(self, conn: Conn, msg: ClientMessage) -> None:
-        self.inbox.put_nowait(_Inbound("msg", conn, msg))
+        self.inbox.put_nowait(Inbound("msg", conn, msg))
 
     def hand_in_play(self) -> bool:
         return self.status is Status.PLAYING
+
+    def meta(self) -> dict[str, Any]:
+        """What the database keeps of the room beside its rules, to list it again after a restart."""
+        return {"name": self.name, "owner": self.owner, "owner_name": self.names.get(self.owner, self.owner),
+                "public": self.public}
 
     def summary(self) -> dict[str, Any]:
         """The room as the lobby lists it (no secrets beyond the code of a public room)."""
@@ -205,14 +218,70 @@ class Table:
             "spectators": sum(1 for c in self.conns if c.seat is None),
         }
 
+    # --- after a restart -------------------------------------------------------------------------------
+    @classmethod
+    def restore(
+        cls,
+        running: RunningMatch,
+        bank: Bank,
+        config: ServerConfig,
+        accounts: dict[str, Account],
+        *,
+        on_close: Callable[[Table], None] | None = None,
+    ) -> Table:
+        """The table of a match the database says is running, carried on from its log: the hand in
+        progress replayed to its last applied action (its people in 托管 until they reconnect), or
+        the match between hands. Raises :class:`XuezhanError` if the log does not fit the match."""
+        meta = running.meta or {}
+        owner_name = str(meta.get("owner") or next((p for p in running.match.seats if p), "bot:1"))
+        owner = accounts.get(owner_name) or Account(owner_name, str(meta.get("owner_name") or owner_name), 0)
+        table = cls(running.room_code, str(meta.get("name") or running.room_code), running.room, owner, bank,
+                    config, public=bool(meta.get("public", True)), on_close=on_close)
+        match = running.match
+        table.players = list(match.seats)
+        for player in match.people:
+            account = accounts.get(player)
+            if account is not None:
+                table.names[player] = account.nickname
+                table.balances[player] = account.balance
+            elif is_bot(player):
+                table.names[player] = BOT_NAMES.get(player, player)
+        table.runtime = table._new_runtime(match, running.key)
+        table.resumed = True
+        logged = running.hand
+        if logged is None:
+            table.status = Status.FINISHED if match.finished else Status.BETWEEN
+            return table
+        if list(logged.start.get("seating", match.seats)) != list(match.seats):
+            raise XuezhanError("log_mismatch", f"hand {logged.hand_no} was dealt to other seats")
+        if logged.hand_no != match.hands_played + 1:
+            raise XuezhanError("log_mismatch", f"hand {logged.hand_no} is not the match's next hand")
+        actions = [Action.from_json(a) for a in logged.actions]
+        table.runtime.resume_hand(logged.seed, actions)
+        table._shown = table.runtime.hand
+        table.hand_key = 1
+        table.status = Status.PLAYING
+        game = table.runtime.hand.game if table.runtime.hand is not None else None
+        assert game is not None
+        for seat, sitting in enumerate(table.players):
+            if sitting is None:
+                continue
+            if game.seats[seat].escaped:
+                table.left.add(sitting)
+            elif not is_bot(sitting):
+                table.seat_owner(seat).trustee = True  # away until the person reconnects
+        return table
+
     # --- the task ----------------------------------------------------------------------------------------
     async def run(self) -> None:
         loop = asyncio.get_running_loop()
         try:
+            if self.status is Status.PLAYING:
+                self._changed()  # a restored hand: its timers start again
             while self.status is not Status.CLOSED:
                 wake = self._next_wakeup()
                 timeout = None if wake is None else max(0.0, wake - loop.time())
-                item: _Inbound | None
+                item: Inbound | None
                 if timeout is None:
                     item = await self.inbox.get()
                 elif timeout <= 0:
@@ -233,7 +302,7 @@ class Table:
                 except Exception:
                     log.exception("table %s: advancing failed", self.code)
                     await asyncio.sleep(0.05)
-                self._check_idle(loop.time())
+                await self._check_idle(loop.time())
         except asyncio.CancelledError:
             raise
         finally:
@@ -248,14 +317,14 @@ class Table:
 
     def _next_wakeup(self) -> float | None:
         times: list[float] = []
-        if self.status is Status.PLAYING and self.hand is not None:
-            game = self.hand.game
-            for seat in game.pending():
+        driver = self.driver
+        if self.status is Status.PLAYING and driver is not None:
+            for seat in driver.game.pending():
                 if self._bot_controls(seat):
                     times.append(self._due.get(seat, 0.0))
                 else:
                     times.append(self._deadline.get(seat, 0.0))
-            if game.over:
+            if driver.game.over:
                 times.append(0.0)
         elif self.status is Status.BETWEEN and self._humans_connected():
             times.append(self._next_hand_at)
@@ -263,17 +332,22 @@ class Table:
             times.append(self._idle_since + self.config.room_idle_timeout)
         return min(times) if times else None
 
-    def _check_idle(self, now: float) -> None:
+    async def _check_idle(self, now: float) -> None:
         if self.conns:
             self._idle_since = now
             return
         if self.status is Status.PLAYING:
             return  # the bots finish the hand first, so its coins are settled
         if now - self._idle_since >= self.config.room_idle_timeout:
+            if self.status is Status.BETWEEN and self.match_key:
+                try:  # nobody came back: the match ends here, and is not carried on after a restart
+                    await asyncio.to_thread(self.bank.end_match, self.match_key, "finished")
+                except Exception:
+                    log.exception("table %s: ending the match failed", self.code)
             self.status = Status.CLOSED
 
     # --- inbound ---------------------------------------------------------------------------------------------
-    async def _handle(self, item: _Inbound) -> None:
+    async def _handle(self, item: Inbound) -> None:
         conn = item.conn
         if item.kind == "join":
             await self._on_join(conn)
@@ -303,7 +377,7 @@ class Table:
                 self.conns.discard(old)
             self.seat_conn[seat] = conn
             conn.seat = seat
-            if seat in self.trustee:
+            if self.trustee(seat):
                 self._set_trustee(seat, False)
         conn.send(self._hello(conn))
         conn.send(self._room_message())
@@ -343,7 +417,7 @@ class Table:
         if kind == "ping":
             conn.send({"type": "pong"})
         elif kind == "action":
-            self._on_action(conn, msg.data)
+            await self._on_action(conn, msg.data)
         elif kind == "sit":
             await self._on_sit(conn, msg.data.get("seat"))
         elif kind == "leave":
@@ -353,78 +427,97 @@ class Table:
         elif kind == "ready":
             self._on_ready(conn)
         elif kind == "trustee":
-            seat = conn.seat
-            if seat is None:
-                conn.send(error_message("not_seated", "you hold no seat at this table"))
-                return
-            self._set_trustee(seat, bool(msg.data["on"]))
-            self._broadcast_room()
-            self._broadcast_state()
+            self._on_trustee(conn, bool(msg.data["on"]))
 
-    def _on_action(self, conn: Conn, data: dict[str, Any]) -> None:
+    @staticmethod
+    def _ok(conn: Conn, kind: str) -> None:
+        conn.send({"type": "ok", "for": kind})
+
+    @staticmethod
+    def _refuse(conn: Conn, kind: str, code: str, message: str) -> None:
+        conn.send({**error_message(code, message), "for": kind})
+
+    async def _on_action(self, conn: Conn, data: dict[str, Any]) -> None:
         seat = conn.seat
         if seat is None:
-            conn.send(error_message("not_seated", "spectators cannot play"))
+            self._refuse(conn, "action", "not_seated", "spectators cannot play")
             return
-        if self.status is not Status.PLAYING or self.hand is None:
-            conn.send(error_message("no_hand", "no hand is being played"))
+        driver = self.driver
+        if self.status is not Status.PLAYING or driver is None:
+            self._refuse(conn, "action", "no_hand", "no hand is being played")
             return
-        game = self.hand.game
         try:
             action = parse_action(data["action"], seat)
         except ProtocolError as exc:
-            conn.send(error_message(exc.code, exc.message))
+            self._refuse(conn, "action", exc.code, exc.message)
             return
-        version = data.get("version")
-        if version is not None and seat in game.pending() and version < self._since.get(seat, 0):
-            conn.send(error_message("stale", "the table has moved on since you chose that"))
+        version = data["version"]
+        if seat in driver.game.pending() and version < self._since.get(seat, 0):
+            self._refuse(conn, "action", "stale", "the table has moved on since you chose that")
             return
         try:
-            game.apply(action)
+            driver.submit(action)
         except IllegalActionError as exc:
-            conn.send(error_message(exc.code, exc.message))
+            self._refuse(conn, "action", exc.code, exc.message)
             return
-        if seat in self.trustee:
+        await self._flush()
+        if self.trustee(seat):
             self._set_trustee(seat, False)  # the player is back
             self._broadcast_room()
+        self._ok(conn, "action")
         self._changed()
+
+    def _on_trustee(self, conn: Conn, on: bool) -> None:
+        seat = conn.seat
+        if seat is None:
+            self._refuse(conn, "trustee", "not_seated", "you hold no seat at this table")
+            return
+        self._set_trustee(seat, on)
+        self._ok(conn, "trustee")
+        self._broadcast_room()
+        self._broadcast_state()
 
     async def _on_sit(self, conn: Conn, wanted: int | None) -> None:
         player = conn.account.player
         if player in self.left:
-            conn.send(error_message("hand_in_progress", "you left this hand: sit again when it is over"))
+            self._refuse(conn, "sit", "hand_in_progress", "you left this hand: sit again when it is over")
             return
         if self._seat_of(player) is not None:
             if conn.seat is None:  # a window of a seated player that came to watch takes the seat
                 conn.watch = False
                 self.conns.discard(conn)
                 await self._on_join(conn)
+                self._ok(conn, "sit")
+            else:
+                self._refuse(conn, "sit", "already_seated", f"you already sit at seat {conn.seat}")
             return
         if self.status is Status.PLAYING:
-            conn.send(error_message("hand_in_progress", "seats change between hands"))
+            self._refuse(conn, "sit", "hand_in_progress", "seats change between hands")
             return
         if self.status is Status.CLOSED:
+            self._refuse(conn, "sit", "room_closed", "this room is closed")
             return
         balance = self.balances.get(player, 0)
         if balance < max(1, self.room.fee):
-            conn.send(error_message("not_enough_coins", f"this room needs at least {max(1, self.room.fee)} coins"))
+            self._refuse(conn, "sit", "not_enough_coins", f"this room needs at least {max(1, self.room.fee)} coins")
             return
         free = [i for i in range(4) if self._sittable(i)]
         if wanted is not None:
             if wanted not in free:
-                conn.send(error_message("seat_taken", f"seat {wanted} is taken"))
+                self._refuse(conn, "sit", "seat_taken", f"seat {wanted} is taken")
                 return
             seat = wanted
         elif free:
             seat = free[0]
         else:
-            conn.send(error_message("table_full", "every seat is taken by a person"))
+            self._refuse(conn, "sit", "table_full", "every seat is taken by a person")
             return
         await self._put_in_seat(seat, player)
         self.seat_conn[seat] = conn
         conn.seat = seat
         conn.watch = False
         conn.send(self._hello(conn))
+        self._ok(conn, "sit")
         self._broadcast_room()
         if self.hand is not None:
             conn.hand_key = -1
@@ -436,10 +529,11 @@ class Table:
 
     async def _put_in_seat(self, seat: int, player: str) -> None:
         occupant = self.players[seat]
-        if self.match is not None and self.status is Status.BETWEEN:
+        match = self.match
+        if match is not None and self.status is Status.BETWEEN:
             if occupant is not None:
-                self.match.leave(occupant)
-            self.match.join(player)
+                match.leave(occupant)
+            match.join(player)
             self._sync_players()
             await self._save_match()
         else:
@@ -460,13 +554,15 @@ class Table:
     async def _on_leave(self, conn: Conn) -> None:
         seat = conn.seat
         if seat is None:
+            self._refuse(conn, "leave", "not_seated", "you hold no seat at this table")
             return
         player = conn.account.player
-        if self.status is Status.PLAYING and self.hand is not None:
-            game = self.hand.game
-            if game.can_escape(seat):
-                game.apply(Action(seat, ActionType.ESCAPE))  # 逃跑: the engine settles it (RULES 10)
+        driver = self.driver
+        if self.status is Status.PLAYING and driver is not None:
+            driver.escape(seat)  # 逃跑: the engine settles it (RULES 10)
+            await self._flush()
             self.left.add(player)  # the escaper leaves the match when the hand is settled
+            self._set_trustee(seat, False)
             self._changed()
         elif self.match is not None and self.status is Status.BETWEEN:
             self.match.leave(player)
@@ -475,26 +571,32 @@ class Table:
         else:
             self.players[seat] = None
         del self.seat_conn[seat]
-        self.trustee.discard(seat)
         self.ready.discard(seat)
         conn.seat = None
         conn.watch = True
         conn.send(self._hello(conn))
+        self._ok(conn, "leave")
         self._broadcast_room()
 
     async def _on_start(self, conn: Conn) -> None:
         if conn.seat is None:
-            conn.send(error_message("not_seated", "take a seat to start"))
+            self._refuse(conn, "start", "not_seated", "take a seat to start")
             return
         if self.status not in (Status.WAITING, Status.FINISHED):
-            conn.send(error_message("already_started", "the match is under way"))
+            self._refuse(conn, "start", "already_started", "the match is under way")
             return
+        self._ok(conn, "start")
         await self._start_match()
 
     def _on_ready(self, conn: Conn) -> None:
-        if conn.seat is None or self.status is not Status.BETWEEN:
+        if conn.seat is None:
+            self._refuse(conn, "ready", "not_seated", "you hold no seat at this table")
+            return
+        if self.status is not Status.BETWEEN:
+            self._refuse(conn, "ready", "not_between_hands", "ready is for the next hand, between hands")
             return
         self.ready.add(conn.seat)
+        self._ok(conn, "ready")
         self._broadcast_room()
 
     # --- the match ------------------------------------------------------------------------------------------
@@ -512,15 +614,25 @@ class Table:
         else:
             self.players = [p if p is not None else self._new_bot() for p in self.players]
 
+    def _match_seed(self) -> int:
+        """The seed of the next match: ``config.seed`` (then ``+1``, ``+2`` ...) when set, else random."""
+        n = self.matches_started
+        self.matches_started += 1
+        if self.config.seed is not None:
+            return (self.config.seed + n) & ((1 << 63) - 1)
+        return secrets.randbits(63)
+
     async def _start_match(self) -> None:
-        self.match = None
+        self.runtime = None
+        self.journal = None
+        self._shown = None
         for i in range(4):
             if self.players[i] is None:
                 self.players[i] = self._new_bot()
         players = [p for p in self.players if p is not None]
-        seed = self.rng.getrandbits(63)
+        seed = self._match_seed()
         try:
-            self.match_key, self.match = await asyncio.to_thread(self.bank.open_match, self.code, players, seed)
+            key, match = await asyncio.to_thread(self.bank.open_match, self.code, players, seed)
         except XuezhanError as exc:
             self._tell_all(error_message(exc.code, exc.message))
             return
@@ -528,19 +640,26 @@ class Table:
             log.exception("table %s: could not record the match", self.code)
             self._tell_all(error_message("database_error", "the match could not be started; try again"))
             return
+        self.runtime = self._new_runtime(match, key)
         self.last_match_end = None
         self.last_hand_end = None
-        self._start_hand()
+        await self._start_hand()
 
     def _tell_all(self, msg: dict[str, Any]) -> None:
-        text = _dumps(msg)
+        text = dumps(msg)
         for conn in list(self.conns):
             conn.send_text(text)
 
-    def _start_hand(self) -> None:
-        assert self.match is not None
+    async def _start_hand(self) -> None:
+        assert self.runtime is not None
         self._fill_with_bots()
-        self.hand = self.match.start_hand()
+        for seat in range(4):
+            owner = self.seat_owner(seat)
+            # seated but away: the bot plays until the player comes back
+            owner.trustee = owner.is_person and seat not in self.seat_conn
+        self.runtime.start_hand()
+        self._shown = self.runtime.hand
+        await self._flush()
         self.hand_key += 1
         self.status = Status.PLAYING
         self.ready.clear()
@@ -550,9 +669,6 @@ class Table:
         self._due.clear()
         self._since.clear()
         self._window = None
-        for seat in range(4):
-            if seat not in self.seat_conn and not is_bot(self.players[seat] or "bot"):
-                self.trustee.add(seat)  # seated but away: the bot plays until the player comes back
         self._broadcast_room()
         self._changed()
 
@@ -562,13 +678,16 @@ class Table:
         return self.match.hands_played + (1 if self.status is Status.PLAYING else 0)
 
     async def _finish_hand(self) -> None:
-        assert self.match is not None and self.hand is not None
-        game = self.hand.game
-        result = self.match.finish_hand(self.hand)
+        assert self.runtime is not None and self.runtime.hand is not None
+        await self._flush()
+        game = self.runtime.hand.game
+        result = self.runtime.finish_hand()
+        match = self.runtime.match
         # from here on the hand is over whatever happens below: never finish it twice
-        self.status = Status.FINISHED if self.match.finished else Status.BETWEEN
+        self.status = Status.FINISHED if match.finished else Status.BETWEEN
         self._next_hand_at = self._now() + self.config.next_hand_delay
-        self.trustee.clear()
+        for owner in self.owners.values():
+            owner.trustee = False
         self.left.clear()
         self._sync_players()
         settled = await self._settle(result)
@@ -576,10 +695,11 @@ class Table:
         if settled is None:
             # later hands could not be recorded either (the store takes them in order): stop here
             self.status = Status.FINISHED
-        self.last_hand_end = self._hand_end_message(result, game, settled)
+        names = [self.names.get(p, p) for p in result.seating]
+        self.last_hand_end = hand_end_message(result, game, names, settled, self.room, final=match.finished)
         if self.status is Status.FINISHED:
-            self.last_match_end = self._match_end_message()
-        elif None in self.match.seats:
+            self.last_match_end = match_end_message(match, self.names)
+        elif None in match.seats:
             self._fill_with_bots()
             await self._save_match()
         for conn in list(self.conns):
@@ -612,44 +732,45 @@ class Table:
 
     # --- timers, bots and 托管 --------------------------------------------------------------------------------
     def _bot_controls(self, seat: int) -> bool:
-        player = self.players[seat]
-        return player is None or is_bot(player) or seat in self.trustee
+        return self.seat_owner(seat).automatic
 
     def _set_trustee(self, seat: int, on: bool) -> None:
+        owner = self.seat_owner(seat)
+        if not owner.is_person:
+            return
         now = self._now()
         if on:
-            if seat not in self.trustee:
-                self.trustee.add(seat)
+            if not owner.trustee:
+                owner.trustee = True
                 self._due[seat] = now + self.config.bot_delay
-        elif seat in self.trustee:
-            self.trustee.discard(seat)
+        elif owner.trustee:
+            owner.trustee = False
             if self._deadline.get(seat, 0.0) < now + 1.0:
                 self._deadline[seat] = now + self._timeout_for(seat)
 
     def _timeout_for(self, seat: int) -> float:
-        assert self.hand is not None
-        phase = self.hand.game.phase
-        if phase is Phase.TURN:
-            return self.config.turn_timeout
-        if phase in (Phase.CLAIM, Phase.ROB):
-            return self.config.claim_timeout
-        return self.config.choice_timeout
+        driver = self.driver
+        assert driver is not None
+        limits = self.seat_owner(seat).limits or TimeLimits(
+            self.config.turn_timeout, self.config.claim_timeout, self.config.choice_timeout)
+        return limits.for_phase(driver.game.phase)
 
     def _refresh_timers(self) -> None:
         """Start the clock of every seat that faces a new decision."""
-        assert self.hand is not None
-        game = self.hand.game
+        driver = self.driver
+        assert driver is not None
+        game = driver.game
         now = self._now()
         pending = game.pending()
         phase = game.phase
         if phase is Phase.CLAIM or phase is Phase.ROB:
             if game.window is not self._window:
                 self._window = game.window
-                self._window_start = len(game.actions)
+                self._window_start = driver.seq
             ctx: tuple[Any, ...] = ("claim", self._window_start)
             delay = self.config.bot_claim_delay
         elif phase is Phase.TURN:
-            ctx = ("turn", len(game.actions))
+            ctx = ("turn", driver.seq)
             delay = self.config.bot_delay
         else:
             ctx = (str(phase),)
@@ -668,23 +789,23 @@ class Table:
         """Let every bot whose time has come act, hand timed-out seats to the bot, end hands, deal."""
         while True:
             now = self._now()
-            if self.status is Status.PLAYING and self.hand is not None:
-                game = self.hand.game
-                if game.over:
+            driver = self.driver
+            if self.status is Status.PLAYING and driver is not None:
+                if driver.over:
                     await self._finish_hand()
                     continue
                 acted = False
-                for seat in game.pending():
+                for seat in driver.deciding():
                     if self._bot_controls(seat):
                         if self._due.get(seat, 0.0) <= now:
-                            await self._bot_act(seat)
+                            await self._bot_act(driver, seat)
                             acted = True
                             break
                     elif self._deadline.get(seat, 0.0) <= now:
                         self.timeouts += 1
                         self._set_trustee(seat, True)
                         self._broadcast_room()
-                        await self._bot_act(seat)
+                        await self._bot_act(driver, seat)
                         acted = True
                         break
                 if acted:
@@ -694,44 +815,27 @@ class Table:
             if self.status is Status.BETWEEN:
                 humans = self._humans_connected()
                 if humans and (now >= self._next_hand_at or humans <= self.ready):
-                    self._start_hand()
+                    await self._start_hand()
                     continue
             return
 
     def _humans_connected(self) -> set[int]:
         return {s for s in self.seat_conn if not is_bot(self.players[s] or "bot")}
 
-    def _bot_for(self, seat: int) -> Bot:
-        player = self.players[seat] or f"seat{seat}"
-        bot = self.bots.get(player)
-        if bot is None:
-            bot = make_bot(self.config.bot_name, random.Random(self.rng.getrandbits(64)))
-            self.bots[player] = bot
-        return bot
-
-    async def _bot_act(self, seat: int) -> None:
-        assert self.hand is not None
-        game = self.hand.game
-        legal = game.legal_actions(seat)
+    async def _bot_act(self, driver: HandDriver, seat: int) -> None:
+        # only this task changes the game, so the worker thread reads a still table
+        legal = driver.game.legal_actions(seat)
         if not legal:
             return
-        bot = self._bot_for(seat)
-        view = SeatView(game, seat)
-        if len(legal) == 1:
-            action = legal[0]
-        else:
-            # only this task changes the game, so the worker thread reads a still table
-            action = await asyncio.to_thread(bot.choose, view, legal)
-        try:
-            game.apply(action)
-        except XuezhanError:
-            log.exception("table %s: bot chose an illegal action %r", self.code, action)
-            game.apply(legal[0])
+        action = legal[0] if len(legal) == 1 else await asyncio.to_thread(driver.choose, seat)
+        driver.apply(action)
+        await self._flush()
         self._changed()
 
     def _changed(self) -> None:
         self.version += 1
-        if self.hand is not None and not self.hand.game.over:
+        driver = self.driver
+        if driver is not None and not driver.over:
             self._refresh_timers()
         self._broadcast_state()
 
@@ -750,7 +854,7 @@ class Table:
         if brief:
             return out
         out["connected"] = seat in self.seat_conn
-        out["trustee"] = seat in self.trustee
+        out["trustee"] = self.trustee(seat)
         out["ready"] = seat in self.ready
         out["balance"] = None if is_bot(player) else self.balances.get(player)
         out["points"] = self.match.running.get(player, 0) if self.match is not None else 0
@@ -793,9 +897,10 @@ class Table:
 
     def _timer_for(self, seat: int | None) -> dict[str, Any] | None:
         """The countdown a connection sees: its own decision, or whose turn it is; never who may claim."""
-        if self.hand is None or self.status is not Status.PLAYING:
+        driver = self.driver
+        if driver is None or self.status is not Status.PLAYING:
             return None
-        game = self.hand.game
+        game = driver.game
         pending = game.pending()
         if seat is not None and seat in pending and not self._bot_controls(seat):
             return {"seat": seat, "remaining_ms": self._ms_until(self._deadline.get(seat, 0.0)),
@@ -803,12 +908,13 @@ class Table:
         if game.phase is Phase.TURN and not self._bot_controls(game.turn):
             t = game.turn
             return {"seat": t, "remaining_ms": self._ms_until(self._deadline.get(t, 0.0)),
-                    "total_ms": int(self.config.turn_timeout * 1000), "mine": False}
+                    "total_ms": int(self._timeout_for(t) * 1000), "mine": False}
         return None
 
     def _state_message(self, conn: Conn, view: dict[str, Any]) -> dict[str, Any]:
         assert self.hand is not None
-        game = self.hand.game
+        hand = self.hand
+        game = hand.game
         reset = conn.hand_key != self.hand_key
         start = 0 if reset else conn.events_sent
         events = events_since(game, conn.seat, start)
@@ -817,13 +923,13 @@ class Table:
         return {
             "type": "state",
             "version": self.version,
-            "hand_no": self.hand.hand_no,
+            "hand_no": hand.hand_no,
             "reset": reset,
             "view": view,
             "events": events,
             "decision": self._decision_of(conn.seat),
             "timer": self._timer_for(conn.seat),
-            "trustee": conn.seat in self.trustee if conn.seat is not None else False,
+            "trustee": self.trustee(conn.seat) if conn.seat is not None else False,
         }
 
     def _decision_of(self, seat: int | None) -> int | None:
@@ -845,64 +951,13 @@ class Table:
             conn.send(self._state_message(conn, views[conn.seat]))
 
     def _broadcast_room(self, exclude: Conn | None = None) -> None:
-        text = _dumps(self._room_message())
+        text = dumps(self._room_message())
         for conn in list(self.conns):
             if conn is not exclude:
                 conn.send_text(text)
-
-    # --- the end of a hand in words -----------------------------------------------------------------------
-    def _hand_end_message(self, result: HandResult, game: Game, settled: Settled | None) -> dict[str, Any]:
-        names = [self.names.get(p, p) for p in result.seating]
-        winners = []
-        for w in game.winners:
-            data = w.to_json()
-            src = w.from_seat
-            data["name"] = names[w.seat]
-            data["from_name"] = None if src is None else names[src]
-            data["pattern"] = pattern_words(w.score.base, w.score.extras_dict)
-            data["words"] = winner_words(names[w.seat], data["from_name"], tile_name(w.tile), w.score.fan,
-                                         w.score.multiple, w.score.base, w.score.extras_dict)
-            winners.append(data)
-        ledger = [
-            {**e.to_json(), "words": ledger_words(names[e.from_seat], names[e.to_seat], e.points, e.reason)}
-            for e in game.ledger
-        ]
-        coins: list[int] | None = None
-        fees: list[int] | None = None
-        balances: list[int | None] | None = None
-        if settled is not None:
-            coins = list(settled.changes[:4])
-            fees = list(settled.fees[:4])
-            balances = list(settled.balances[:4])
-        return {
-            "type": "hand_end",
-            "hand_no": result.hand_no,
-            "names": names,
-            "bots": [is_bot(p) for p in result.seating],
-            "winners": winners,
-            "ledger": ledger,
-            "points": game.deltas(),
-            "coins": coins,
-            "fees": fees,
-            "balances": balances,
-            "coefficient": self.room.coefficient,
-            "fee": self.room.fee,
-            "escaped": [i for i in range(4) if game.seats[i].escaped],
-            "exhausted": any(e.get("type") == "wall_empty" for e in game.events),
-            "final": self.match is not None and self.match.finished,
-        }
 
     def _hand_end_for(self, conn: Conn) -> dict[str, Any]:
         assert self.last_hand_end is not None
         msg = dict(self.last_hand_end)
         msg["next_hand_ms"] = self._ms_until(self._next_hand_at) if self.status is Status.BETWEEN else None
         return msg
-
-    def _match_end_message(self) -> dict[str, Any]:
-        assert self.match is not None
-        people = sorted(self.match.running.items(), key=lambda kv: -kv[1])
-        return {
-            "type": "match_end",
-            "hands": self.match.hands_played,
-            "standings": [{"name": self.names.get(p, p), "bot": is_bot(p), "points": pts} for p, pts in people],
-        }
