@@ -5,6 +5,7 @@ from __future__ import annotations
 import errno
 import os
 import socket
+from pathlib import Path
 
 import click
 
@@ -35,8 +36,10 @@ def _check_port(host: str, port: int) -> None:
 @click.option("--port", type=int, default=8000, show_default=True, help="Port to listen on.")
 @click.option("--db", "db_url", default=None, metavar="URL",
               help="SQLAlchemy URL of the database (default: the SQLite file xuezhan.sqlite3, or $XUEZHAN_DB).")
+@click.option("--config", "config_file", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              metavar="FILE.toml", help="Server settings (timeouts, bot pacing, limits) from a TOML file.")
 @guarded
-def serve_cmd(host: str, port: int, db_url: str | None) -> int:
+def serve_cmd(host: str, port: int, db_url: str | None, config_file: Path | None) -> int:
     """The web table: open http://HOST:PORT/ in a browser.
 
     Sessions are signed with $XUEZHAN_SECRET (set it so that players stay logged in
@@ -47,9 +50,12 @@ def serve_cmd(host: str, port: int, db_url: str | None) -> int:
 
     from ..server import create_app
 
+    from ..server.config import ServerConfig
+
+    config = ServerConfig.from_file(config_file) if config_file is not None else None
     _check_port(host, port)
     try:
-        app = create_app(db_url)
+        app = create_app(db_url, config=config)
     except (ArgumentError, SQLAlchemyError, ImportError) as exc:
         raise XuezhanError("bad_db", f"cannot open the database {db_url or '(default)'}: {exc}") from None
     if not os.environ.get("XUEZHAN_SECRET"):

@@ -7,8 +7,13 @@ delay to (almost) nothing; a real table uses the defaults.
 from __future__ import annotations
 
 import dataclasses
+import tomllib
+from collections.abc import Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
+
+from ..errors import XuezhanError
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,3 +64,43 @@ class ServerConfig:
         base = cls(turn_timeout=5.0, claim_timeout=5.0, choice_timeout=5.0, bot_delay=0.0,
                    bot_claim_delay=0.0, next_hand_delay=0.5, rate_per_second=1000.0, rate_burst=1000)
         return dataclasses.replace(base, **overrides)
+
+    @classmethod
+    def from_mapping(cls, data: Mapping[str, Any]) -> ServerConfig:
+        """Settings from a mapping of field names (a ``[server]`` table of a TOML file); unknown
+        names and values of the wrong type are ``bad_config``."""
+        names = {f.name for f in dataclasses.fields(cls)}
+        values: dict[str, Any] = {}
+        for key, value in data.items():
+            if key not in names:
+                raise XuezhanError("bad_config", f"unknown server setting {key!r}")
+            default = getattr(cls(), key)
+            if isinstance(default, bool):
+                ok = isinstance(value, bool)
+            elif isinstance(default, float):
+                ok = isinstance(value, int | float) and not isinstance(value, bool) and value >= 0
+                value = float(value) if ok else value
+            elif isinstance(default, int):
+                ok = isinstance(value, int) and not isinstance(value, bool) and value >= 0
+            elif isinstance(default, str):
+                ok = isinstance(value, str) and bool(value)
+            else:  # seed: an integer or absent
+                ok = isinstance(value, int) and not isinstance(value, bool)
+            if not ok:
+                raise XuezhanError("bad_config", f"server setting {key!r} has a bad value {value!r}")
+            values[key] = value
+        return cls(**values)
+
+    @classmethod
+    def from_file(cls, path: Path) -> ServerConfig:
+        """Settings from a TOML file: its ``[server]`` table (or the top level)."""
+        try:
+            data = tomllib.loads(path.read_text(encoding="utf-8"))
+        except OSError as exc:
+            raise XuezhanError("bad_config", f"cannot read {path}: {exc.strerror or exc}") from None
+        except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+            raise XuezhanError("bad_config", f"{path} is not valid TOML: {exc}") from None
+        table = data.get("server", data)
+        if not isinstance(table, dict):
+            raise XuezhanError("bad_config", "[server] must be a table")
+        return cls.from_mapping(table)
