@@ -43,6 +43,7 @@ from ..errors import IllegalActionError, XuezhanError
 from ..match import Hand, HandResult, Match, RoomConfig
 from ..runtime import HandDriver, MatchRuntime, Seat, TimeLimits
 from .bank import BOT_PLAYERS, Account, Bank, RunningMatch, Settled, is_bot
+from .clocks import Clocks
 from .config import ServerConfig
 from .conn import Conn, Inbound, dumps
 from .journal import Journal
@@ -111,12 +112,7 @@ class Table:
         self.ready: set[int] = set()
         self.left: set[str] = set()  # people who escaped from the hand being played
         self.inbox: asyncio.Queue[Inbound] = asyncio.Queue()
-        self._ctx: dict[int, tuple[Any, ...]] = {}
-        self._deadline: dict[int, float] = {}
-        self._due: dict[int, float] = {}
-        self._since: dict[int, int] = {}  # version at which the seat's current decision began
-        self._window: object | None = None
-        self._window_start = 0
+        self.clocks = Clocks()
         self._next_hand_at = 0.0
         self._idle_since = 0.0
         self.last_hand_end: dict[str, Any] | None = None
@@ -320,10 +316,7 @@ class Table:
         driver = self.driver
         if self.status is Status.PLAYING and driver is not None:
             for seat in driver.game.pending():
-                if self._bot_controls(seat):
-                    times.append(self._due.get(seat, 0.0))
-                else:
-                    times.append(self._deadline.get(seat, 0.0))
+                times.append(self.clocks.wake_time(seat, self._bot_controls(seat)))
             if driver.game.over:
                 times.append(0.0)
         elif self.status is Status.BETWEEN and self._humans_connected():
@@ -452,7 +445,7 @@ class Table:
             self._refuse(conn, "action", exc.code, exc.message)
             return
         version = data["version"]
-        if seat in driver.game.pending() and version < self._since.get(seat, 0):
+        if seat in driver.game.pending() and version < self.clocks.since.get(seat, 0):
             self._refuse(conn, "action", "stale", "the table has moved on since you chose that")
             return
         try:
@@ -664,11 +657,7 @@ class Table:
         self.status = Status.PLAYING
         self.ready.clear()
         self.last_hand_end = None
-        self._ctx.clear()
-        self._deadline.clear()
-        self._due.clear()
-        self._since.clear()
-        self._window = None
+        self.clocks.clear()
         self._broadcast_room()
         self._changed()
 
@@ -742,11 +731,11 @@ class Table:
         if on:
             if not owner.trustee:
                 owner.trustee = True
-                self._due[seat] = now + self.config.bot_delay
+                self.clocks.due[seat] = now + self.config.bot_delay
         elif owner.trustee:
             owner.trustee = False
-            if self._deadline.get(seat, 0.0) < now + 1.0:
-                self._deadline[seat] = now + self._timeout_for(seat)
+            if self.clocks.deadline.get(seat, 0.0) < now + 1.0:
+                self.clocks.deadline[seat] = now + self._timeout_for(seat)
 
     def _timeout_for(self, seat: int) -> float:
         driver = self.driver
@@ -759,31 +748,8 @@ class Table:
         """Start the clock of every seat that faces a new decision."""
         driver = self.driver
         assert driver is not None
-        game = driver.game
-        now = self._now()
-        pending = game.pending()
-        phase = game.phase
-        if phase is Phase.CLAIM or phase is Phase.ROB:
-            if game.window is not self._window:
-                self._window = game.window
-                self._window_start = driver.seq
-            ctx: tuple[Any, ...] = ("claim", self._window_start)
-            delay = self.config.bot_claim_delay
-        elif phase is Phase.TURN:
-            ctx = ("turn", driver.seq)
-            delay = self.config.bot_delay
-        else:
-            ctx = (str(phase),)
-            delay = self.config.bot_delay
-        for seat in pending:
-            if self._ctx.get(seat) != ctx:
-                self._ctx[seat] = ctx
-                self._deadline[seat] = now + self._timeout_for(seat)
-                self._due[seat] = now + delay
-                self._since[seat] = self.version
-        for seat in list(self._ctx):
-            if seat not in pending:
-                del self._ctx[seat]
+        self.clocks.refresh(driver, self._now(), self.version, self._timeout_for,
+                            bot_delay=self.config.bot_delay, claim_delay=self.config.bot_claim_delay)
 
     async def _advance(self) -> None:
         """Let every bot whose time has come act, hand timed-out seats to the bot, end hands, deal."""
@@ -797,11 +763,11 @@ class Table:
                 acted = False
                 for seat in driver.deciding():
                     if self._bot_controls(seat):
-                        if self._due.get(seat, 0.0) <= now:
+                        if self.clocks.due.get(seat, 0.0) <= now:
                             await self._bot_act(driver, seat)
                             acted = True
                             break
-                    elif self._deadline.get(seat, 0.0) <= now:
+                    elif self.clocks.deadline.get(seat, 0.0) <= now:
                         self.timeouts += 1
                         self._set_trustee(seat, True)
                         self._broadcast_room()
@@ -903,11 +869,11 @@ class Table:
         game = driver.game
         pending = game.pending()
         if seat is not None and seat in pending and not self._bot_controls(seat):
-            return {"seat": seat, "remaining_ms": self._ms_until(self._deadline.get(seat, 0.0)),
+            return {"seat": seat, "remaining_ms": self._ms_until(self.clocks.deadline.get(seat, 0.0)),
                     "total_ms": int(self._timeout_for(seat) * 1000), "mine": True}
         if game.phase is Phase.TURN and not self._bot_controls(game.turn):
             t = game.turn
-            return {"seat": t, "remaining_ms": self._ms_until(self._deadline.get(t, 0.0)),
+            return {"seat": t, "remaining_ms": self._ms_until(self.clocks.deadline.get(t, 0.0)),
                     "total_ms": int(self._timeout_for(t) * 1000), "mine": False}
         return None
 
@@ -936,7 +902,7 @@ class Table:
         """The version at which the seat's open decision began: one answer per decision."""
         if seat is None or self.hand is None or seat not in self.hand.game.pending():
             return None
-        return self._since.get(seat)
+        return self.clocks.since.get(seat)
 
     def _send_state(self, conn: Conn) -> None:
         if self.hand is None:

@@ -1,0 +1,151 @@
+"""The match runtime: one decision loop (HandDriver) and one match controller (MatchRuntime)."""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+
+import pytest
+
+from xuezhan.bots import make_bot
+from xuezhan.engine.actions import Action, ActionType
+from xuezhan.engine.game import Phase
+from xuezhan.errors import IllegalActionError, XuezhanError
+from xuezhan.match import Match, RoomConfig, hand_seed
+from xuezhan.records import record_json
+from xuezhan.rules import Rules
+from xuezhan.runtime import HandDriver, MatchRuntime, Seat, SeatKind, TimeLimits, bot_seed
+from xuezhan.selfplay import PLAYERS, simulate
+from xuezhan.server.config import ServerConfig
+
+PEOPLE = ("ann", "bo", "cy", "di")
+
+
+def bots_runtime(seed: int, bot: str = "random") -> MatchRuntime:
+    match = Match(RoomConfig(rules=Rules.preset("qq"), hands=3), PEOPLE, seed=seed)
+    return MatchRuntime(match, {p: Seat.of_bot(bot) for p in PEOPLE})
+
+
+def test_the_driver_stops_for_a_person_and_goes_on_after_their_decision() -> None:
+    seats = {p: Seat.of_bot("heuristic") for p in PEOPLE}
+    seats["ann"] = Seat.of_person("ann", limits=TimeLimits(turn=9.0))
+    runtime = MatchRuntime(Match(RoomConfig(), PEOPLE, seed=3), seats)
+    driver = runtime.start_hand()
+    assert not driver.run()  # the bots chose their void; ann has not
+    assert driver.game.phase is Phase.DINGQUE and driver.deciding() == [0]
+    assert driver.waiting_for_person()
+    with pytest.raises(IllegalActionError):
+        driver.submit(Action(1, ActionType.DINGQUE, suit=0))  # not seat 1's decision any more
+    choice = driver.choose(0)  # what ann's stand-in bot would do
+    driver.submit(choice)
+    assert driver.seq == len(driver.game.actions)
+    seats["ann"].trustee = True  # 托管: the stand-in plays on
+    assert driver.run() and driver.over
+    assert seats["ann"].limits is not None and seats["ann"].limits.for_phase(Phase.TURN) == 9.0
+
+
+def test_an_illegal_decision_changes_nothing_and_is_not_logged() -> None:
+    log: list[tuple[int, Action]] = []
+    runtime = bots_runtime(5)
+    driver = runtime.start_hand()
+    driver.on_action = lambda seq, a: log.append((seq, a))
+    before = json.dumps(record_json(driver.game, with_result=False))
+    with pytest.raises(IllegalActionError) as err:
+        driver.submit(Action(0, ActionType.DISCARD, tile=0))
+    assert err.value.code
+    assert json.dumps(record_json(driver.game, with_result=False)) == before and log == []
+    driver.run()
+    assert [seq for seq, _ in log] == list(range(len(driver.game.actions)))
+    assert [a for _, a in log] == list(driver.game.actions)
+
+
+def test_a_hand_rebuilt_from_its_log_goes_on_exactly_as_the_original() -> None:
+    for seed in (1, 2, 3):
+        original = bots_runtime(seed)
+        log: list[Action] = []
+        original.on_action = lambda hand, seq, a: log.append(a)
+        driver = original.start_hand()
+        cut = random.Random(seed).randrange(5, 60)
+        while not driver.over and len(log) < cut:
+            driver.act(driver.deciding()[0])
+        prefix = list(log)
+        driver.run()
+        # a restart: the same match state, the hand dealt again and replayed to its last logged action
+        again = bots_runtime(seed)
+        rebuilt = again.resume_hand(hand_seed(seed, 1), prefix)
+        assert list(rebuilt.game.actions) == prefix
+        rebuilt.run()
+        assert record_json(rebuilt.game) == record_json(driver.game)
+
+
+def test_a_log_of_another_hand_is_refused() -> None:
+    runtime = bots_runtime(8)
+    with pytest.raises(XuezhanError) as err:
+        runtime.resume_hand(hand_seed(8, 1) ^ 1, [])
+    assert err.value.code == "log_mismatch"
+    runtime.play_hand()  # and the match is still whole: the first hand can be dealt
+
+
+def test_bots_decide_from_the_hand_seed_not_from_their_history() -> None:
+    # the same seat seed and the same position: the same choice, whatever the bot chose before
+    a, b = make_bot("random", random.Random(1)), make_bot("random", random.Random(2))
+    runtime = bots_runtime(4)
+    driver = runtime.start_hand()
+    seat = driver.deciding()[0]
+    for bot in (a, b):
+        bot.start_hand(bot_seed(12345, seat))
+    legal = driver.game.legal_actions(seat)
+    assert a.choose(driver.view(seat), legal) == b.choose(driver.view(seat), legal)
+
+
+def test_play_hand_needs_automatic_seats() -> None:
+    seats = {p: Seat.of_bot("random") for p in PEOPLE}
+    seats["di"] = Seat.of_person("di")
+    runtime = MatchRuntime(Match(RoomConfig(), PEOPLE, seed=1), seats)
+    with pytest.raises(XuezhanError) as err:
+        runtime.play_hand()
+    assert err.value.code == "not_automatic"
+    assert seats["di"].kind is SeatKind.PERSON and not seats["di"].automatic
+
+
+def test_a_match_plays_its_hands_and_points_sum_to_zero() -> None:
+    runtime = bots_runtime(11, "heuristic")
+    results = list(runtime.play())
+    assert [r.hand_no for r in results] == [1, 2, 3] and runtime.match.finished
+    for r in results:
+        assert sum(r.points().values()) == 0
+        assert r.record["match"] == {"seed": 11, "hand_no": r.hand_no} and r.record["seed"] == r.seed
+
+
+def test_self_play_is_a_match_on_the_runtime() -> None:
+    records: list[dict[str, object]] = []
+    simulate(3, ["random"] * 4, seed=11, on_hand=lambda hand: records.append(record_json(hand.game)))
+    again = MatchRuntime(Match(RoomConfig(rules=Rules.preset("qq")), PLAYERS, seed=11),
+                         {p: Seat.of_bot("random") for p in PLAYERS})
+    mine = []
+    for _ in range(3):
+        driver = again.start_hand()
+        driver.run()
+        mine.append(record_json(driver.game))
+        again.finish_hand()
+    assert mine == records
+
+
+def test_server_settings_from_a_file(tmp_path: Path) -> None:
+    good = tmp_path / "server.toml"
+    good.write_text("[server]\nbot_delay = 0\nturn_timeout = 12.5\nseed = 7\nbot_name = \"random\"\n",
+                    encoding="utf-8")
+    config = ServerConfig.from_file(good)
+    assert (config.bot_delay, config.turn_timeout, config.seed, config.bot_name) == (0.0, 12.5, 7, "random")
+    for text, why in [("[server]\nturbo = 1\n", "unknown"), ("[server]\nbot_delay = -1\n", "bad value"),
+                      ("[server]\nmax_rooms = \"many\"\n", "bad value"), ("server = 3\n", "table"),
+                      ("[server\n", "TOML")]:
+        bad = tmp_path / "bad.toml"
+        bad.write_text(text, encoding="utf-8")
+        with pytest.raises(XuezhanError, match=why) as err:
+            ServerConfig.from_file(bad)
+        assert err.value.code == "bad_config"
+    with pytest.raises(XuezhanError) as err:
+        ServerConfig.from_file(tmp_path / "missing.toml")
+    assert err.value.code == "bad_config"
