@@ -15,7 +15,7 @@ from xuezhan.errors import IllegalActionError, XuezhanError
 from xuezhan.match import Match, RoomConfig, hand_seed
 from xuezhan.records import record_json
 from xuezhan.rules import Rules
-from xuezhan.runtime import HandDriver, MatchRuntime, Seat, SeatKind, TimeLimits, bot_seed
+from xuezhan.runtime import MatchRuntime, Seat, SeatKind, TimeLimits, bot_seed
 from xuezhan.selfplay import PLAYERS, simulate
 from xuezhan.server.config import ServerConfig
 
