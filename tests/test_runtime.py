@@ -64,7 +64,7 @@ def test_a_hand_rebuilt_from_its_log_goes_on_exactly_as_the_original() -> None:
     for seed in (1, 2, 3):
         original = bots_runtime(seed)
         log: list[Action] = []
-        original.on_action = lambda hand, seq, a: log.append(a)
+        original.on_action = lambda hand, seq, a, log=log: log.append(a)
         driver = original.start_hand()
         cut = random.Random(seed).randrange(5, 60)
         while not driver.over and len(log) < cut:
