@@ -149,3 +149,18 @@ def test_server_settings_from_a_file(tmp_path: Path) -> None:
     with pytest.raises(XuezhanError) as err:
         ServerConfig.from_file(tmp_path / "missing.toml")
     assert err.value.code == "bad_config"
+
+
+def test_the_random_bot_picks_uniformly_from_its_hand_seed() -> None:
+    runtime = bots_runtime(2)
+    view = runtime.start_hand().view(0)
+    legal = [Action(0, ActionType.DISCARD, tile=t) for t in range(7)]
+    bot = make_bot("random", random.Random(1))
+    counts = [0] * 7
+    seeds = random.Random(5)
+    for _ in range(7000):  # the view is fixed here: the hand seeds alone spread the choices
+        bot.start_hand(seeds.getrandbits(64))
+        counts[bot.choose(view, legal).tile or 0] += 1
+    expected = 1000
+    chi2 = sum((c - expected) ** 2 / expected for c in counts)
+    assert chi2 < 30, counts  # six degrees of freedom: 30 is far in the tail

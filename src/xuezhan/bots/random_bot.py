@@ -25,9 +25,7 @@ class RandomBot:
         n = len(legal)
         if n == 1:
             return legal[0]
-        # splitmix64 of (salt, step): the same decision at the same point of a rebuilt hand
-        z = (self.salt + (view.step + 1) * 0x9E3779B97F4A7C15) & _MASK
-        z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & _MASK
-        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _MASK
-        z ^= z >> 31
-        return legal[((z >> 11) * n) >> 53]
+        # a multiplicative hash of (salt, step): the same decision at the same point of a rebuilt hand
+        z = ((self.salt + view.step) * 0x9E3779B97F4A7C15) & _MASK
+        z = ((z ^ (z >> 29)) * 0xBF58476D1CE4E5B9) & _MASK
+        return legal[((z >> 32) * n) >> 32]
