@@ -19,7 +19,7 @@ enter only by ``grant`` transfers from ``#mint``. So the sum of all players'
 balances plus the house's is exactly what the mint has issued, at all times
 (:meth:`Store.audit` checks this and more).
 
-Hands in play are kept as append-only logs (STYLE 13): :meth:`Store.begin_hand` records
+Hands in play are kept as append-only logs: :meth:`Store.begin_hand` records
 the deal (its seed and start data), :meth:`Store.append_action` every action applied, in
 order (``seq`` 0, 1, 2 ...); both are idempotent, so a retried write changes nothing.
 Settling the hand marks its log settled in the settlement's transaction. After a restart,
@@ -524,8 +524,9 @@ class Store:
         return True
 
     def running_matches(self) -> list[ResumableMatch]:
-        """Every running match (oldest first), as saved between hands, with its hand in play:
-        the one logged and not settled, its actions in order (``None`` between hands)."""
+        """Every running match (oldest first), as saved between hands (the state given to
+        :meth:`settle_hand` or :meth:`save_match` last), with its hand in play: the one logged
+        and not settled, its actions in order (``None`` between hands)."""
         with self._sessions() as s:
             rows = s.execute(
                 select(MatchRow, Room).join(Room, Room.id == MatchRow.room_id)
