@@ -5,7 +5,7 @@ finished hands and their settlement go through a :class:`Bank`. The real one
 (:mod:`xuezhan.server.storebank`) wraps :mod:`xuezhan.store`; every method is
 blocking, so the server calls them from a worker thread.
 
-Hands in play are logged as they happen (STYLE 13): the deal (:meth:`Bank.begin_hand`)
+Hands in play are logged as they happen: the deal (:meth:`Bank.begin_hand`)
 and every action applied (:meth:`Bank.log_action`), so that a restarted server rebuilds
 each running match's hand by replaying its log (:meth:`Bank.running_matches`).
 

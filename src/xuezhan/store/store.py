@@ -19,7 +19,7 @@ enter only by ``grant`` transfers from ``#mint``. So the sum of all players'
 balances plus the house's is exactly what the mint has issued, at all times
 (:meth:`Store.audit` checks this and more).
 
-Hands in play are kept as append-only logs (STYLE 13): :meth:`Store.begin_hand` records
+Hands in play are kept as append-only logs: :meth:`Store.begin_hand` records
 the deal (its seed and start data), :meth:`Store.append_action` every action applied, in
 order (``seq`` 0, 1, 2 ...); both are idempotent, so a retried write changes nothing.
 Settling the hand marks its log settled in the settlement's transaction. After a restart,
@@ -483,18 +483,23 @@ class Store:
         data = _json_object(action, "bad_action", "an action")
         try:
             with self._sessions.begin() as s:
-                log = s.get(HandLog, hand_log_id, with_for_update=True)
-                if log is None:
+                # one statement to lock the log and learn whether it still takes actions
+                found = s.execute(
+                    select(HandLog, MatchRow.status).join(MatchRow, MatchRow.id == HandLog.match_id)
+                    .where(HandLog.id == hand_log_id).with_for_update(of=HandLog)
+                ).first()
+                if found is None:
                     raise StoreError("unknown_hand", f"no hand log {hand_log_id}")
-                if self._same_action(s, log, seq, data):
+                log, status = found
+                count = s.scalar(select(func.count()).select_from(HandAction)
+                                 .where(HandAction.hand_log_id == hand_log_id)) or 0
+                if seq < count:
+                    self._same_action(s, log, seq, data)  # a retry, or action_conflict
                     return
                 if log.settled_at is not None:
                     raise StoreError("hand_settled", f"hand {log.hand_no} of match {log.match_id} is settled")
-                status = s.scalar(select(MatchRow.status).where(MatchRow.id == log.match_id))
                 if status != "running":
                     raise StoreError("match_over", f"match {log.match_id} is {status}")
-                count = s.scalar(select(func.count()).select_from(HandAction)
-                                 .where(HandAction.hand_log_id == hand_log_id)) or 0
                 if seq != count:
                     raise StoreError("action_gap", f"hand {log.hand_no} of match {log.match_id} has {count} "
                                                    f"actions: the next is {count}, not {seq}")
@@ -503,8 +508,8 @@ class Store:
         except IntegrityError:
             # written concurrently (a retry racing the first attempt)
             with self._sessions() as s:
-                log = s.get(HandLog, hand_log_id)
-                if log is None or not self._same_action(s, log, seq, data):
+                written = s.get(HandLog, hand_log_id)
+                if written is None or not self._same_action(s, written, seq, data):
                     raise
 
     @staticmethod
@@ -519,8 +524,9 @@ class Store:
         return True
 
     def running_matches(self) -> list[ResumableMatch]:
-        """Every running match (oldest first), as saved between hands, with its hand in play:
-        the one logged and not settled, its actions in order (``None`` between hands)."""
+        """Every running match (oldest first), as saved between hands (the state given to
+        :meth:`settle_hand` or :meth:`save_match` last), with its hand in play: the one logged
+        and not settled, its actions in order (``None`` between hands)."""
         with self._sessions() as s:
             rows = s.execute(
                 select(MatchRow, Room).join(Room, Room.id == MatchRow.room_id)
