@@ -42,6 +42,7 @@ from ..rules import option_names
 from .bank import Account, Bank, is_bot
 from .config import ServerConfig
 from .conn import Conn
+from .journal import LogWriter
 from .limits import AddressLimiter, TokenBucket
 from .protocol import ProtocolError, error_message, parse_client_message
 from .table import Status, Table
@@ -144,6 +145,7 @@ class Lobby:
         self.bank = bank
         self.config = config
         self.tables: dict[str, Table] = {}
+        self.writer = LogWriter(bank)  # one group commit for the hand logs of every table
 
     def get(self, code: str) -> Table | None:
         table = self.tables.get(code.upper()[:CODE_LENGTH]) if isinstance(code, str) else None
@@ -158,7 +160,7 @@ class Lobby:
         meta = {"name": name, "owner": owner.player, "owner_name": owner.nickname, "public": public}
         await asyncio.to_thread(self.bank.open_room, code, room, meta)
         table = Table(code, name, room, owner, self.bank, self.config, public=public, autostart=autostart,
-                      on_close=self._closed)
+                      on_close=self._closed, writer=self.writer)
         self.tables[code] = table
         table.start_task()
         return table
@@ -175,7 +177,8 @@ class Lobby:
                     account = await asyncio.to_thread(self.bank.account, p)
                     if account is not None:
                         accounts[p] = account
-                table = Table.restore(rm, self.bank, self.config, accounts, on_close=self._closed)
+                table = Table.restore(rm, self.bank, self.config, accounts, on_close=self._closed,
+                                      writer=self.writer)
             except Exception:
                 log.exception("match %s in room %s cannot be carried on; it is ended", rm.key, rm.room_code)
                 with suppress(Exception):
@@ -200,6 +203,7 @@ class Lobby:
         for task in tasks:
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
+        await self.writer.close()
 
 
 def create_app(

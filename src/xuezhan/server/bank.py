@@ -90,6 +90,10 @@ class RunningMatch:
     hand: LoggedHand | None
 
 
+LogEntry = tuple[str, int, int, Any]
+"""A hand-log entry: ``("begin", hand_no, seed, start)`` or ``("action", hand_no, seq, action)``."""
+
+
 BOT_PREFIX = "bot:"
 """Bots play under the accounts ``bot:1`` to ``bot:4`` (a nickname may not contain ``:``)."""
 BOT_PLAYERS = tuple(f"{BOT_PREFIX}{i}" for i in range(1, 5))
@@ -145,6 +149,13 @@ class Bank(Protocol):
         """Log the action applied at position ``seq`` (0, 1, 2 ...) of a begun hand. Logging the
         same action again does nothing; a gap (``action_gap``), a different action at a logged
         position (``action_conflict``) or a settled hand (``hand_settled``) raise."""
+        ...
+
+    def write_log(self, entries: list[tuple[str, LogEntry]]) -> None:
+        """Write many log entries ``(key, entry)`` of any matches in one transaction (a group
+        commit); each entry is ``("begin", hand_no, seed, start)`` or ``("action", hand_no, seq,
+        action)`` and is checked as :meth:`begin_hand` and :meth:`log_action` check it. All or
+        nothing: one refused entry raises and nothing is written."""
         ...
 
     def running_matches(self) -> list[RunningMatch]:

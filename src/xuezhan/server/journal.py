@@ -1,27 +1,26 @@
-"""A table's hand log: each hand's start and every applied action, written to the bank in order.
+"""Hand logs: each hand's start and every applied action, written to the bank in order.
 
-The match runtime tells the journal of every hand dealt and every action applied (its
-``on_start`` and ``on_action`` hooks); the table flushes the journal to the database
-before it shows the change to anyone, so what people saw is what a restarted server
-rebuilds (:meth:`xuezhan.runtime.MatchRuntime.resume_hand`). Writes are retried on the
-next flush if the database fails; they never stop the table.
+The match runtime tells a table's :class:`Journal` of every hand dealt and every action
+applied (its ``on_start`` and ``on_action`` hooks); the table flushes the journal before it
+shows the change to anyone, so what people saw is what a restarted server rebuilds
+(:meth:`xuezhan.runtime.MatchRuntime.resume_hand`). One :class:`LogWriter` per server
+writes what every table flushes at about the same time in one transaction (a group
+commit), so many tables cost about as much as one. A failed write is kept and tried again
+at the next flush; it never stops the table.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
-from collections.abc import Callable
 from typing import Any
 
 from ..engine.actions import Action
 from ..match import Hand
-from .bank import Bank
+from .bank import Bank, LogEntry
 
 log = logging.getLogger("xuezhan.server")
-
-Entry = tuple[str, int, int, Any]
-"""``("begin", hand_no, seed, start)`` or ``("action", hand_no, seq, action_json)``."""
 
 
 def hand_start(hand: Hand) -> dict[str, Any]:
@@ -30,13 +29,68 @@ def hand_start(hand: Hand) -> dict[str, Any]:
             "bystanders": [b.player for b in hand.bets]}
 
 
-class Journal:
-    """The entries of one match not yet written, and the writer."""
+class LogWriter:
+    """Writes the entries that tables hand it, batched into one transaction per round trip."""
 
-    def __init__(self, bank: Bank, key: str) -> None:
+    def __init__(self, bank: Bank) -> None:
+        self.bank = bank
+        self._queue: list[tuple[str, list[LogEntry], asyncio.Future[None]]] = []
+        self._wake: asyncio.Event | None = None
+        self._task: asyncio.Task[None] | None = None
+        self.commits = 0
+
+    async def write(self, key: str, entries: list[LogEntry]) -> None:
+        """Write ``entries`` of match ``key``; returns once they are committed (raises if refused)."""
+        loop = asyncio.get_running_loop()
+        if self._wake is None:
+            self._wake = asyncio.Event()
+        if self._task is None or self._task.done():
+            self._task = loop.create_task(self._run(self._wake), name="hand-log-writer")
+        done: asyncio.Future[None] = loop.create_future()
+        self._queue.append((key, entries, done))
+        self._wake.set()
+        await done
+
+    async def _run(self, wake: asyncio.Event) -> None:
+        while True:
+            await wake.wait()
+            wake.clear()
+            batch, self._queue = self._queue, []
+            if not batch:
+                continue
+            try:
+                await asyncio.to_thread(self.bank.write_log, [(key, e) for key, entries, _ in batch for e in entries])
+                self.commits += 1
+                for _, _, done in batch:
+                    if not done.done():
+                        done.set_result(None)
+            except Exception:
+                # one match's entry was refused: write each match alone, so only that one fails
+                for key, entries, done in batch:
+                    try:
+                        await asyncio.to_thread(self.bank.write_log, [(key, e) for e in entries])
+                    except Exception as exc:
+                        if not done.done():
+                            done.set_exception(exc)
+                    else:
+                        if not done.done():
+                            done.set_result(None)
+
+    async def close(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await self._task
+
+
+class Journal:
+    """The entries of one match not yet written."""
+
+    def __init__(self, bank: Bank, key: str, writer: LogWriter | None = None) -> None:
         self.bank = bank
         self.key = key
-        self.pending: list[Entry] = []
+        self.writer = writer
+        self.pending: list[LogEntry] = []
         self.failures = 0
 
     def begin(self, hand: Hand) -> None:
@@ -45,31 +99,19 @@ class Journal:
     def action(self, hand: Hand, seq: int, action: Action) -> None:
         self.pending.append(("action", hand.hand_no, seq, action.to_json()))
 
-    def _write(self, entries: list[Entry], done: Callable[[], None]) -> None:
-        for kind, hand_no, n, payload in entries:
-            if kind == "begin":
-                self.bank.begin_hand(self.key, hand_no, n, payload)
-            else:
-                self.bank.log_action(self.key, hand_no, n, payload)
-            done()
-
     async def flush(self) -> bool:
-        """Write what is pending, in order; ``False`` (the rest kept for the next flush) on failure."""
+        """Write what is pending, in order; ``False`` (kept for the next flush) on failure."""
         if not self.pending:
             return True
         entries = list(self.pending)
-        written = 0
-
-        def done() -> None:
-            nonlocal written
-            written += 1
-
         try:
-            await asyncio.to_thread(self._write, entries, done)
+            if self.writer is not None:
+                await self.writer.write(self.key, entries)
+            else:
+                await asyncio.to_thread(self.bank.write_log, [(self.key, e) for e in entries])
         except Exception:
             self.failures += 1
-            log.exception("match %s: writing the hand log failed (%d written)", self.key, written)
-            del self.pending[:written]
+            log.exception("match %s: writing the hand log failed", self.key)
             return False
         del self.pending[: len(entries)]
         return True

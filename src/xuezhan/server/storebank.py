@@ -23,7 +23,7 @@ from typing import Any, Final
 from ..errors import XuezhanError
 from ..match import HandResult, Match, RoomConfig
 from ..store import Store, StoreError
-from .bank import BOT_PLAYERS, Account, HandSummary, LoggedHand, RunningMatch, Settled, is_bot
+from .bank import BOT_PLAYERS, Account, HandSummary, LogEntry, LoggedHand, RunningMatch, Settled, is_bot
 
 BOT_FLOAT: Final = 10_000_000
 """Coins a bot account is topped up to when it runs low, so its losses are always paid in full."""
@@ -154,6 +154,9 @@ class StoreBank:
             with self._lock:
                 self._hand_logs[(key, hand_no)] = log_id
         self.store.append_action(log_id, seq, action)
+
+    def write_log(self, entries: list[tuple[str, LogEntry]]) -> None:
+        self.store.write_log([(kind, int(key), hand_no, n, payload) for key, (kind, hand_no, n, payload) in entries])
 
     def running_matches(self) -> list[RunningMatch]:
         out: list[RunningMatch] = []

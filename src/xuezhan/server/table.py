@@ -46,7 +46,7 @@ from .bank import BOT_PLAYERS, Account, Bank, RunningMatch, Settled, is_bot
 from .clocks import Clocks
 from .config import ServerConfig
 from .conn import Conn, Inbound, dumps
-from .journal import Journal
+from .journal import Journal, LogWriter
 from .messages import hand_end_message, match_end_message
 from .protocol import (
     ClientMessage,
@@ -86,8 +86,10 @@ class Table:
         public: bool = True,
         autostart: bool = False,
         on_close: Callable[[Table], None] | None = None,
+        writer: LogWriter | None = None,
     ) -> None:
         self.code = code
+        self.writer = writer
         self.name = name
         self.room = room
         self.owner = owner.player
@@ -167,7 +169,7 @@ class Table:
         return {s for s in range(4) if self.trustee(s)}
 
     def _new_runtime(self, match: Match, key: str) -> MatchRuntime:
-        journal = Journal(self.bank, key)
+        journal = Journal(self.bank, key, self.writer)
         self.journal = journal
         self.match_key = key
         return MatchRuntime(match, self._seats_for, on_start=journal.begin, on_action=journal.action)
@@ -224,6 +226,7 @@ class Table:
         accounts: dict[str, Account],
         *,
         on_close: Callable[[Table], None] | None = None,
+        writer: LogWriter | None = None,
     ) -> Table:
         """The table of a match the database says is running, carried on from its log: the hand in
         progress replayed to its last applied action (its people in 托管 until they reconnect), or
@@ -232,7 +235,7 @@ class Table:
         owner_name = str(meta.get("owner") or next((p for p in running.match.seats if p), "bot:1"))
         owner = accounts.get(owner_name) or Account(owner_name, str(meta.get("owner_name") or owner_name), 0)
         table = cls(running.room_code, str(meta.get("name") or running.room_code), running.room, owner, bank,
-                    config, public=bool(meta.get("public", True)), on_close=on_close)
+                    config, public=bool(meta.get("public", True)), on_close=on_close, writer=writer)
         match = running.match
         table.players = list(match.seats)
         for player in match.people:
@@ -584,6 +587,9 @@ class Table:
     def _on_ready(self, conn: Conn) -> None:
         if conn.seat is None:
             self._refuse(conn, "ready", "not_seated", "you hold no seat at this table")
+            return
+        if self.status is Status.PLAYING:
+            self._ok(conn, "ready")  # the next hand has started already
             return
         if self.status is not Status.BETWEEN:
             self._refuse(conn, "ready", "not_between_hands", "ready is for the next hand, between hands")

@@ -42,7 +42,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Final
 
-from sqlalchemy import Engine, func, select, update
+from sqlalchemy import Engine, func, insert, select, update
 from sqlalchemy.engine import URL
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, sessionmaker
@@ -118,6 +118,11 @@ class OpenHand:
     seed: int
     start: dict[str, Any]
     actions: tuple[dict[str, Any], ...]
+
+
+LogItem = tuple[str, int, int, int, Mapping[str, Any]]
+"""A hand-log entry for :meth:`Store.write_log`: ``("begin", match_id, hand_no, seed, start)`` or
+``("action", match_id, hand_no, seq, action)``."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -426,21 +431,7 @@ class Store:
         data = _json_object(start, "bad_hand_start", "a hand's start")
         try:
             with self._sessions.begin() as s:
-                row = s.get(MatchRow, match_id, with_for_update=True)
-                if row is None:
-                    raise StoreError("unknown_match", f"no match {match_id}")
-                found = self._same_hand_log(s, match_id, hand_no, seed, data)
-                if found is not None:
-                    return found
-                if row.status != "running":
-                    raise StoreError("match_over", f"match {match_id} is {row.status}")
-                if hand_no != row.hands_played + 1:
-                    raise StoreError("out_of_order", f"match {match_id} expects hand {row.hands_played + 1}, "
-                                                     f"not {hand_no}")
-                log = HandLog(match_id=match_id, hand_no=hand_no, seed=seed, start=data)
-                s.add(log)
-                s.flush()
-                return log.id
+                return self._begin_hand(s, match_id, hand_no, seed, data)
         except IntegrityError:
             # the same hand, begun concurrently
             with self._sessions() as s:
@@ -448,6 +439,23 @@ class Store:
             if found is None:
                 raise
             return found
+
+    def _begin_hand(self, s: Session, match_id: int, hand_no: int, seed: int, data: dict[str, Any]) -> int:
+        row = s.get(MatchRow, match_id, with_for_update=True)
+        if row is None:
+            raise StoreError("unknown_match", f"no match {match_id}")
+        found = self._same_hand_log(s, match_id, hand_no, seed, data)
+        if found is not None:
+            return found
+        if row.status != "running":
+            raise StoreError("match_over", f"match {match_id} is {row.status}")
+        if hand_no != row.hands_played + 1:
+            raise StoreError("out_of_order", f"match {match_id} expects hand {row.hands_played + 1}, "
+                                             f"not {hand_no}")
+        log = HandLog(match_id=match_id, hand_no=hand_no, seed=seed, start=data)
+        s.add(log)
+        s.flush()
+        return log.id
 
     @staticmethod
     def _same_hand_log(s: Session, match_id: int, hand_no: int, seed: int, start: dict[str, Any]) -> int | None:
@@ -483,34 +491,102 @@ class Store:
         data = _json_object(action, "bad_action", "an action")
         try:
             with self._sessions.begin() as s:
-                # one statement to lock the log and learn whether it still takes actions
-                found = s.execute(
-                    select(HandLog, MatchRow.status).join(MatchRow, MatchRow.id == HandLog.match_id)
-                    .where(HandLog.id == hand_log_id).with_for_update(of=HandLog)
-                ).first()
-                if found is None:
-                    raise StoreError("unknown_hand", f"no hand log {hand_log_id}")
-                log, status = found
-                count = s.scalar(select(func.count()).select_from(HandAction)
-                                 .where(HandAction.hand_log_id == hand_log_id)) or 0
-                if seq < count:
-                    self._same_action(s, log, seq, data)  # a retry, or action_conflict
-                    return
-                if log.settled_at is not None:
-                    raise StoreError("hand_settled", f"hand {log.hand_no} of match {log.match_id} is settled")
-                if status != "running":
-                    raise StoreError("match_over", f"match {log.match_id} is {status}")
-                if seq != count:
-                    raise StoreError("action_gap", f"hand {log.hand_no} of match {log.match_id} has {count} "
-                                                   f"actions: the next is {count}, not {seq}")
-                s.add(HandAction(hand_log_id=hand_log_id, seq=seq, action=data))
-                s.flush()
+                self._append_action(s, hand_log_id, seq, data)
         except IntegrityError:
             # written concurrently (a retry racing the first attempt)
             with self._sessions() as s:
                 written = s.get(HandLog, hand_log_id)
                 if written is None or not self._same_action(s, written, seq, data):
                     raise
+
+    def _append_action(self, s: Session, hand_log_id: int, seq: int, data: dict[str, Any]) -> None:
+        # one statement to lock the log and learn whether it still takes actions
+        found = s.execute(
+            select(HandLog, MatchRow.status).join(MatchRow, MatchRow.id == HandLog.match_id)
+            .where(HandLog.id == hand_log_id).with_for_update(of=HandLog)
+        ).first()
+        if found is None:
+            raise StoreError("unknown_hand", f"no hand log {hand_log_id}")
+        log, status = found
+        count = s.scalar(select(func.count()).select_from(HandAction)
+                         .where(HandAction.hand_log_id == hand_log_id)) or 0
+        if seq < count:
+            self._same_action(s, log, seq, data)  # a retry, or action_conflict
+            return
+        if log.settled_at is not None:
+            raise StoreError("hand_settled", f"hand {log.hand_no} of match {log.match_id} is settled")
+        if status != "running":
+            raise StoreError("match_over", f"match {log.match_id} is {status}")
+        if seq != count:
+            raise StoreError("action_gap", f"hand {log.hand_no} of match {log.match_id} has {count} "
+                                           f"actions: the next is {count}, not {seq}")
+        s.add(HandAction(hand_log_id=hand_log_id, seq=seq, action=data))
+        s.flush()
+
+    def write_log(self, items: Sequence[LogItem]) -> None:
+        """Write many hand-log entries, of any matches, in one transaction (a group commit): each
+        ``("begin", match_id, hand_no, seed, start)`` or ``("action", match_id, hand_no, seq, action)``,
+        checked as :meth:`begin_hand` and :meth:`append_action` check them. All or nothing: if one
+        entry is refused the transaction is rolled back and the error raised."""
+        checked = []
+        for kind, match_id, hand_no, n, payload in items:
+            if kind == "begin":
+                if not _count(n) or not 0 <= n < 2**63:
+                    raise StoreError("bad_seed", f"a hand seed is an integer from 0 to 2**63 - 1, not {n!r}")
+                checked.append((kind, match_id, hand_no, n, _json_object(payload, "bad_hand_start", "a hand's start")))
+            elif kind == "action":
+                if not _count(n) or n < 0:
+                    raise StoreError("bad_seq", f"actions are numbered from 0, not {n!r}")
+                checked.append((kind, match_id, hand_no, n, _json_object(payload, "bad_action", "an action")))
+            else:
+                raise StoreError("bad_log_entry", f"a log entry is a begin or an action, not {kind!r}")
+        with self._sessions.begin() as s:
+            ids: dict[tuple[int, int], int] = {}
+            logs: dict[int, tuple[HandLog, str]] = {}
+            counts: dict[int, int] = {}
+            rows: list[dict[str, Any]] = []
+            batch: dict[tuple[int, int], dict[str, Any]] = {}
+            for kind, match_id, hand_no, n, data in checked:
+                if kind == "begin":
+                    ids[(match_id, hand_no)] = self._begin_hand(s, match_id, hand_no, n, data)
+                    continue
+                log_id = ids.get((match_id, hand_no))
+                if log_id is None:
+                    log_id = s.scalar(select(HandLog.id).where(HandLog.match_id == match_id,
+                                                               HandLog.hand_no == hand_no))
+                    if log_id is None:
+                        raise StoreError("unknown_hand", f"match {match_id} has no logged hand {hand_no}")
+                    ids[(match_id, hand_no)] = log_id
+                if log_id not in logs:  # each log locked and counted once per batch
+                    found = s.execute(
+                        select(HandLog, MatchRow.status).join(MatchRow, MatchRow.id == HandLog.match_id)
+                        .where(HandLog.id == log_id).with_for_update(of=HandLog)
+                    ).one()
+                    logs[log_id] = (found[0], found[1])
+                    counts[log_id] = s.scalar(select(func.count()).select_from(HandAction)
+                                              .where(HandAction.hand_log_id == log_id)) or 0
+                log, status = logs[log_id]
+                count = counts[log_id]
+                if n < count:  # a retry: the same action, or action_conflict
+                    earlier = batch.get((log_id, n))
+                    if earlier is None:
+                        self._same_action(s, log, n, data)
+                    elif _canonical(earlier) != _canonical(data):
+                        raise StoreError("action_conflict", f"action {n} of hand {log.hand_no} of match "
+                                                            f"{log.match_id} was logged as something else")
+                    continue
+                if log.settled_at is not None:
+                    raise StoreError("hand_settled", f"hand {log.hand_no} of match {log.match_id} is settled")
+                if status != "running":
+                    raise StoreError("match_over", f"match {log.match_id} is {status}")
+                if n != count:
+                    raise StoreError("action_gap", f"hand {log.hand_no} of match {log.match_id} has {count} "
+                                                   f"actions: the next is {count}, not {n}")
+                rows.append({"hand_log_id": log_id, "seq": n, "action": data})
+                batch[(log_id, n)] = data
+                counts[log_id] = count + 1
+            if rows:
+                s.execute(insert(HandAction), rows)
 
     @staticmethod
     def _same_action(s: Session, log: HandLog, seq: int, action: dict[str, Any]) -> bool:
