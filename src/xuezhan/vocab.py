@@ -149,7 +149,7 @@ _EVENTS: Final[tuple[_Row, ...]] = (  # the engine's event log
     ("angang", "暗杠", "暗槓", "concealed kong"),
     ("bugang_declared", "补杠", "補槓", "added kong declared"),
     ("bugang", "补杠成", "補槓成", "added kong"),
-    ("pass_hu", "过水", "過水", "passed a win"),
+    ("pass_hu", "过水不胡", "過水不胡", "passed a win"),
     ("hu", "胡", "胡", "win"),
     ("pay", "付分", "付分", "payment"),
     ("swap", "换牌", "換牌", "item swap"),
