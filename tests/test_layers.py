@@ -7,8 +7,8 @@ import sys
 
 import pytest
 
-CORE = ("xuezhan.tiles", "xuezhan.hand", "xuezhan.rules", "xuezhan.scoring", "xuezhan.engine", "xuezhan.records",
-        "xuezhan.bots", "xuezhan.selfplay", "xuezhan.coins", "xuezhan.match", "xuezhan.runtime")
+CORE = ("xuezhan.tiles", "xuezhan.vocab", "xuezhan.hand", "xuezhan.rules", "xuezhan.scoring", "xuezhan.engine",
+        "xuezhan.records", "xuezhan.bots", "xuezhan.selfplay", "xuezhan.coins", "xuezhan.match", "xuezhan.runtime")
 THIRD_PARTY = ("click", "rich", "textual", "starlette", "uvicorn", "sqlalchemy", "alembic", "numpy")
 HIGHER = ("xuezhan.cli", "xuezhan.tui", "xuezhan.server", "xuezhan.store")
 

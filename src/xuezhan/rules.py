@@ -21,12 +21,22 @@ import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Final, Literal
+from typing import Any, Final, Literal, get_args
 
 from .errors import RulesError
 
 Cap = Literal["cap"]
 FanValue = int | Cap
+
+# The options with a fixed set of values (RULES 14), one type each.
+SelfDrawBonus = Literal["base", "fan", "none"]
+ZhigangPayment = Literal["discarder", "everyone"]
+DianGangHua = Literal["self_draw", "discard"]
+PassHuScope = Literal["same_tile", "any_tile"]
+ChaJiaoPays = Literal["max", "min"]
+LongQiDuiMode = Literal["pattern", "roots"]
+DealerRule = Literal["first_winner", "dice", "discarder"]
+ExchangeThree = Literal["none", "clockwise", "counter", "opposite", "random"]
 
 BASE_PATTERNS: Final = (
     "ping_hu",
@@ -92,15 +102,16 @@ _CHENGDU_FAN: Final[dict[str, FanValue]] = {
 }
 
 _CHOICES: Final[dict[str, tuple[str, ...]]] = {
-    "self_draw_bonus": ("base", "fan", "none"),
-    "zhigang_payment": ("discarder", "everyone"),
-    "dian_gang_hua": ("self_draw", "discard"),
-    "pass_hu_scope": ("same_tile", "any_tile"),
-    "cha_jiao_pays": ("max", "min"),
-    "long_qi_dui_mode": ("pattern", "roots"),
-    "dealer_rule": ("first_winner", "dice", "discarder"),
-    "exchange_three": ("none", "clockwise", "counter", "opposite", "random"),
+    "self_draw_bonus": get_args(SelfDrawBonus),
+    "zhigang_payment": get_args(ZhigangPayment),
+    "dian_gang_hua": get_args(DianGangHua),
+    "pass_hu_scope": get_args(PassHuScope),
+    "cha_jiao_pays": get_args(ChaJiaoPays),
+    "long_qi_dui_mode": get_args(LongQiDuiMode),
+    "dealer_rule": get_args(DealerRule),
+    "exchange_three": get_args(ExchangeThree),
 }
+"""The values of each option with a fixed set of them, from its type."""
 _BOOLS: Final = (
     "dingque",
     "late_bugang_pays",
@@ -122,22 +133,22 @@ class Rules:
     base_score: int = 6
     cap_multiple: int | None = None
     dingque: bool = True
-    self_draw_bonus: str = "base"
-    zhigang_payment: str = "discarder"
+    self_draw_bonus: SelfDrawBonus = "base"
+    zhigang_payment: ZhigangPayment = "discarder"
     late_bugang_pays: bool = True
     call_transfer: bool = True
-    dian_gang_hua: str = "self_draw"
-    pass_hu_scope: str = "same_tile"
+    dian_gang_hua: DianGangHua = "self_draw"
+    pass_hu_scope: PassHuScope = "same_tile"
     must_hu_last_four: bool = False
     hua_zhu_multiple: int | Cap = 16
-    cha_jiao_pays: str = "max"
+    cha_jiao_pays: ChaJiaoPays = "max"
     dead_wait_counts: bool = True
-    long_qi_dui_mode: str = "pattern"
-    dealer_rule: str = "dice"
+    long_qi_dui_mode: LongQiDuiMode = "pattern"
+    dealer_rule: DealerRule = "dice"
     end_on_first_win: bool = False
     escaped_winner_forfeits: bool = True
     kong_draw_from_tail: bool = False
-    exchange_three: str = "none"
+    exchange_three: ExchangeThree = "none"
     blood_river: bool = False
     fan: tuple[tuple[str, FanValue], ...] = field(default_factory=lambda: tuple(_QQ_FAN.items()))
 

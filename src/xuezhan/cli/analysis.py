@@ -6,10 +6,12 @@ from typing import Any
 
 import click
 
+from .. import vocab
 from ..errors import HandError
 from ..hand import shanten, tiles_to_counts, winning_tiles
 from ..scoring import NoWin, Score, WinContext, check_hand, score_win
 from ..tiles import format_tiles, parse_tile, parse_tiles, suit_of, tile_name
+from ..vocab import Kind
 from ._common import (
     dingque_option,
     emit_json,
@@ -24,8 +26,8 @@ from ._common import (
 
 
 def _describe(score: Score) -> str:
-    parts = [f"{score.base} {score.base_fan} fan"]
-    parts += [f"{eid} +{fan}" for eid, fan in score.extras]
+    parts = [f"{vocab.name(Kind.PATTERN, score.base)} {score.base} {score.base_fan} fan"]
+    parts += [f"{vocab.name(Kind.EXTRA, eid)} {eid} +{fan}" for eid, fan in score.extras]
     capped = f" (capped at x{score.multiple})" if score.capped else ""
     return (
         f"{', '.join(parts)} = {score.fan} fan, x{score.multiple}{capped}, {score.points} points\n"
@@ -173,7 +175,8 @@ def waits_cmd(
     else:
         click.echo(f"{format_tiles(tiles)}: ready on {len(waits)} tile(s)")
         for w in waits:
-            click.echo(f"  {w['tile']}: {w['base']}, {w['fan']} fan, x{w['multiple']}, {w['live']} not in hand")
+            click.echo(f"  {w['tile']}: {w['base']}, {w['fan']} fan, x{w['multiple']}, {w['live']} not in hand"
+                       f" · {vocab.name(Kind.PATTERN, w['base'])}")
     return 0
 
 

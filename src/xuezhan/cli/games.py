@@ -9,11 +9,13 @@ from typing import IO, Any
 
 import click
 
+from .. import vocab
 from ..bots import BOTS
 from ..errors import XuezhanError
 from ..match import Hand, hand_record
 from ..records import load_record, replay, result_json
 from ..selfplay import simulate
+from ..vocab import Kind
 from ._common import emit_json, guarded, json_option, load_rules, rules_option
 
 
@@ -23,10 +25,12 @@ def describe_result(res: dict[str, Any]) -> str:
         lines.append("the record stops before the end of the hand (complete: false)")
     for w in res["winners"]:
         how = "self-drawn" if w["from"] is None else f"on seat {w['from']}'s tile"
-        lines.append(f"seat {w['seat']} won ({w['order']}) {how} with {w['tile']}: {w['base']}, "
+        base = f"{vocab.name(Kind.PATTERN, w['base'])} {w['base']}"
+        lines.append(f"seat {w['seat']} won ({w['order']}) {how} with {w['tile']}: {base}, "
                      f"{w['fan']} fan, x{w['multiple']}")
     for e in res["ledger"]:
-        lines.append(f"  seat {e['from']} pays seat {e['to']} {e['points']} ({e['reason']})")
+        reason = f"{vocab.name(Kind.REASON, e['reason'])} {e['reason']}"
+        lines.append(f"  seat {e['from']} pays seat {e['to']} {e['points']} ({reason})")
     lines.append("deltas: " + " ".join(f"{d:+d}" for d in res["deltas"]))
     nd = res.get("next_dealer")
     lines.append(f"next dealer: {'by dice' if nd is None else f'seat {nd}'}")

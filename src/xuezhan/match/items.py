@@ -40,9 +40,11 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any, Final
 
+from .. import vocab
 from ..engine.deal import Deal
 from ..engine.game import Game
 from ..tiles import Tile, parse_tile, tile_name
+from ..vocab import Kind
 from .errors import MatchError
 from .transfers import Transfer
 
@@ -57,15 +59,8 @@ class ItemKind(StrEnum):
     MATCH_TICKET = "match_ticket"  # 比赛卡
 
 
-ITEM_NAMES_ZH: Final = {
-    ItemKind.DOUBLE: "加倍卡",
-    ItemKind.FLUSH: "清一色卡",
-    ItemKind.SWAP: "换牌卡",
-    ItemKind.RANDOM_SWAP: "随机换牌卡",
-    ItemKind.SEEK: "查找卡",
-    ItemKind.GOLDEN_FINGER: "金手指",
-    ItemKind.MATCH_TICKET: "比赛卡",
-}
+ITEM_NAMES_ZH: Final = {kind: vocab.name(Kind.ITEM, kind) for kind in ItemKind}
+"""The cards' Chinese names, from :mod:`xuezhan.vocab`."""
 
 DOUBLE_CARD: Final = "double_card"
 FLUSH_OFF_SUIT: Final = 2

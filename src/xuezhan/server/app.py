@@ -9,6 +9,8 @@ HTTP (JSON; errors are ``{"error": {"code", "message"}}``):
   ``options``, ``coefficient`` N, ``fee`` A, ``hands``, ``public``). ``POST /api/quickstart``:
   a private table with three bots that starts when you sit down. ``GET /api/rooms/{code}``.
 - ``GET /api/history``: your finished hands.
+- ``GET /api/vocab``: the names of patterns, extras, ledger reasons, actions, events, item
+  cards and error codes in zh-CN, zh-TW and English (:func:`xuezhan.vocab.to_json`).
 - ``GET /tiles/{name}.svg``: the tile pictures; ``GET /`` and ``/static/...``: the client.
 
 Websocket ``/ws/{code}`` (``?watch=1`` to watch): see :mod:`xuezhan.server.protocol`.
@@ -36,6 +38,7 @@ from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
+from .. import vocab
 from ..errors import XuezhanError
 from ..match import RoomConfig
 from ..rules import option_names
@@ -58,6 +61,8 @@ MAX_BODY: Final = 8192
 ROOM_OPTIONS: Final = frozenset(option_names()) - {"fan"}
 LIMITS: Final = {"coefficient": (0, 100_000), "fee": (0, 1_000_000), "hands": (1, 64)}
 _NICK_BAD: Final = re.compile(r"[:#<>\"'&\\/]")
+VOCAB_JSON: Final = vocab.to_json()
+"""Every name the page shows, by id (:mod:`xuezhan.vocab`), served at ``GET /api/vocab``."""
 
 CSP: Final = (
     "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; connect-src 'self'; "
@@ -358,6 +363,9 @@ def create_app(
             return _error(404, "unknown_tile", "no such tile")
         return Response(svg, media_type="image/svg+xml", headers={"Cache-Control": "public, max-age=86400"})
 
+    async def vocabulary(request: Request) -> Response:
+        return JSONResponse(VOCAB_JSON, headers={"Cache-Control": "no-cache"})
+
     async def index(request: Request) -> Response:
         return FileResponse(STATIC / "index.html", headers={"Cache-Control": "no-cache"})
 
@@ -431,6 +439,7 @@ def create_app(
         Route("/api/quickstart", quickstart, methods=["POST"]),
         Route("/api/rooms/{code}", room_info),
         Route("/api/history", history),
+        Route("/api/vocab", vocabulary),
         Route("/tiles/{name}.svg", tile),
         WebSocketRoute("/ws/{code}", table_socket),
         Mount("/static", app=StaticFiles(directory=STATIC), name="static"),

@@ -22,11 +22,13 @@ import json
 from dataclasses import dataclass
 from typing import Any, Final
 
+from .. import vocab
 from ..engine.actions import Action, ActionType
 from ..engine.game import Game
 from ..engine.views import SeatView, event_json
 from ..errors import XuezhanError
 from ..tiles import SUITS, format_tiles, tile_name
+from ..vocab import Kind
 
 CLIENT_TYPES: Final[dict[str, frozenset[str]]] = {
     "action": frozenset({"type", "action", "version"}),
@@ -209,70 +211,31 @@ def table_views(game: Game, seats: set[int | None]) -> dict[int | None, dict[str
 
 # --- the game in words ----------------------------------------------------------------------------------
 
-PATTERN_NAMES: Final[dict[str, tuple[str, str]]] = {
-    "ping_hu": ("平胡", "plain win"),
-    "dui_dui_hu": ("对对胡", "all pungs"),
-    "qing_yi_se": ("清一色", "pure one suit"),
-    "dai_yao_jiu": ("带幺九", "terminals in every set"),
-    "qi_dui": ("七对", "seven pairs"),
-    "qing_dui": ("清对", "pure all pungs"),
-    "jiang_dui": ("将对", "all pungs of 2, 5, 8"),
-    "long_qi_dui": ("龙七对", "dragon seven pairs"),
-    "qing_qi_dui": ("清七对", "pure seven pairs"),
-    "qing_yao_jiu": ("清幺九", "pure terminals"),
-    "qing_long_qi_dui": ("清龙七对", "pure dragon seven pairs"),
-    "tian_hu": ("天胡", "heavenly win"),
-    "di_hu": ("地胡", "earthly win"),
-    "gen": ("根", "root"),
-    "gang_shang_hua": ("杠上花", "win on a kong replacement"),
-    "gang_shang_pao": ("杠上炮", "win on a discard after a kong"),
-    "qiang_gang_hu": ("抢杠胡", "robbing a kong"),
-    "hai_di": ("海底", "last tile"),
-    "jin_gou_diao": ("金钩钓", "single wait with four melds"),
-    "jue_zhang": ("绝张", "last copy"),
-    "zi_mo_jia_fan": ("自摸加番", "self-draw fan"),
-}
-
-REASON_NAMES: Final[dict[str, tuple[str, str]]] = {
-    "hu": ("点炮", "win on a discard"),
-    "zimo": ("自摸", "self-drawn win"),
-    "angang": ("暗杠", "concealed kong"),
-    "bugang": ("补杠", "added kong"),
-    "zhigang": ("直杠", "kong on a discard"),
-    "call_transfer": ("呼叫转移", "call transfer"),
-    "hua_zhu": ("查花猪", "flower pig"),
-    "cha_jiao": ("查大叫", "not ready at the end"),
-    "tui_shui": ("退税", "kong money returned"),
-    "escape": ("逃跑", "left the hand"),
-    "jiao_ma": ("叫马", "bystander bet"),
-    "double_card": ("加倍卡", "double card"),
-}
-
-
 def pattern_words(base: str, extras: dict[str, int]) -> str:
-    """``清一色 pure one suit + 根×1``."""
-    zh, en = PATTERN_NAMES.get(base, (base, base))
-    out = f"{zh} {en}"
+    """``清一色 pure one suit + 根×1`` (names from :mod:`xuezhan.vocab`)."""
+    out = _zh_en(Kind.PATTERN, base)
     for k, n in extras.items():
         if n:
-            name = PATTERN_NAMES.get(k, (k, k))[0]
-            out += f" + {name}" + (f"×{n}" if n > 1 else "")
+            out += f" + {vocab.name(Kind.EXTRA, k)}" + (f"×{n}" if n > 1 else "")
     return out
+
+
+def _zh_en(kind: Kind, id: str) -> str:
+    t = vocab.term(kind, id)
+    return f"{t.zh_cn} {t.en}"
 
 
 def ledger_words(payer: str, payee: str, points: int, reason: str, basis: str = "") -> str:
     """One ledger entry as a sentence: ``"Bot 2 pays Ann 12 points: 自摸 self-drawn win"``."""
-    zh, en = REASON_NAMES.get(reason, (reason, reason))
-    why = f"{zh} {en}"
+    why = _zh_en(Kind.REASON, reason)
     if basis:
-        bzh, ben = REASON_NAMES.get(basis, (basis, basis))
-        why += f" ({bzh} {ben})"
+        why += f" ({_zh_en(Kind.REASON, basis)})"
     unit = "point" if points == 1 else "points"
     return f"{payer} pays {payee} {points} {unit}: {why}"
 
 
 def winner_words(name: str, from_name: str | None, tile: str, fan: int, multiple: int,
                  base: str, extras: dict[str, int]) -> str:
-    how = "self-drawn 自摸" if from_name is None else f"on {from_name}'s discard"
+    how = f"self-drawn {vocab.name(Kind.REASON, 'zimo')}" if from_name is None else f"on {from_name}'s discard"
     return f"{name} wins {how} with {tile}: {pattern_words(base, extras)}, {fan} fan ×{multiple}"
 

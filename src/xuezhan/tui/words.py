@@ -13,10 +13,12 @@ from typing import Any, Final
 
 from rich.text import Text
 
+from .. import vocab
 from ..engine.actions import LedgerEntry
 from ..engine.game import EXCHANGE_DIRECTIONS, Game, WinRecord
 from ..scoring import Meld, MeldKind
 from ..tiles import SUIT_NAMES_ZH, Tile
+from ..vocab import Kind
 
 SUIT_STYLES: Final = ("bold #ff6b6b", "bold #6cb6ff", "bold #5fd75f")
 """万 red, 筒 blue, 条 green."""
@@ -26,18 +28,18 @@ _DIRECTION_WORDS: Final = {v: k for k, v in EXCHANGE_DIRECTIONS.items()}
 SEAT_ROLES: Final = ("", "下家", "对家", "上家")
 """Where seat ``(me + k) % 4`` sits for ``me``: next (on the right), opposite, previous (on the left)."""
 
-REASON_WORDS: Final = {
-    "hu": "hu",
-    "zimo": "self-drawn",
-    "angang": "concealed kong (angang)",
-    "bugang": "added kong (bugang)",
-    "zhigang": "direct kong (zhigang)",
-    "call_transfer": "call transfer (呼叫转移)",
-    "hua_zhu": "flower pig",
-    "cha_jiao": "not ready (cha_jiao)",
-    "tui_shui": "kong refund (tui_shui)",
-    "escape": "escape",
-}
+_NAMED_BY_ID: Final = frozenset({"angang", "bugang", "zhigang"})  # the log names kongs by id too
+
+
+def reason_words(reason: str) -> str:
+    """A ledger reason in the terminal's words: its English name from :mod:`xuezhan.vocab`
+    (``flower pig``); the kongs add their id, as the log does (``direct kong (zhigang)``)."""
+    en = vocab.name_or_id(Kind.REASON, reason, "en")
+    return f"{en} ({reason})" if reason in _NAMED_BY_ID else en
+
+
+REASON_WORDS: Final = {reason: reason_words(reason) for reason in vocab.ids(Kind.REASON)}
+"""Every ledger reason in the terminal's words."""
 
 
 # --- tiles -------------------------------------------------------------------------------------------
@@ -187,7 +189,7 @@ def _what(p: Payment) -> str:
         out = "self-drawn, " + score_words(p.win)
         bonus = p.win.score.points - p.win.score.hand_points
         return out + (f", +{bonus} self-draw bonus" if bonus > 0 else "")
-    return REASON_WORDS.get(e.reason, e.reason)
+    return reason_words(e.reason)
 
 
 def ledger_lines(game: Game, me: int | None) -> list[str]:

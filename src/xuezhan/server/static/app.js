@@ -6,17 +6,31 @@
 const SUIT_NAMES = { m: "万", p: "筒", s: "条" };
 const SUIT_EN = { m: "characters", p: "dots", s: "bamboo" };
 const WINDS = "东南西北";
-const PATTERNS = {
-  ping_hu: "平胡", dui_dui_hu: "对对胡", qing_yi_se: "清一色", dai_yao_jiu: "带幺九", qi_dui: "七对",
-  qing_dui: "清对", jiang_dui: "将对", long_qi_dui: "龙七对", qing_qi_dui: "清七对", qing_yao_jiu: "清幺九",
-  qing_long_qi_dui: "清龙七对", tian_hu: "天胡", di_hu: "地胡", gen: "根", gang_shang_hua: "杠上花",
-  gang_shang_pao: "杠上炮", qiang_gang_hu: "抢杠胡", hai_di: "海底", jin_gou_diao: "金钩钓", jue_zhang: "绝张",
-  zi_mo_jia_fan: "自摸加番",
-};
-const REASONS = {
-  hu: "点炮", zimo: "自摸", angang: "暗杠", bugang: "补杠", zhigang: "直杠", call_transfer: "呼叫转移",
-  hua_zhu: "花猪", cha_jiao: "查叫", tui_shui: "退税", escape: "逃跑",
-};
+// Names of patterns, extras, ledger reasons, actions and error codes come from the server's one
+// vocabulary (GET /api/vocab), never from tables of this page. Chinese (zh-CN) unless the player chose
+// another of its languages.
+const VOCAB = { langs: ["zh-CN"], default: "zh-CN", kinds: {} };
+let LANG = "zh-CN";
+
+async function loadVocab() {
+  const r = await api("GET", "/api/vocab");
+  if (r.ok && r.data && r.data.kinds) Object.assign(VOCAB, r.data);
+  let chosen = null;
+  try { chosen = localStorage.getItem("xz_lang"); } catch (e) { /* storage blocked */ }
+  LANG = VOCAB.langs.includes(chosen) ? chosen : VOCAB.default;
+}
+
+function term(kind, id, lang) {
+  const names = VOCAB.kinds[kind] && VOCAB.kinds[kind][id];
+  if (!names) return id;
+  return names[lang || LANG] || names[VOCAB.default] || id;
+}
+
+function errorWords(code, message) {
+  const name = code ? term("error", code) : "";
+  if (name && name !== code) return message ? `${name}: ${message}` : name;
+  return message || code || "error";
+}
 
 const S = {
   me: null, code: null, watch: false,
@@ -94,7 +108,8 @@ async function api(method, path, body) {
 }
 
 function errText(r) {
-  return (r.data && r.data.error && r.data.error.message) || `error ${r.status}`;
+  const e = r.data && r.data.error;
+  return e ? errorWords(e.code, e.message) : `error ${r.status}`;
 }
 
 function showView(name) {
@@ -326,7 +341,7 @@ function onMessage(msg) {
       break;
     case "error":
       if (msg.code === "stale") break;
-      toast(msg.message || msg.code);
+      toast(errorWords(msg.code, msg.message));
       S.answered = null;
       break;
     default:
@@ -357,27 +372,27 @@ function logEvent(ev) {
     case "start": logLine("", `Hand ${S.handNo || ""} dealt: ${seatName(ev.dealer)} deal${ev.dealer === S.seat ? "" : "s"} (庄).`); break;
     case "exchange": if (ev.tiles) logLine("mine", "You pass ", ...parseTiles(ev.tiles).map((t) => tileImg(t))); break;
     case "exchange_received": if (ev.tiles) logLine("mine", "You receive ", ...parseTiles(ev.tiles).map((t) => tileImg(t))); break;
-    case "exchange_done": logLine("", "换三张: the tiles have been passed."); break;
+    case "exchange_done": logLine("", `${term("action", "exchange")}: the tiles have been passed.`); break;
     case "dingque":
-      logLine("", "定缺: " + ev.voids.map((v, i) => `${seatName(i)} ${v ? SUIT_NAMES[v] : "–"}`).join(", "));
+      logLine("", `${term("action", "dingque")}: ` + ev.voids.map((v, i) => `${seatName(i)} ${v ? SUIT_NAMES[v] : "–"}`).join(", "));
       break;
     case "draw": if (ev.tile && ev.seat === S.seat) logLine("mine", "You draw ", tileImg(ev.tile)); break;
     case "discard": S.lastDiscardSeat = ev.seat; logLine("", `${who} discard${ev.seat === S.seat ? "" : "s"} `, tileImg(ev.tile)); break;
-    case "peng": logLine("", `${who} 碰 peng `, tileImg(ev.tile), ` from ${seatName(ev.from).replace(/^You$/, "you")}`); break;
-    case "zhigang": logLine("", `${who} 杠 kong `, tileImg(ev.tile), ` from ${seatName(ev.from).replace(/^You$/, "you")}`); break;
-    case "angang": logLine("", `${who} 暗杠 concealed kong `, ev.tile ? tileImg(ev.tile) : ""); break;
+    case "peng": logLine("", `${who} ${term("action", "peng")} `, tileImg(ev.tile), ` from ${seatName(ev.from).replace(/^You$/, "you")}`); break;
+    case "zhigang": logLine("", `${who} ${term("event", "zhigang")} `, tileImg(ev.tile), ` from ${seatName(ev.from).replace(/^You$/, "you")}`); break;
+    case "angang": logLine("", `${who} ${term("event", "angang")} `, ev.tile ? tileImg(ev.tile) : ""); break;
     case "bugang_declared": logLine("", `${who} adds to a peng: `, tileImg(ev.tile)); break;
-    case "bugang": logLine("", `${who} 补杠 added kong `, tileImg(ev.tile)); break;
+    case "bugang": logLine("", `${who} ${term("event", "bugang")} `, tileImg(ev.tile)); break;
     case "hu": {
-      const how = ev.from === null || ev.from === undefined ? "自摸 self-drawn" : `on ${seatName(ev.from, true)}${ev.from === S.seat ? "" : "'s"} tile`;
-      const extras = Object.entries(ev.extras || {}).filter(([, n]) => n).map(([k, n]) => PATTERNS[k] + (n > 1 ? `×${n}` : ""));
-      logLine("win", `${who} 胡 ${how} `, tileImg(ev.tile), ` ${PATTERNS[ev.base] || ev.base}${extras.length ? " + " + extras.join(" ") : ""} · ${ev.fan} fan ×${ev.multiple}`);
+      const how = ev.from === null || ev.from === undefined ? term("reason", "zimo") : `on ${seatName(ev.from, true)}${ev.from === S.seat ? "" : "'s"} tile`;
+      const extras = Object.entries(ev.extras || {}).filter(([, n]) => n).map(([k, n]) => term("extra", k) + (n > 1 ? `×${n}` : ""));
+      logLine("win", `${who} ${term("action", "hu")} ${how} `, tileImg(ev.tile), ` ${term("pattern", ev.base)}${extras.length ? " + " + extras.join(" ") : ""} · ${ev.fan} fan ×${ev.multiple}`);
       break;
     }
-    case "pay": logLine("pay", `${seatName(ev.from)} → ${seatName(ev.to)} ${ev.points} (${REASONS[ev.reason] || ev.reason})`); break;
-    case "pass_hu": logLine("mine", "过水不胡: you passed on a win with ", tileImg(ev.tile), "; no win on it until your next draw."); break;
-    case "wall_empty": logLine("", "The wall is empty (流局): 查花猪, 查大叫, 退税."); break;
-    case "escape": logLine("", `${who} left the hand (逃跑).`); break;
+    case "pay": logLine("pay", `${seatName(ev.from)} → ${seatName(ev.to)} ${ev.points} (${term("reason", ev.reason)})`); break;
+    case "pass_hu": logLine("mine", `${term("event", "pass_hu")}: you passed on a win with `, tileImg(ev.tile), "; no win on it until your next draw."); break;
+    case "wall_empty": logLine("", `The wall is empty (${term("event", "wall_empty")}): ${["hua_zhu", "cha_jiao", "tui_shui"].map((r) => term("reason", r)).join(", ")}.`); break;
+    case "escape": logLine("", `${who} left the hand (${term("reason", "escape")}).`); break;
     case "end": logLine("", "The hand is over."); break;
     default: break;
   }
@@ -445,8 +460,8 @@ function plate(i, seatView, vertical) {
   const badges = [];
   if (dealer) badges.push(el("span", { class: "badge dealer", text: "庄" }));
   if (seatView && seatView.void) badges.push(el("span", { class: `badge void-${seatView.void}`, text: `缺${SUIT_NAMES[seatView.void]}` }));
-  if (seatView && seatView.won) badges.push(el("span", { class: "badge won", text: seatView.wins > 1 ? `胡×${seatView.wins}` : "胡" }));
-  if (seatView && seatView.escaped) badges.push(el("span", { class: "badge escaped", text: "逃跑" }));
+  if (seatView && seatView.won) badges.push(el("span", { class: "badge won", text: term("action", "hu") + (seatView.wins > 1 ? `×${seatView.wins}` : "") }));
+  if (seatView && seatView.escaped) badges.push(el("span", { class: "badge escaped", text: term("reason", "escape") }));
   if (info && info.trustee) badges.push(el("span", { class: "badge trustee", text: "托管" }));
   if (info && !info.bot && info.name && info.connected === false) badges.push(el("span", { class: "badge off", text: "away" }));
   if (info && info.ready && S.room.status === "between") badges.push(el("span", { class: "badge ready", text: "ready" }));
@@ -474,7 +489,7 @@ function wonTiles(i) {
   const v = S.view;
   const wins = (v.winners || []).filter((w) => w.seat === i);
   if (!wins.length) return null;
-  return el("div", { class: "won-tiles" }, "胡", ...wins.map((w) => tileImg(w.tile)));
+  return el("div", { class: "won-tiles" }, term("action", "hu"), ...wins.map((w) => tileImg(w.tile)));
 }
 
 function renderOpponent(i) {
@@ -574,10 +589,10 @@ function renderMine() {
   const buttons = [];
   const done = answered();
   for (const a of acts) {
-    if (a.type === "hu") buttons.push(actButton("hu", "胡", "Hu", a));
-    else if (a.type === "gang") buttons.push(actButton("gang", "杠", "Kong", a, a.tile));
-    else if (a.type === "peng") buttons.push(actButton("peng", "碰", "Peng", a, v.offered));
-    else if (a.type === "pass") buttons.push(actButton("pass", "过", "Pass", a));
+    if (a.type === "hu") buttons.push(actButton(a));
+    else if (a.type === "gang") buttons.push(actButton(a, a.tile));
+    else if (a.type === "peng") buttons.push(actButton(a, v.offered));
+    else if (a.type === "pass") buttons.push(actButton(a));
   }
   if (done) for (const b of buttons) b.disabled = true;
   const timer = timerNode(true);
@@ -590,7 +605,7 @@ function renderMine() {
     const counts = { m: 0, p: 0, s: 0 };
     for (const t of tiles.concat(drawn ? [drawn] : [])) counts[t[1]]++;
     prompt.replaceChildren(
-      el("h3", { text: "定缺 Choose your void suit — you must discard it before anything else" }),
+      el("h3", { text: `${term("action", "dingque")} Choose your void suit — you must discard it before anything else` }),
       el("div", { class: "suit-choice" }, ["m", "p", "s"].map((s) => {
         const ok = dq.some((a) => a.suit === s);
         return el("button", { class: "suit", dataset: { suit: s }, disabled: !ok || undefined,
@@ -602,7 +617,7 @@ function renderMine() {
     const chosen = S.selected.map((i) => (i === -1 ? drawn : tiles[i]));
     const match = chosen.length === 3 ? acts.find((a) => a.type === "exchange" && a.tiles === compact(chosen)) : null;
     prompt.replaceChildren(
-      el("h3", { text: "换三张 Pick three tiles of one suit to pass on" }),
+      el("h3", { text: `${term("action", "exchange")} Pick three tiles of one suit to pass on` }),
       el("div", { class: "row" },
         el("span", { class: "muted", text: chosen.length ? `chosen: ${chosen.join(" ")}` : "click three tiles of one suit" }),
         el("button", { id: "exchange-suggest", class: "ghost", text: "Suggest", on: { click: () => suggestExchange(tiles, acts) } }),
@@ -651,11 +666,14 @@ function suggestExchange(tiles, acts) {
   renderAll();
 }
 
-function actButton(kind, zh, en, action, tile) {
-  const payload = { type: action.type };
+function actButton(action, tile) {
+  const kind = action.type;
+  const payload = { type: kind };
   if (action.tile) payload.tile = action.tile;
+  const name = term("action", kind);
+  const en = term("action", kind, "en");
   return el("button", { class: `act ${kind}`, dataset: { action: kind }, on: { click: () => sendAction(payload) } },
-    zh, tile ? tileImg(tile) : "", el("span", { class: "en", text: en }));
+    name, tile ? tileImg(tile) : "", en !== name ? el("span", { class: "en", text: en }) : null);
 }
 
 function remaining() {
@@ -721,11 +739,11 @@ function renderDialogs() {
 }
 
 function fillSettlement(he) {
-  $("settle-title").textContent = `Hand ${he.hand_no} over` + (he.exhausted ? " · 流局 wall exhausted" : "") + (he.escaped.length ? " · 逃跑 escape" : "");
+  $("settle-title").textContent = `Hand ${he.hand_no} over` + (he.exhausted ? ` · ${term("event", "wall_empty")}` : "") + (he.escaped.length ? ` · ${term("reason", "escape")}` : "");
   $("settle-winners").replaceChildren(...(he.winners.length ? he.winners.map((w) => el("div", { class: "winner" },
     tileImg(w.tile),
     el("div", null,
-      el("div", null, el("b", { text: he.names[w.seat] }), w.from === null ? " 自摸 self-drawn" : ` on ${he.names[w.from]}'s discard`),
+      el("div", null, el("b", { text: he.names[w.seat] }), w.from === null ? ` ${term("reason", "zimo")}` : ` on ${he.names[w.from]}'s discard`),
       el("div", null, el("span", { class: "fan", text: `${w.fan} fan ×${w.multiple}` }), " ", w.pattern)))) : [el("p", { class: "muted", text: "Nobody won this hand." })]));
   const body = $("settle-table").querySelector("tbody");
   body.replaceChildren(...he.names.map((name, i) => {
@@ -755,7 +773,7 @@ function leaveTable() {
   const room = S.room;
   const v = S.view;
   const active = room && room.status === "playing" && S.seat !== null && v && !v.seats[S.seat].escaped && v.phase !== "over";
-  if (active && !confirm("Leaving during a hand is an escape (逃跑): you pay 16 × base to each player still in the hand. Leave?")) return;
+  if (active && !confirm(`Leaving during a hand is an escape (${term("reason", "escape")}): you pay 16 × base to each player still in the hand. Leave?`)) return;
   if (S.seat !== null) send({ type: "leave" });
   setTimeout(() => { disconnect(); location.hash = "#/"; }, 150);
 }
@@ -779,7 +797,7 @@ function init() {
   window.addEventListener("hashchange", route);
   setInterval(() => { if (!$("table-view").hidden) renderClock(); }, 250);
   setInterval(() => { if (!$("lobby-view").hidden) loadLobby(); }, 15000);
-  route();
+  loadVocab().then(route);
 }
 
 document.addEventListener("DOMContentLoaded", init);
