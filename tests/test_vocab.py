@@ -79,6 +79,7 @@ def scanned_error_codes() -> dict[str, set[str]]:
 
     - ``SomeError("code", ...)`` for every ``XuezhanError`` subclass;
     - ``error_message("code", ...)`` and ``emit_error("code", ...)`` (server, CLI),
+    - ``_refuse(conn, "type", "code", ...)`` (the web table's answers),
       ``_error(status, "code", ...)`` (HTTP);
     - ``code = "..."`` (a code chosen before raising);
     - ``return "..."`` in ``_why_illegal`` and ``can_*`` (the engine's reasons an action is illegal).
@@ -96,6 +97,8 @@ def scanned_error_codes() -> dict[str, set[str]]:
                 n = _name(node.func)
                 if n == "_error":
                     index = 1
+                elif n == "_refuse":  # the table's answer to a client message: (conn, for, code, ...)
+                    index = 2
                 elif n in classes or n in ("error_message", "emit_error"):
                     index = 0
                 else:
