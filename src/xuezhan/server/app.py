@@ -6,7 +6,9 @@ HTTP (JSON; errors are ``{"error": {"code", "message"}}``):
   token goes in an HttpOnly cookie. ``POST /api/logout``. ``GET /api/me`` (``account`` null
   without a session).
 - ``GET /api/rooms``: the public rooms. ``POST /api/rooms``: create one (``name``, ``preset``,
-  ``options``, ``coefficient`` N, ``fee`` A, ``hands``, ``public``). ``POST /api/quickstart``:
+  ``options``, ``coefficient`` N, ``fee`` A, ``hands``, ``public``), within the room bounds
+  (docs/options.md) and the server's limits (:class:`ServerConfig`), else 400 ``bad_room``
+  and nothing is created. ``POST /api/quickstart``:
   a private table with three bots that starts when you sit down. ``GET /api/rooms/{code}``.
 - ``GET /api/history``: your finished hands.
 - ``GET /tiles/{name}.svg``: the tile pictures; ``GET /`` and ``/static/...``: the client.
