@@ -11,7 +11,15 @@ rules file names a preset and overrides options::
     [fan]          # fan of any base pattern or extra, by id: an int, or "cap"
     hai_di = 2
 
-An unknown option or a bad value raises :class:`~xuezhan.errors.RulesError`.
+Numeric options are bounded, so that no settlement can overflow a signed 64-bit
+column (docs/options.md has the arithmetic): ``base_score`` 1 to :data:`MAX_BASE_SCORE`
+(1000); ``cap_multiple`` 1 to :data:`MAX_MULTIPLE` (2**19) or none;
+``hua_zhu_multiple`` 0 to :data:`MAX_MULTIPLE` or ``"cap"``; each fan 0 to
+:data:`MAX_FAN` (20; a base pattern at least 1, or ``"cap"``), and the table as a whole
+lets no hand score more than :data:`MAX_FAN` fan (:func:`max_fan`).
+
+An unknown option or a bad value raises :class:`~xuezhan.errors.RulesError`
+(``bad_option`` for a value out of its bounds).
 """
 
 from __future__ import annotations
@@ -265,6 +273,28 @@ class Rules:
         return {"preset": self.preset_name, "options": options}
 
 
+MAX_FAN: Final = 20
+"""The most fan one hand may score under a fan table: the highest base pattern (other than
+``"cap"``) plus four ``gen`` plus every other extra (docs/options.md)."""
+MAX_MULTIPLE: Final = 1 << (MAX_FAN - 1)
+"""2**19 = 524288: the largest multiple of a hand without a cap, and the bound of
+``cap_multiple`` and ``hua_zhu_multiple``."""
+MAX_BASE_SCORE: Final = 1000
+"""The largest ``base_score``. With the room bounds (:mod:`xuezhan.match.room`) no settlement
+can overflow a signed 64-bit column: the arithmetic is in docs/options.md."""
+MAX_GEN: Final = 4
+"""A winning hand holds at most 18 tiles (four kongs and a pair), so at most four ``gen``."""
+
+
+def max_fan(fan: Mapping[str, FanValue]) -> int:
+    """The most fan a hand can score under the fan table ``fan`` (``"cap"`` patterns left out:
+    they score ``cap_multiple`` and take no extras): its highest base pattern, four ``gen``
+    and every other extra at once (some exclude each other; the bound does not rely on it)."""
+    base = max((v for k, v in fan.items() if k in BASE_PATTERNS and isinstance(v, int)), default=0)
+    extras = sum(v * (MAX_GEN if k == "gen" else 1) for k, v in fan.items() if k in EXTRAS and isinstance(v, int))
+    return base + extras
+
+
 def _validate(r: Rules) -> None:
     def bad(name: str, why: str) -> RulesError:
         return RulesError("bad_option", f"option {name!r}: {why}")
@@ -272,10 +302,10 @@ def _validate(r: Rules) -> None:
     def is_int(v: object) -> bool:
         return isinstance(v, int) and not isinstance(v, bool)
 
-    if not is_int(r.base_score) or r.base_score < 1:
-        raise bad("base_score", f"must be a positive integer, not {r.base_score!r}")
-    if r.cap_multiple is not None and (not is_int(r.cap_multiple) or r.cap_multiple < 1):
-        raise bad("cap_multiple", f"must be a positive integer or none, not {r.cap_multiple!r}")
+    if not is_int(r.base_score) or not 1 <= r.base_score <= MAX_BASE_SCORE:
+        raise bad("base_score", f"must be an integer from 1 to {MAX_BASE_SCORE}, not {r.base_score!r}")
+    if r.cap_multiple is not None and (not is_int(r.cap_multiple) or not 1 <= r.cap_multiple <= MAX_MULTIPLE):
+        raise bad("cap_multiple", f"must be an integer from 1 to {MAX_MULTIPLE} or none, not {r.cap_multiple!r}")
     for name in _BOOLS:
         if not isinstance(getattr(r, name), bool):
             raise bad(name, f"must be true or false, not {getattr(r, name)!r}")
@@ -286,8 +316,8 @@ def _validate(r: Rules) -> None:
     if hz == "cap":
         if r.cap_multiple is None:
             raise bad("hua_zhu_multiple", '"cap" needs a cap_multiple')
-    elif isinstance(hz, bool) or not isinstance(hz, int) or hz < 0:
-        raise bad("hua_zhu_multiple", f'must be a non-negative integer or "cap", not {hz!r}')
+    elif isinstance(hz, bool) or not isinstance(hz, int) or not 0 <= hz <= MAX_MULTIPLE:
+        raise bad("hua_zhu_multiple", f'must be an integer from 0 to {MAX_MULTIPLE} or "cap", not {hz!r}')
     if not isinstance(r.fan, tuple) or not all(isinstance(p, tuple) and len(p) == 2 for p in r.fan):
         raise bad("fan", "must be pairs of pattern id and fan")
     seen = set()
@@ -300,12 +330,16 @@ def _validate(r: Rules) -> None:
                 raise bad("fan", f'{pid} = "cap" needs a cap_multiple')
             if pid in EXTRAS:
                 raise bad("fan", f'{pid} is an extra: its fan must be an integer, not "cap"')
-        elif isinstance(fv, bool) or not isinstance(fv, int) or not 0 <= fv <= 60:
-            raise bad("fan", f'{pid} must be an integer from 0 to 60 or "cap", not {fv!r}')
+        elif isinstance(fv, bool) or not isinstance(fv, int) or not 0 <= fv <= MAX_FAN:
+            raise bad("fan", f'{pid} must be an integer from 0 to {MAX_FAN} or "cap", not {fv!r}')
         elif pid in BASE_PATTERNS and fv == 0:
             raise bad("fan", f"{pid} is a base pattern: its fan must be at least 1")
     if seen != set(_QQ_FAN):
         raise bad("fan", "every pattern and extra needs a fan")
+    total = max_fan(dict(r.fan))
+    if total > MAX_FAN:
+        raise bad("fan", f"a hand could score {total} fan (the highest base pattern, {MAX_GEN} gen and every "
+                         f"other extra); at most {MAX_FAN}")
 
 
 def option_names() -> tuple[str, ...]:

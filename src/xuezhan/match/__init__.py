@@ -9,13 +9,16 @@ from .bystanders import JIAO_MA, BystanderBet, jiao_ma_seat, mirror_for_bystande
 from .errors import MatchError
 from .items import DOUBLE_CARD, ITEM_NAMES_ZH, ItemKind, ItemUse, flush_deal, seek_quarters
 from .match import Hand, HandResult, Match, hand_record, hand_seed
-from .room import MAX_PEOPLE, MIN_PEOPLE, RoomConfig
+from .room import MAX_COEFFICIENT, MAX_FEE, MAX_HANDS, MAX_PEOPLE, MIN_PEOPLE, RoomConfig
 from .transfers import Transfer, net_points
 
 __all__ = [
     "DOUBLE_CARD",
     "ITEM_NAMES_ZH",
     "JIAO_MA",
+    "MAX_COEFFICIENT",
+    "MAX_FEE",
+    "MAX_HANDS",
     "MAX_PEOPLE",
     "MIN_PEOPLE",
     "BystanderBet",

@@ -9,6 +9,12 @@ through a JSON mapping (it is stored with the room)::
 ``rules`` may also be a preset name. ``base_score`` in the mapping overrides the
 rules' base score (the room's 底分), so ``{"rules": "chengdu", "base_score": 5}`` is
 the home game "打5" (5, 10, 20, 40).
+
+Every number is bounded (``bad_room`` otherwise): ``coefficient`` 0 to
+:data:`MAX_COEFFICIENT`, ``fee`` 0 to :data:`MAX_FEE`, ``hands`` 1 to :data:`MAX_HANDS`,
+and the rules' own bounds (:mod:`xuezhan.rules`). Together they keep every settlement of
+a match inside a signed 64-bit column: :func:`worst_case_points` and
+:func:`worst_case_coins` (docs/options.md) are the arithmetic.
 """
 
 from __future__ import annotations
@@ -18,7 +24,7 @@ from dataclasses import dataclass, field
 from typing import Any, Final
 
 from ..errors import RulesError
-from ..rules import Rules
+from ..rules import MAX_BASE_SCORE, MAX_MULTIPLE, Rules
 from .errors import MatchError
 
 MIN_PEOPLE: Final = 4
@@ -26,6 +32,63 @@ MAX_PEOPLE: Final = 8
 """Four seats play; up to four more people bet as bystanders (叫马, RULES 12)."""
 
 _KEYS: Final = {"rules", "base_score", "coefficient", "fee", "hands", "items_allowed", "ticket_required"}
+
+MAX_COEFFICIENT: Final = 10_000
+"""The largest coefficient N (coins per point)."""
+MAX_FEE: Final = 1_000_000
+"""The largest fee A (coins per seat per hand)."""
+MAX_HANDS: Final = 128
+"""The most hands a match may last."""
+
+WIN_CHANCES: Final = 55 + 1 + 16 + 16
+"""The most moments of one hand at which a tile can be won: each of the 55 tiles of the live
+wall when drawn, the dealer's 14th tile, a discard after each of at most 16 pengs (four melds
+a seat), and a bugang on each of those pengs (robbed)."""
+
+
+def worst_case_seat_loss(base_score: int = MAX_BASE_SCORE, multiple: int = MAX_MULTIPLE) -> int:
+    """An upper bound on what one seat pays in one hand by the engine's ledger alone, in points,
+    when no hand scores more than ``multiple`` and ``hua_zhu_multiple`` is at most ``multiple``
+    (docs/options.md):
+
+    - wins: at each of the :data:`WIN_CHANCES` the seat pays at most three winners (its own
+      discard or bugang) or one (another's self-draw), ``base × multiple`` plus a one-base
+      self-draw bonus each (blood river lets a seat win again and again);
+    - 查大叫, 花猪, escape: ``base × multiple`` to each of three seats for each
+      (an escaper pays 16 × base or a 大叫);
+    - kongs: the others hold at most 12 kongs, 2 × base each;
+    - 呼叫转移: the seat's own four kongs earned at most 6 × base each, passed to three winners;
+    - 退税: those four kongs' 24 × base given back.
+    """
+    wins = 3 * WIN_CHANCES * (base_score * multiple + base_score)
+    settlement = 3 * 3 * base_score * max(multiple, 16)
+    kongs = 12 * 2 * base_score + 3 * 4 * 6 * base_score + 4 * 6 * base_score
+    return wins + settlement + kongs
+
+
+def worst_case_points(base_score: int = MAX_BASE_SCORE, multiple: int = MAX_MULTIPLE) -> int:
+    """An upper bound on one participant's net points in one hand: 14 × :func:`worst_case_seat_loss`.
+
+    A double card repeats each transfer touching its player once (× 2). Up to four bystanders
+    repeat every transfer of the seat they bet on, against the same counterparty: a seat
+    receives at most 3 × 2L from the other seats plus 4 × 2L from the bystanders on them,
+    14L in all, and pays at most 2L + 4 × 2L = 10L.
+    """
+    return 14 * worst_case_seat_loss(base_score, multiple)
+
+
+def worst_case_coins(
+    base_score: int = MAX_BASE_SCORE,
+    multiple: int = MAX_MULTIPLE,
+    coefficient: int = MAX_COEFFICIENT,
+    fee: int = MAX_FEE,
+    hands: int = MAX_HANDS,
+) -> int:
+    """An upper bound on the coins one participant's balance can move in one match:
+    ``hands × (points × N + A)``, as if every loser could always pay in full. At the bounds it
+    is below 2**62, half of a signed 64-bit column; the other half is for the balance a
+    player brings (at most the coins ever issued)."""
+    return hands * (worst_case_points(base_score, multiple) * coefficient + fee)
 
 
 def _is_int(v: object) -> bool:
@@ -55,12 +118,10 @@ class RoomConfig:
     def __post_init__(self) -> None:
         if not isinstance(self.rules, Rules):
             raise MatchError("bad_room", "'rules' must be a Rules value")
-        if not _is_int(self.coefficient) or self.coefficient < 0:
-            raise MatchError("bad_room", f"'coefficient' must be a non-negative integer, not {self.coefficient!r}")
-        if not _is_int(self.fee) or self.fee < 0:
-            raise MatchError("bad_room", f"'fee' must be a non-negative integer, not {self.fee!r}")
-        if not _is_int(self.hands) or self.hands < 1:
-            raise MatchError("bad_room", f"'hands' must be a positive integer, not {self.hands!r}")
+        for name, lo, hi in (("coefficient", 0, MAX_COEFFICIENT), ("fee", 0, MAX_FEE), ("hands", 1, MAX_HANDS)):
+            value = getattr(self, name)
+            if not _is_int(value) or not lo <= value <= hi:
+                raise MatchError("bad_room", f"{name!r} must be an integer from {lo} to {hi}, not {value!r}")
         for name in ("items_allowed", "ticket_required"):
             if not isinstance(getattr(self, name), bool):
                 raise MatchError("bad_room", f"{name!r} must be true or false, not {getattr(self, name)!r}")

@@ -6,7 +6,9 @@ HTTP (JSON; errors are ``{"error": {"code", "message"}}``):
   token goes in an HttpOnly cookie. ``POST /api/logout``. ``GET /api/me`` (``account`` null
   without a session).
 - ``GET /api/rooms``: the public rooms. ``POST /api/rooms``: create one (``name``, ``preset``,
-  ``options``, ``coefficient`` N, ``fee`` A, ``hands``, ``public``). ``POST /api/quickstart``:
+  ``options``, ``coefficient`` N, ``fee`` A, ``hands``, ``public``), within the room bounds
+  (docs/options.md) and the server's limits (:class:`ServerConfig`), else 400 ``bad_room``
+  and nothing is created. ``POST /api/quickstart``:
   a private table with three bots that starts when you sit down. ``GET /api/rooms/{code}``.
 - ``GET /api/history``: your finished hands.
 - ``GET /api/vocab``: the names of patterns, extras, ledger reasons, actions, events, item
@@ -59,7 +61,7 @@ CODE_ALPHABET: Final = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"
 CODE_LENGTH: Final = 10  # 32**10 = 2**50 codes
 MAX_BODY: Final = 8192
 ROOM_OPTIONS: Final = frozenset(option_names()) - {"fan"}
-LIMITS: Final = {"coefficient": (0, 100_000), "fee": (0, 1_000_000), "hands": (1, 64)}
+ROOM_NUMBERS: Final = ("coefficient", "fee", "hands")
 _NICK_BAD: Final = re.compile(r"[:#<>\"'&\\/]")
 VOCAB_JSON: Final = vocab.to_json()
 """Every name the page shows, by id (:mod:`xuezhan.vocab`), served at ``GET /api/vocab``."""
@@ -93,8 +95,9 @@ def check_nickname(raw: Any) -> str:
     return name
 
 
-def room_config(data: dict[str, Any]) -> RoomConfig:
-    """The room a lobby request asks for; raises :class:`XuezhanError` with a stable code."""
+def room_config(data: dict[str, Any], limits: ServerConfig | None = None) -> RoomConfig:
+    """The room a lobby request asks for, within the room bounds and the server's ``limits``
+    (:meth:`ServerConfig.check_room`); raises :class:`XuezhanError` (``bad_room``)."""
     preset = data.get("preset", "qq")
     if preset not in ("qq", "chengdu"):
         raise XuezhanError("bad_room", "preset must be 'qq' or 'chengdu'")
@@ -105,16 +108,15 @@ def room_config(data: dict[str, Any]) -> RoomConfig:
     if unknown:
         raise XuezhanError("bad_room", f"unknown rule option(s): {', '.join(sorted(unknown))[:100]}")
     mapping: dict[str, Any] = {"rules": {"preset": preset, "options": options}}
-    for key, (lo, hi) in LIMITS.items():
+    for key in ROOM_NUMBERS:
         if key in data:
-            value = data[key]
-            if isinstance(value, bool) or not isinstance(value, int) or not lo <= value <= hi:
-                raise XuezhanError("bad_room", f"{key} must be a whole number from {lo} to {hi}")
-            mapping[key] = value
+            mapping[key] = data[key]
     mapping.setdefault("coefficient", 10)
     mapping.setdefault("fee", 0)
     mapping.setdefault("hands", 8)
-    return RoomConfig.from_mapping(mapping)
+    room = RoomConfig.from_mapping(mapping)
+    (limits or ServerConfig()).check_room(room)
+    return room
 
 
 class SecurityHeaders:
@@ -321,7 +323,7 @@ def create_app(
         unknown = set(data) - {"name", "preset", "options", "coefficient", "fee", "hands", "public"}
         if unknown:
             raise XuezhanError("bad_room", f"unknown field(s): {', '.join(sorted(unknown))[:100]}")
-        room = room_config(data)
+        room = room_config(data, config)
         raw_name = data.get("name") or f"{account.nickname}'s table"
         if not isinstance(raw_name, str):
             raise XuezhanError("bad_room", "name must be text")

@@ -11,9 +11,22 @@ import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 from ..errors import XuezhanError
+from ..match import MAX_COEFFICIENT, MAX_FEE, MAX_HANDS, RoomConfig
+from ..rules import MAX_BASE_SCORE, MAX_MULTIPLE
+
+_LIMIT_BOUNDS: Final = (
+    ("max_base_score", 1, MAX_BASE_SCORE),
+    ("max_cap_multiple", 1, MAX_MULTIPLE),
+    ("max_hua_zhu_multiple", 0, MAX_MULTIPLE),
+    ("max_coefficient", 0, MAX_COEFFICIENT),
+    ("max_fee", 0, MAX_FEE),
+    ("max_hands", 1, MAX_HANDS),
+)
+"""Each room limit of the server and the range it may take: never beyond the bounds that keep
+settlements inside 64-bit columns (docs/options.md)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,6 +63,20 @@ class ServerConfig:
     max_rooms: int = 500
     """Rooms open at once (a limit against abuse)."""
     max_spectators: int = 32
+    max_base_score: int = 100
+    """The largest base score (底分) a room may set. This and the five limits below are checked
+    when a room is created (:meth:`check_room`); each lies within the bounds every room obeys
+    (:data:`xuezhan.rules.MAX_BASE_SCORE`, :data:`xuezhan.match.MAX_COEFFICIENT` ...)."""
+    max_cap_multiple: int = 1024
+    """The largest ``cap_multiple`` a room may set (a room may also play without a cap)."""
+    max_hua_zhu_multiple: int = 1024
+    """The largest integer ``hua_zhu_multiple`` a room may set."""
+    max_coefficient: int = 10_000
+    """The largest coefficient N (coins per point) of a room."""
+    max_fee: int = 1_000_000
+    """The largest fee A (coins per seat per hand) of a room."""
+    max_hands: int = 64
+    """The most hands a match in a room may last."""
     starting_coins: int = 20_000
     """Coins a new account is granted."""
     bot_name: str = "heuristic"
@@ -57,6 +84,28 @@ class ServerConfig:
     """Fixed seed for the walls (tests and benchmarks only); ``None`` uses the secrets module."""
     secure_cookies: bool = False
     """Mark the session cookie ``Secure`` (behind HTTPS)."""
+
+    def __post_init__(self) -> None:
+        for name, lo, hi in _LIMIT_BOUNDS:
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or not lo <= value <= hi:
+                raise ValueError(f"ServerConfig.{name} must be an integer from {lo} to {hi}, not {value!r}")
+
+    def check_room(self, room: RoomConfig) -> None:
+        """Refuse a room beyond this server's limits (``bad_room``); rooms are bounded already."""
+        rules = room.rules
+        checks: list[tuple[str, int | None, int]] = [
+            ("base_score", rules.base_score, self.max_base_score),
+            ("cap_multiple", rules.cap_multiple, self.max_cap_multiple),
+            ("hua_zhu_multiple", rules.hua_zhu_multiple if isinstance(rules.hua_zhu_multiple, int) else None,
+             self.max_hua_zhu_multiple),
+            ("coefficient", room.coefficient, self.max_coefficient),
+            ("fee", room.fee, self.max_fee),
+            ("hands", room.hands, self.max_hands),
+        ]
+        for name, value, limit in checks:
+            if value is not None and value > limit:
+                raise XuezhanError("bad_room", f"{name} {value} is over this server's limit of {limit}")
 
     @classmethod
     def fast(cls, **overrides: Any) -> ServerConfig:
@@ -89,7 +138,10 @@ class ServerConfig:
             if not ok:
                 raise XuezhanError("bad_config", f"server setting {key!r} has a bad value {value!r}")
             values[key] = value
-        return cls(**values)
+        try:
+            return cls(**values)
+        except ValueError as exc:  # a limit beyond the bounds every room keeps
+            raise XuezhanError("bad_config", str(exc)) from None
 
     @classmethod
     def from_file(cls, path: Path) -> ServerConfig:
