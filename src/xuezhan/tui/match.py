@@ -93,7 +93,7 @@ class TerminalTable:
         self.seats = [Seat.of_person(PLAYERS[HUMAN], stand_in=bot_factory(random.Random(seed_rng.getrandbits(64))))]
         self.seats += [Seat.of_bot(bot_factory(random.Random(seed_rng.getrandbits(64))), name=PLAYERS[s])
                        for s in (1, 2, 3)]
-        self.runtime = MatchRuntime(Match(RoomConfig(rules=rules, hands=hands), PLAYERS, seed=self.seed),
+        self.runtime = MatchRuntime(Match(RoomConfig(rules=rules), PLAYERS, seed=self.seed, hands=hands),
                                     dict(zip(PLAYERS, self.seats, strict=True)))
         self.totals = [0, 0, 0, 0]
         self.results: list[HandResult] = []
