@@ -241,7 +241,7 @@ def play(served: Served, rng: random.Random | None) -> Run:
             # ones until enough kills have hit hands in play, then longer ones to the match's end
             budget = -1
             if rng is not None:
-                budget = rng.randint(1, 12 if len(run.kills) < MIN_KILLS + 2 else 40)
+                budget = rng.randint(1, 12 if len(run.kills) < MIN_KILLS + 6 else 40)
             while not watcher.match_over and budget != 0:
                 msg = watcher.read()
                 if msg["type"] in ("state", "hand_end"):

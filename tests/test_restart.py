@@ -119,6 +119,11 @@ def my_decision(p: Client) -> Callable[[dict[str, Any]], bool]:
     return pred
 
 
+def my_turn(m: dict[str, Any]) -> bool:
+    return bool(m["type"] == "state" and m["decision"] is not None
+                and any(a["type"] == "discard" for a in m["view"]["legal"]))
+
+
 def answer(p: Client, pick: dict[str, Any]) -> None:
     assert p.state is not None
     p.send({"type": "action", "action": pick, "version": p.state["version"]})
@@ -135,7 +140,7 @@ def test_a_hand_in_play_survives_a_restart(serve: Build, db: str) -> None:
         pick = kim.choose()
         assert pick is not None
         answer(kim, pick)
-    kim.wait_for(my_decision(kim))
+    kim.wait_for(my_turn)  # on kim's own turn nothing else can move
     kim.drain()
     before = kim.state
     assert before is not None
