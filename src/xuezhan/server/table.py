@@ -782,6 +782,8 @@ class Table:
                         break
                 if acted:
                     await asyncio.sleep(0)  # let other tables and the writers run between moves
+                    if not self.inbox.empty():
+                        return  # joins and messages go first: bots that never wait must not starve them
                     continue
                 return
             if self.status is Status.BETWEEN:
