@@ -171,7 +171,8 @@ def test_ledger_in_words_groups_payers_and_payees() -> None:
     game = known_game()
     flush = _score("11123456789999m", "9m", rules, self_drawn=True)  # qing_yi_se + gen
     plain = _score("123m456m789m123p55p", "5p", rules)
-    game.winners = [WinRecord(2, None, parse_tile("9m"), flush, 1), WinRecord(0, 1, parse_tile("5p"), plain, 2)]
+    # a made-up end of hand: the records are set directly
+    game._winners = [WinRecord(2, None, parse_tile("9m"), flush, 1), WinRecord(0, 1, parse_tile("5p"), plain, 2)]
     entries = [
         LedgerEntry(0, 2, flush.points, "zimo"), LedgerEntry(1, 2, flush.points, "zimo"),
         LedgerEntry(3, 2, flush.points, "zimo"),
@@ -179,10 +180,10 @@ def test_ledger_in_words_groups_payers_and_payees() -> None:
         LedgerEntry(3, 0, 96, "hua_zhu"), LedgerEntry(3, 1, 96, "hua_zhu"),
         LedgerEntry(1, 3, 12, "zhigang"),
     ]
-    game.events = [{"type": "hu", "seat": 2}, *({"type": "pay"} for _ in entries[:3]),
+    game._events = [{"type": "hu", "seat": 2}, *({"type": "pay"} for _ in entries[:3]),
                    {"type": "hu", "seat": 0}, {"type": "pay"},
                    *({"type": "pay"} for _ in entries[4:])]
-    game.ledger = entries
+    game._ledger = entries
     assert [p.win for p in payments(game)][:4] == [game.winners[0]] * 3 + [game.winners[1]]
     assert win_amounts(game) == {0: 3 * flush.points, 1: plain.hand_points}
     assert ledger_lines(game, HUMAN) == [
