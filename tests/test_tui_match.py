@@ -14,6 +14,7 @@ import pytest
 
 from xuezhan.engine.actions import Action, ActionType, LedgerEntry
 from xuezhan.engine.game import Game, Phase, WinRecord
+from xuezhan.engine.views import visible_events
 from xuezhan.errors import IllegalActionError, XuezhanError
 from xuezhan.records import load_record, parse_record, replay, tsumogiri
 from xuezhan.rules import Rules
@@ -150,13 +151,14 @@ def test_tile_labels() -> None:
 
 def test_private_events_of_other_seats_are_not_told() -> None:
     game = known_game()
-    words = [event_words(ev, p, HUMAN) for ev, p in zip(game.events, game.private, strict=True)]
+    words = [event_words(ev, HUMAN) for ev in visible_events(game, HUMAN)]
     assert words[0] == "new hand: seat 3 deals"
     assert all(w is None for w in words[1:])  # the four deals: secret (and ours is on screen)
     draw = {"type": "draw", "seat": 2, "tile": 4, "replacement": False}
-    assert event_words(draw, 2, HUMAN) is None
-    assert event_words(draw, 2, None, reveal=True) == "seat 2 drew 5万"
-    assert event_words({"type": "draw", "seat": 0, "tile": 4, "replacement": True}, 0, HUMAN) == \
+    assert event_words({"type": "draw", "seat": 2, "replacement": False}, HUMAN) is None  # as the view gives it
+    assert event_words(draw, HUMAN) is None
+    assert event_words(draw, None, reveal=True) == "seat 2 drew 5万"
+    assert event_words({"type": "draw", "seat": 0, "tile": 4, "replacement": True}, HUMAN) == \
         "you drew 5万 (kong replacement)"
 
 

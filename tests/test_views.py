@@ -6,6 +6,7 @@ from test_engine_rules import build
 
 from xuezhan.engine import ActionType, Game, SeatView, events_for
 from xuezhan.engine.actions import Action
+from xuezhan.engine.views import visible_events
 from xuezhan.records import parse_record, replay
 from xuezhan.tiles import parse_tile
 
@@ -57,6 +58,6 @@ def test_the_terminal_shows_another_seats_concealed_kong_face_down() -> None:
     seen_by_1 = seat_panel(game, 0, 1).body.plain
     assert "[▮▮▮▮]暗" in seen_by_1 and "5筒" not in seen_by_1
     assert "5筒" in seat_panel(game, 0, 0).body.plain
-    i = next(i for i, e in enumerate(game.events) if e["type"] == "angang")
-    line = event_words(game.events[i], game.private[i], 1)
+    ev = next(e for e in visible_events(game, 1) if e["type"] == "angang")
+    line = event_words(ev, 1)
     assert line is not None and "face down" in line and "5" not in line

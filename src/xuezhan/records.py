@@ -147,12 +147,13 @@ def tsumogiri(game: Game, seat: int) -> Action:
     legal = game.legal_actions(seat)
     if not legal:
         raise IllegalActionError("not_your_turn", f"seat {seat} has nothing to do")
-    s = game.seats[seat]
+    s = game.seat_state(seat)
+    sizes = s.suit_sizes
     kinds = {a.type for a in legal}
     if game.phase is Phase.DINGQUE:
-        return min(legal, key=lambda a: (s.sizes[a.suit or 0], a.suit))
+        return min(legal, key=lambda a: (sizes[a.suit or 0], a.suit))
     if game.phase is Phase.EXCHANGE:
-        suit = min((x for x in range(3) if s.sizes[x] >= 3), key=lambda x: (s.sizes[x], x))
+        suit = min((x for x in range(3) if sizes[x] >= 3), key=lambda x: (sizes[x], x))
         tiles = tuple(t for t in range(suit * 9, suit * 9 + 9) for _ in range(s.counts[t]))[:3]
         return Action(seat, ActionType.EXCHANGE, tiles=tiles)
     if kinds == {ActionType.HU}:

@@ -343,6 +343,10 @@ class SeatState:
         """The void suit (定缺), once chosen."""
         return self._s.void
 
+    def holds_void(self) -> bool:
+        """Still holds a tile of its void suit (it must discard those first)."""
+        return self._s.holds_void()
+
     @property
     def won(self) -> bool:
         return self._s.won
