@@ -87,7 +87,8 @@ def completing_ranks(key: int, with_pair: bool) -> tuple[int, ...]:
 
 
 class Seat:
-    """The state of one seat. ``keys``/``sizes`` are the per-suit keys of the concealed tiles."""
+    """The state of one seat, engine-internal (outside the engine read :class:`SeatState`).
+    ``keys``/``sizes`` are the per-suit keys of the concealed tiles."""
 
     __slots__ = (
         "aside",
