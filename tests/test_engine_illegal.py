@@ -335,7 +335,7 @@ def test_pass_or_discard_when_a_rule_forces_the_win() -> None:
     game = position(record(ENDGAME, rules=rules, tail="5m 1s 2s 3s", actions=ENDGAME_DQ))
     play_tsumogiri(game, lambda g: g.phase is Phase.CLAIM and g.window is not None and g.live == 3)
     assert game.pending() == [2]
-    assert game.legal_actions(2) == [Action(2, A.HU)]
+    assert game.legal_actions(2) == (Action(2, A.HU),)
     rejected(game, act(2, A.PASS), "must_hu")
     rejected(game, act(2, A.PENG), "must_hu")
     game.apply(act(2, A.HU))
@@ -348,7 +348,7 @@ def test_discard_when_a_rule_forces_a_self_drawn_win() -> None:
     game = position(record(ENDGAME, rules=rules, tail="1s 2s 5m 3s", actions=ENDGAME_DQ))
     play_tsumogiri(game, lambda g: g.phase is Phase.TURN and g.turn == 2 and g.live == 1)
     assert game.drawn == parse_tile("5m")
-    assert game.legal_actions(2) == [Action(2, A.HU)]
+    assert game.legal_actions(2) == (Action(2, A.HU),)
     rejected(game, act(2, A.DISCARD, "5m"), "must_hu")
     rejected(game, act(2, A.DISCARD, "2m"), "must_hu")
     game.apply(act(2, A.HU))
@@ -381,7 +381,7 @@ def test_blood_river_winner_throws_only_its_draw() -> None:
                                     {"seat": 1, "type": "hu"}]))
     play_tsumogiri(game, lambda g: g.phase is Phase.TURN and g.turn == 1)
     assert game.seats[1].won and game.drawn == parse_tile("1m")
-    assert game.legal_actions(1) == [Action(1, A.DISCARD, tile=parse_tile("1m"))]
+    assert game.legal_actions(1) == (Action(1, A.DISCARD, tile=parse_tile("1m")),)
     rejected(game, act(1, A.DISCARD, "1p"), "must_discard_drawn")  # its hand is fixed
     rejected(game, act(1, A.DISCARD, "6s"), "tile_not_in_hand")
     rejected(game, act(1, A.HU), "cannot_hu")

@@ -21,7 +21,7 @@ from __future__ import annotations
 import json
 import random
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from hypothesis import HealthCheck, given, settings
@@ -121,10 +121,10 @@ def check_out_seats_idle(game: Game) -> None:
         out = s.escaped or (s.won and not game.rules.blood_river)
         if out:
             assert seat not in pending, (seat, pending)
-            assert game.legal_actions(seat) == [], seat
+            assert game.legal_actions(seat) == (), seat
     if game.over:
         assert pending == []
-        assert all(game.legal_actions(seat) == [] for seat in range(4))
+        assert all(game.legal_actions(seat) == () for seat in range(4))
     for seat in pending:
         assert game.legal_actions(seat), seat  # whoever must act can
 
@@ -200,7 +200,7 @@ def check_events(game: Game, viewer: int) -> None:
 
 # --- playing a hand with checks after every step ---------------------------------------------------------
 
-Choose = Callable[[Game, int, list[Action]], Action]
+Choose = Callable[[Game, int, Sequence[Action]], Action]
 
 
 def bot_chooser(rules_seed: int, names: list[str], escape_rate: float = 0.0, swap_rate: float = 0.0,
@@ -212,7 +212,7 @@ def bot_chooser(rules_seed: int, names: list[str], escape_rate: float = 0.0, swa
     bots = [make_bot(names[s], random.Random(rules_seed * 8 + s)) for s in range(4)]
     rng = random.Random(rules_seed)
 
-    def choose(game: Game, seat: int, legal: list[Action]) -> Action:
+    def choose(game: Game, seat: int, legal: Sequence[Action]) -> Action:
         if escape_rate and rng.random() < escape_rate and game.can_escape(seat):
             return Action(seat, ActionType.ESCAPE)
         if swap_rate and game.phase is Phase.TURN and rng.random() < swap_rate:

@@ -14,6 +14,7 @@ import pytest
 
 from xuezhan.engine.actions import Action, ActionType, LedgerEntry
 from xuezhan.engine.game import Game, Phase, WinRecord
+from xuezhan.engine.views import visible_events
 from xuezhan.errors import IllegalActionError, XuezhanError
 from xuezhan.records import load_record, parse_record, replay, tsumogiri
 from xuezhan.rules import Rules
@@ -150,13 +151,14 @@ def test_tile_labels() -> None:
 
 def test_private_events_of_other_seats_are_not_told() -> None:
     game = known_game()
-    words = [event_words(ev, p, HUMAN) for ev, p in zip(game.events, game.private, strict=True)]
+    words = [event_words(ev, HUMAN) for ev in visible_events(game, HUMAN)]
     assert words[0] == "new hand: seat 3 deals"
     assert all(w is None for w in words[1:])  # the four deals: secret (and ours is on screen)
     draw = {"type": "draw", "seat": 2, "tile": 4, "replacement": False}
-    assert event_words(draw, 2, HUMAN) is None
-    assert event_words(draw, 2, None, reveal=True) == "seat 2 drew 5万"
-    assert event_words({"type": "draw", "seat": 0, "tile": 4, "replacement": True}, 0, HUMAN) == \
+    assert event_words({"type": "draw", "seat": 2, "replacement": False}, HUMAN) is None  # as the view gives it
+    assert event_words(draw, HUMAN) is None
+    assert event_words(draw, None, reveal=True) == "seat 2 drew 5万"
+    assert event_words({"type": "draw", "seat": 0, "tile": 4, "replacement": True}, HUMAN) == \
         "you drew 5万 (kong replacement)"
 
 
@@ -171,7 +173,8 @@ def test_ledger_in_words_groups_payers_and_payees() -> None:
     game = known_game()
     flush = _score("11123456789999m", "9m", rules, self_drawn=True)  # qing_yi_se + gen
     plain = _score("123m456m789m123p55p", "5p", rules)
-    game.winners = [WinRecord(2, None, parse_tile("9m"), flush, 1), WinRecord(0, 1, parse_tile("5p"), plain, 2)]
+    # a made-up end of hand: the records are set directly
+    game._winners = [WinRecord(2, None, parse_tile("9m"), flush, 1), WinRecord(0, 1, parse_tile("5p"), plain, 2)]
     entries = [
         LedgerEntry(0, 2, flush.points, "zimo"), LedgerEntry(1, 2, flush.points, "zimo"),
         LedgerEntry(3, 2, flush.points, "zimo"),
@@ -179,10 +182,10 @@ def test_ledger_in_words_groups_payers_and_payees() -> None:
         LedgerEntry(3, 0, 96, "hua_zhu"), LedgerEntry(3, 1, 96, "hua_zhu"),
         LedgerEntry(1, 3, 12, "zhigang"),
     ]
-    game.events = [{"type": "hu", "seat": 2}, *({"type": "pay"} for _ in entries[:3]),
+    game._events = [{"type": "hu", "seat": 2}, *({"type": "pay"} for _ in entries[:3]),
                    {"type": "hu", "seat": 0}, {"type": "pay"},
                    *({"type": "pay"} for _ in entries[4:])]
-    game.ledger = entries
+    game._ledger = entries
     assert [p.win for p in payments(game)][:4] == [game.winners[0]] * 3 + [game.winners[1]]
     assert win_amounts(game) == {0: 3 * flush.points, 1: plain.hand_points}
     assert ledger_lines(game, HUMAN) == [

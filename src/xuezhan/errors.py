@@ -38,3 +38,16 @@ class IllegalActionError(XuezhanError):
 
 class RecordError(XuezhanError):
     """A game record that cannot be read or does not describe a legal hand."""
+
+
+class DealError(XuezhanError):
+    """A deal that is not a possible start of a hand (code ``bad_deal``).
+
+    ``problem`` says what is wrong, as a stable code of its own: ``hands`` (not four
+    hands), ``wrong_tile_count`` (a hand of the wrong size), ``bad_tile`` (not a tile
+    0-26) or ``not_108_tiles`` (hands and wall are not exactly the 108 tiles).
+    """
+
+    def __init__(self, problem: str, message: str) -> None:
+        super().__init__("bad_deal", message)
+        self.problem = problem

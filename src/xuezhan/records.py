@@ -15,11 +15,11 @@ from pathlib import Path
 from typing import Any
 
 from .engine.actions import Action, ActionType
-from .engine.deal import Deal, deal_from_layout
+from .engine.deal import Deal, deal_from_layout, validate_deal
 from .engine.game import EXCHANGE_DIRECTIONS, Game, Phase
-from .errors import IllegalActionError, RecordError, RulesError, XuezhanError
+from .errors import DealError, IllegalActionError, RecordError, RulesError, XuezhanError
 from .rules import Rules
-from .tiles import NUM_KINDS, counts_of, format_tiles, parse_tiles
+from .tiles import format_tiles, parse_tiles
 
 _KEYS = {"rules", "dealer", "hands", "wall", "dice", "wall_layout", "actions", "autoplay",
          "exchange_direction", "bystanders", "result", "seed", "match"}
@@ -75,19 +75,12 @@ def parse_record(data: Any) -> Record:
         if not isinstance(hands_raw, list) or len(hands_raw) != 4:
             raise RecordError("bad_hands", "'hands' must be a list of four tile strings")
         hands = [_tiles(h, f"hands[{i}]") for i, h in enumerate(hands_raw)]
-        for i, h in enumerate(hands):
-            want = 14 if i == dealer else 13
-            if len(h) != want:
-                raise RecordError("wrong_tile_count", f"hands[{i}] has {len(h)} tiles; seat {i} needs {want}")
         wall = _tiles(data.get("wall"), "wall")
-        counts = counts_of([t for h in hands for t in h] + wall)
-        if any(c != 4 for c in counts) or len(counts) != NUM_KINDS:
-            bad = [i for i, c in enumerate(counts) if c != 4]
-            raise RecordError(
-                "not_108_tiles",
-                f"hands + wall must be exactly the 108 tiles; wrong count of {format_tiles(bad)}",
-            )
         deal = Deal(tuple(tuple(h) for h in hands), tuple(wall))
+        try:
+            validate_deal(deal, dealer)
+        except DealError as exc:
+            raise RecordError(exc.problem, exc.message) from None
     elif "wall_layout" in data:
         dice = data.get("dice")
         if (not isinstance(dice, list) or len(dice) != 2
@@ -154,12 +147,13 @@ def tsumogiri(game: Game, seat: int) -> Action:
     legal = game.legal_actions(seat)
     if not legal:
         raise IllegalActionError("not_your_turn", f"seat {seat} has nothing to do")
-    s = game.seats[seat]
+    s = game.seat_state(seat)
+    sizes = s.suit_sizes
     kinds = {a.type for a in legal}
     if game.phase is Phase.DINGQUE:
-        return min(legal, key=lambda a: (s.sizes[a.suit or 0], a.suit))
+        return min(legal, key=lambda a: (sizes[a.suit or 0], a.suit))
     if game.phase is Phase.EXCHANGE:
-        suit = min((x for x in range(3) if s.sizes[x] >= 3), key=lambda x: (s.sizes[x], x))
+        suit = min((x for x in range(3) if sizes[x] >= 3), key=lambda x: (sizes[x], x))
         tiles = tuple(t for t in range(suit * 9, suit * 9 + 9) for _ in range(s.counts[t]))[:3]
         return Action(seat, ActionType.EXCHANGE, tiles=tiles)
     if kinds == {ActionType.HU}:

@@ -8,18 +8,20 @@ from .actions import (
     action_from_index,
     action_index,
 )
-from .deal import Deal, deal_from_layout, random_deal
-from .game import Game, Phase, WinRecord
-from .views import SeatView, events_for
+from .deal import Deal, deal_from_layout, random_deal, validate_deal
+from .game import ClaimWindow, Game, Phase, SeatState, WinRecord
+from .views import SeatView, events_for, seat_view_json, table_views, visible_events
 
 __all__ = [
     "ACTION_SPACE_SIZE",
     "Action",
     "ActionType",
+    "ClaimWindow",
     "Deal",
     "Game",
     "LedgerEntry",
     "Phase",
+    "SeatState",
     "SeatView",
     "WinRecord",
     "action_from_index",
@@ -27,4 +29,8 @@ __all__ = [
     "deal_from_layout",
     "events_for",
     "random_deal",
+    "seat_view_json",
+    "table_views",
+    "validate_deal",
+    "visible_events",
 ]

@@ -11,8 +11,8 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 
-from ..errors import RecordError
-from ..tiles import NUM_TILES, Tile, check_copies, full_set
+from ..errors import DealError, RecordError
+from ..tiles import COPIES, NUM_KINDS, NUM_TILES, Tile, check_copies, counts_of, format_tiles, full_set
 
 STACKS = 54
 # Stacks per wall in taking order: dealer, previous, opposite, next.
@@ -35,6 +35,35 @@ class Deal:
     wall: tuple[Tile, ...]
     dice: tuple[int, int] | None = None
     wall_layout: tuple[Tile, ...] | None = None
+
+
+def validate_deal(deal: Deal, dealer: int) -> None:
+    """Check that ``deal`` can start a hand with ``dealer``: four hands of 13 tiles (the
+    dealer's of 14), tiles 0-26 only, and hands plus wall exactly the 108 tiles.
+
+    Raises :class:`~xuezhan.errors.DealError` (code ``bad_deal``; ``problem`` says which).
+    """
+    if not 0 <= dealer <= 3:
+        raise DealError("bad_dealer", f"no seat {dealer!r} to deal")
+    if len(deal.hands) != 4:
+        raise DealError("hands", f"a deal needs four hands, not {len(deal.hands)}")
+    for seat, hand in enumerate(deal.hands):
+        want = 14 if seat == dealer else 13
+        if len(hand) != want:
+            raise DealError(
+                "wrong_tile_count", f"hands[{seat}] has {len(hand)} tiles; seat {seat} needs {want} (dealer {dealer})"
+            )
+    tiles = [t for h in deal.hands for t in h]
+    tiles += deal.wall
+    if not all(isinstance(t, int) and not isinstance(t, bool) and 0 <= t < NUM_KINDS for t in tiles):
+        raise DealError("bad_tile", "a deal holds tiles 0-26 only")
+    counts = counts_of(tiles)
+    if len(tiles) != NUM_TILES or counts != [COPIES] * NUM_KINDS:
+        bad = [t for t, c in enumerate(counts) if c != COPIES]
+        raise DealError(
+            "not_108_tiles",
+            f"hands + wall must be exactly the 108 tiles ({len(tiles)} given); wrong count of {format_tiles(bad)}",
+        )
 
 
 def break_stack(dice: tuple[int, int]) -> int:

@@ -1,16 +1,22 @@
-"""What one seat may see (per-seat views) and the JSON form of events.
+"""What one seat may see: the one place that decides visibility, and the JSON form of events.
 
 A view never holds another seat's concealed tiles (until that hand is laid down at a
-win or at the end) or the order of the wall.
+win or at the end), another seat's concealed kong face up, the secret that a seat passed
+on a win, who else may claim a discard, or the order of the wall. The server and the
+terminal only call :func:`visible_events`, :func:`events_for`, :func:`seat_view_json`,
+:func:`table_views` and :class:`SeatView`, and serialize what they return.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any, Final
 
 from ..tiles import SUITS, format_tiles, tile_name
+from .state import RIVER_CLAIMED, Phase
 
 if TYPE_CHECKING:
+    from ..rules import Rules
     from .game import Game
 
 
@@ -32,22 +38,108 @@ def event_json(event: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-_HIDDEN_FIELDS = {"tile", "tiles"}
-_SECRET_EVENTS = {"pass_hu"}
+_HIDDEN_FIELDS: Final = frozenset({"tile", "tiles"})
+_SECRET_EVENTS: Final = frozenset({"pass_hu"})
 """Private events whose mere existence is secret: that a seat passed on a win tells others its wait."""
 
 
-def events_for(game: Game, seat: int | None) -> list[dict[str, Any]]:
-    """The events ``seat`` may see (``None``: a spectator), tiles as text."""
-    out = []
-    for ev, private in zip(game.events, game.private, strict=False):
-        if private is None or private == seat:
-            out.append(event_json(ev))
-        elif ev.get("type") in _SECRET_EVENTS:
-            continue
-        else:
-            out.append({k: v for k, v in event_json(ev).items() if k not in _HIDDEN_FIELDS})
+def visible_events(game: Game, seat: int | None, start: int = 0) -> list[dict[str, Any]]:
+    """The events from index ``start`` on as ``seat`` may see them (``None``: a spectator), tiles
+    as numbers: another seat's private event (its deal, draws, exchange, concealed kong) comes
+    without its tiles, and a secret one (that a seat passed on a win) is left out."""
+    out: list[dict[str, Any]] = []
+    events = game.events
+    owners = game.event_owners
+    for i in range(start, len(events)):
+        owner = owners[i]
+        ev = events[i]
+        if owner is None or owner == seat:
+            out.append(ev)
+        elif ev.get("type") not in _SECRET_EVENTS:
+            out.append({k: v for k, v in ev.items() if k not in _HIDDEN_FIELDS})
     return out
+
+
+def events_for(game: Game, seat: int | None, start: int = 0) -> list[dict[str, Any]]:
+    """:func:`visible_events` as JSON (tiles as text): what a client of ``seat`` is sent."""
+    return [event_json(ev) for ev in visible_events(game, seat, start)]
+
+
+def _seat_entry(game: Game, i: int, viewer: int | None, voids_public: bool) -> dict[str, Any]:
+    """Seat ``i`` as ``viewer`` sees it: its concealed hand only to itself or once laid down, a
+    concealed kong face down (no tile) likewise, its void once all four have chosen."""
+    s = game.seat_state(i)
+    shown = i == viewer or s.revealed
+    entry: dict[str, Any] = {
+        "seat": i,
+        "concealed": s.concealed,
+        "melds": [
+            {"type": str(m.kind), "tile": None if m.kind == "angang" and not shown else tile_name(m.tile)}
+            for m in s.melds
+        ],
+        "river": [tile_name(t) for t in s.river],
+        "river_state": list(s.river_state),
+        "aside": [tile_name(t) for t in s.aside],
+        "void": SUITS[s.void] if (s.void is not None and (voids_public or i == viewer)) else None,
+        "won": s.won,
+        "wins": s.wins,
+        "escaped": s.escaped,
+    }
+    if shown:
+        entry["hand"] = format_tiles(s.hand)
+    return entry
+
+
+def table_views(game: Game, seats: Iterable[int | None]) -> dict[int | None, dict[str, Any]]:
+    """The view JSON of each of ``seats`` (``None``: a spectator) at once, sharing the public part.
+
+    A seat sees its own hand, drawn tile, void and legal actions; of the others only what lies
+    on the table. A spectator sees no concealed tile at all (and no legal actions).
+    """
+    wanted = list(dict.fromkeys(seats))
+    if not wanted:
+        return {}
+    phase = game.phase
+    voids_public = phase not in ("exchange", "dingque")
+    public = [_seat_entry(game, i, None, voids_public) for i in range(4)]
+    w = game.claim_window
+    offered = tile_name(w.tile) if w is not None else None
+    winners = [w.to_json() for w in game.winners]
+    deltas = game.deltas()
+    drawn_tile = game.drawn if phase == "turn" else None
+    out: dict[int | None, dict[str, Any]] = {}
+    for seat in wanted:
+        if seat is None:
+            hand: str | None = None
+            drawn: str | None = None
+            entries = public
+            legal: list[dict[str, Any]] = []
+        else:
+            hand = format_tiles(game.seat_state(seat).hand)
+            drawn = tile_name(drawn_tile) if drawn_tile is not None and game.turn == seat else None
+            entries = list(public)
+            entries[seat] = _seat_entry(game, seat, seat, voids_public)
+            legal = [a.to_json() for a in game.legal_actions(seat)]
+        out[seat] = {
+            "seat": seat,
+            "phase": str(phase),
+            "dealer": game.dealer,
+            "turn": game.turn,
+            "wall": game.live,
+            "hand": hand,
+            "drawn": drawn,
+            "offered": offered,
+            "seats": entries,
+            "winners": winners if len(out) == 0 else list(winners),
+            "deltas": list(deltas),
+            "legal": legal,
+        }
+    return out
+
+
+def seat_view_json(game: Game, seat: int | None) -> dict[str, Any]:
+    """What ``seat`` sees of the table as JSON (``None``: a spectator, who sees no concealed tile)."""
+    return table_views(game, (seat,))[seat]
 
 
 class SeatView:
@@ -60,54 +152,54 @@ class SeatView:
         self.seat = seat
 
     @property
-    def rules(self) -> Any:
-        return self._game.rules
+    def rules(self) -> Rules:
+        return self._game._rules
 
     @property
     def counts(self) -> list[int]:
         """My concealed tiles as 27 counts (a copy)."""
-        return self._game.seats[self.seat].counts[:]
+        return self._game._seats[self.seat].counts[:]
 
     @property
     def hand(self) -> list[int]:
-        return self._game.seats[self.seat].tiles()
+        return self._game._seats[self.seat].tiles()
 
     @property
     def drawn(self) -> int | None:
         g = self._game
-        return g.drawn if g.turn == self.seat and g.phase == "turn" else None
+        return g._drawn if g._turn == self.seat and g._phase is Phase.TURN else None
 
     @property
     def void(self) -> int | None:
-        return self._game.seats[self.seat].void
+        return self._game._seats[self.seat].void
 
     def voids(self) -> list[int | None]:
         """Every seat's void suit once revealed (all four have chosen)."""
-        return [s.void for s in self._game.seats]
+        return [s.void for s in self._game._seats]
 
     def melds(self, seat: int) -> list[Any]:
         """The melds of ``seat`` this seat can see: another seat's concealed kongs (暗杠) lie
         face down until its hand is laid down (see :meth:`hidden_kongs`)."""
-        s = self._game.seats[seat]
+        s = self._game._seats[seat]
         if seat == self.seat or s.revealed:
             return list(s.melds)
         return [m for m in s.melds if m.kind != "angang"]
 
     def hidden_kongs(self, seat: int) -> int:
         """How many face-down concealed kongs ``seat`` has, as this seat sees it."""
-        s = self._game.seats[seat]
+        s = self._game._seats[seat]
         if seat == self.seat or s.revealed:
             return 0
         return sum(1 for m in s.melds if m.kind == "angang")
 
     def river(self, seat: int) -> list[int]:
-        return list(self._game.seats[seat].river)
+        return list(self._game._seats[seat].river)
 
     def concealed_count(self, seat: int) -> int:
-        return sum(self._game.seats[seat].counts)
+        return sum(self._game._seats[seat].counts)
 
     def won(self, seat: int) -> bool:
-        return self._game.seats[seat].won
+        return self._game._seats[seat].won
 
     def win_tiles(self, seat: int) -> list[int]:
         """The tiles ``seat`` has won on so far (public)."""
@@ -115,7 +207,7 @@ class SeatView:
 
     @property
     def live(self) -> int:
-        return self._game.live
+        return self._game._tail - self._game._head
 
     @property
     def step(self) -> int:
@@ -137,17 +229,15 @@ class SeatView:
     @property
     def offered_tile(self) -> int | None:
         """The tile of the open claim window (a discard or a bugang tile)."""
-        w = self._game.window
+        w = self._game._window
         return w.tile if w is not None else None
 
     def visible_counts(self) -> list[int]:
         """Copies of each tile this seat can see: its hand, the melds (others' concealed kongs lie
         face down), rivers, tiles set aside, hands laid down."""
         g = self._game
-        from .game import RIVER_CLAIMED
-
-        vis = g.seats[self.seat].counts[:]
-        for i, s in enumerate(g.seats):
+        vis = g._seats[self.seat].counts[:]
+        for i, s in enumerate(g._seats):
             for m in s.melds:
                 if m.kind == "angang" and i != self.seat and not s.revealed:
                     continue  # face down
@@ -157,7 +247,7 @@ class SeatView:
                     vis[t] += 1
             for t in s.aside:
                 vis[t] += 1
-            if s is not g.seats[self.seat] and s.revealed:
+            if s is not g._seats[self.seat] and s.revealed:
                 for t in range(27):
                     vis[t] += s.counts[t]
         return vis
@@ -166,41 +256,5 @@ class SeatView:
         return self._game.deltas()
 
     def to_json(self) -> dict[str, Any]:
-        g = self._game
-        me = g.seats[self.seat]
-        seats = []
-        voids_public = g.phase not in ("exchange", "dingque")
-        for i, s in enumerate(g.seats):
-            entry: dict[str, Any] = {
-                "seat": i,
-                "concealed": sum(s.counts),
-                "melds": [
-                    {"type": str(m.kind),
-                     "tile": None if m.kind == "angang" and i != self.seat and not s.revealed else tile_name(m.tile)}
-                    for m in s.melds
-                ],
-                "river": [tile_name(t) for t in s.river],
-                "river_state": list(s.river_state),
-                "aside": [tile_name(t) for t in s.aside],
-                "void": SUITS[s.void] if (s.void is not None and (voids_public or i == self.seat)) else None,
-                "won": s.won,
-                "wins": s.wins,
-                "escaped": s.escaped,
-            }
-            if i == self.seat or s.revealed:
-                entry["hand"] = format_tiles(s.tiles())
-            seats.append(entry)
-        return {
-            "seat": self.seat,
-            "phase": str(g.phase),
-            "dealer": g.dealer,
-            "turn": g.turn,
-            "wall": g.live,
-            "hand": format_tiles(me.tiles()),
-            "drawn": tile_name(self.drawn) if self.drawn is not None else None,
-            "offered": tile_name(self.offered_tile) if self.offered_tile is not None else None,
-            "seats": seats,
-            "winners": [w.to_json() for w in g.winners],
-            "deltas": g.deltas(),
-            "legal": [a.to_json() for a in g.legal_actions(self.seat)],
-        }
+        """This seat's view as JSON (see :func:`seat_view_json`)."""
+        return seat_view_json(self._game, self.seat)

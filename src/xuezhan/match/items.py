@@ -145,7 +145,7 @@ def seek_quarters(game: Game, tile: Tile) -> tuple[int, int, int, int]:
 
 def random_swap_target(game: Game, hand_tile: Tile, rng: random.Random) -> Tile:
     """A random tile of the live wall of another kind than ``hand_tile`` (each live tile equally likely)."""
-    live = [game.wall[i] for i in range(game.head, game.tail) if game.wall[i] != hand_tile]
+    live = [t for t in game.live_wall if t != hand_tile]
     if not live:
         raise MatchError("tile_not_in_wall", "the live wall holds no other tile to swap for")
     return rng.choice(live)

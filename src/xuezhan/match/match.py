@@ -37,11 +37,11 @@ from typing import Any
 
 from ..coins import CoinSettlement, settle_detailed
 from ..engine.actions import Action, ActionType
-from ..engine.deal import Deal, random_deal, throw_for_dealer
+from ..engine.deal import Deal, random_deal, throw_for_dealer, validate_deal
 from ..engine.game import Game
 from ..errors import IllegalActionError
 from ..records import record_json
-from ..tiles import COPIES, NUM_KINDS, NUM_TILES, Tile, counts_of
+from ..tiles import Tile
 from .bystanders import BystanderBet, jiao_ma_seat, mirror_for_bystanders
 from .errors import MatchError
 from .items import (
@@ -225,20 +225,6 @@ class Hand:
         return use
 
 
-def _check_deal(deal: Deal, dealer: int) -> None:
-    if len(deal.hands) != 4:
-        raise MatchError("bad_deal", "a deal needs four hands")
-    for seat, hand in enumerate(deal.hands):
-        want = 14 if seat == dealer else 13
-        if len(hand) != want:
-            raise MatchError("bad_deal", f"seat {seat} holds {len(hand)} tiles; it needs {want} (dealer {dealer})")
-    tiles = [t for h in deal.hands for t in h] + list(deal.wall)
-    if not all(isinstance(t, int) and 0 <= t < NUM_KINDS for t in tiles):
-        raise MatchError("bad_deal", "a deal holds tiles 0-26 only")
-    if len(tiles) != NUM_TILES or counts_of(tiles) != [COPIES] * NUM_KINDS:
-        raise MatchError("bad_deal", "hands + wall must be exactly the 108 tiles")
-
-
 class Match:
     """A sequence of hands in a room; see the module docstring for the decisions taken."""
 
@@ -382,7 +368,7 @@ class Match:
         if deal is None:
             deal = random_deal(rng, dealer)
         else:
-            _check_deal(deal, dealer)
+            validate_deal(deal, dealer)
         direction = rng.choice((1, 2, 3)) if rules.exchange_three == "random" else None
         if exchange_direction is not None and direction is not None:
             direction = exchange_direction

@@ -19,15 +19,15 @@ Server to client: ``hello``, ``room``, ``state``, ``hand_end``, ``match_end``, `
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any, Final
 
 from .. import vocab
+from ..engine import views
 from ..engine.actions import Action, ActionType
 from ..engine.game import Game
-from ..engine.views import SeatView, event_json
 from ..errors import XuezhanError
-from ..tiles import SUITS, format_tiles, tile_name
 from ..vocab import Kind
 
 CLIENT_TYPES: Final[dict[str, frozenset[str]]] = {
@@ -107,106 +107,23 @@ def error_message(code: str, message: str) -> dict[str, Any]:
 
 # --- what a seat (or a spectator) sees ----------------------------------------------------------------
 
-_HIDDEN_FIELDS: Final = frozenset({"tile", "tiles"})
-_SECRET_EVENTS: Final = frozenset({"pass_hu"})
+# What a seat may see is decided in :mod:`xuezhan.engine.views`; these are its names as the
+# table has imported them.
 
 
 def events_since(game: Game, seat: int | None, start: int) -> list[dict[str, Any]]:
-    """The events from index ``start`` on that ``seat`` may see (``None``: a spectator).
-
-    The same filter as :func:`xuezhan.engine.views.events_for` (a test holds them equal),
-    applied to the new events only: a private event of another seat loses its tiles, and
-    a secret one (that a seat passed on a win) is left out.
-    """
-    out = []
-    events = game.events
-    private = game.private
-    for i in range(start, len(events)):
-        owner = private[i]
-        ev = events[i]
-        if owner is None or owner == seat:
-            out.append(event_json(ev))
-        elif ev.get("type") not in _SECRET_EVENTS:
-            out.append({k: v for k, v in event_json(ev).items() if k not in _HIDDEN_FIELDS})
-    return out
+    """The events from index ``start`` on that ``seat`` may see, as JSON (:func:`views.events_for`)."""
+    return views.events_for(game, seat, start)
 
 
 def seat_view(game: Game, seat: int | None) -> dict[str, Any]:
-    """What ``seat`` sees of the table; a spectator (``None``) sees no concealed tile at all."""
-    if seat is not None:
-        return SeatView(game, seat).to_json()
-    view = SeatView(game, 0).to_json()
-    view["seat"] = None
-    view["hand"] = None
-    view["drawn"] = None
-    view["legal"] = []
-    first = view["seats"][0]
-    if not game.seats[0].revealed:
-        first.pop("hand", None)
-        first["melds"] = _melds_json(game, 0, own=False)
-    if game.phase in ("exchange", "dingque"):
-        first["void"] = None
-    return view
+    """What ``seat`` sees of the table (:func:`views.seat_view_json`; ``None``: a spectator)."""
+    return views.seat_view_json(game, seat)
 
 
-def _melds_json(game: Game, seat: int, own: bool) -> list[dict[str, Any]]:
-    """A seat's melds; a concealed kong lies face down (no tile) except to its owner or once laid down."""
-    s = game.seats[seat]
-    return [
-        {"type": str(m.kind), "tile": None if m.kind == "angang" and not (own or s.revealed) else tile_name(m.tile)}
-        for m in s.melds
-    ]
-
-
-def table_views(game: Game, seats: set[int | None]) -> dict[int | None, dict[str, Any]]:
-    """:func:`seat_view` for each of ``seats`` at once, sharing the public part.
-
-    Seat 0's view comes from the engine's :class:`SeatView`; the others differ only in
-    their own concealed hand, drawn tile, void (while still secret) and legal actions,
-    and are made from it. A test holds every view equal to the engine's own.
-    """
-    if not seats:
-        return {}
-    base = SeatView(game, 0).to_json()
-    out: dict[int | None, dict[str, Any]] = {}
-    if 0 in seats:
-        out[0] = base
-    rest = [s for s in seats if s != 0]
-    if not rest:
-        return out
-    public = list(base["seats"])
-    first = dict(public[0])
-    if not game.seats[0].revealed:
-        first.pop("hand", None)
-        first["melds"] = _melds_json(game, 0, own=False)
-    voids_public = game.phase not in ("exchange", "dingque")
-    if not voids_public:
-        first["void"] = None
-    public[0] = first
-    turn_drawn = game.drawn if game.phase == "turn" else None
-    for seat in rest:
-        if seat is None:
-            out[None] = {**base, "seat": None, "hand": None, "drawn": None, "legal": [], "seats": public}
-            continue
-        st = game.seats[seat]
-        hand = format_tiles(st.tiles())
-        mine = dict(public[seat])
-        mine["hand"] = hand
-        mine["melds"] = _melds_json(game, seat, own=True)
-        if st.void is not None:
-            mine["void"] = SUITS[st.void]
-        entries = list(public)
-        entries[seat] = mine
-        drawn = turn_drawn if game.turn == seat else None
-        out[seat] = {
-            **base,
-            "seat": seat,
-            "hand": hand,
-            "drawn": tile_name(drawn) if drawn is not None else None,
-            "legal": [a.to_json() for a in game.legal_actions(seat)],
-            "seats": entries,
-        }
-    return out
+def table_views(game: Game, seats: Iterable[int | None]) -> dict[int | None, dict[str, Any]]:
+    """:func:`seat_view` for each of ``seats`` at once (:func:`views.table_views`)."""
+    return views.table_views(game, seats)
 
 
 # --- the game in words ----------------------------------------------------------------------------------

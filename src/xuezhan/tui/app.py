@@ -27,7 +27,7 @@ from textual.widgets import Footer, RichLog, Static
 
 from ..engine.actions import Action, ActionType
 from ..engine.game import Game, Phase
-from ..engine.views import SeatView
+from ..engine.views import SeatView, visible_events
 from ..errors import IllegalActionError
 from ..tiles import Tile
 from .hints import hint_lines
@@ -161,14 +161,14 @@ class PlayApp(App[int]):
     def _log_new_events(self) -> None:
         g = self.game
         log = self.query_one("#game-log", RichLog)
-        while self._event_index < len(g.events):
-            i = self._event_index
-            self._event_index += 1
-            words = event_words(g.events[i], g.private[i], HUMAN, glyphs=self.glyphs)
+        new = visible_events(g, HUMAN, self._event_index)
+        self._event_index = g.event_count
+        for ev in new:
+            words = event_words(ev, HUMAN, glyphs=self.glyphs)
             if words is None:
                 continue
             self.log_lines.append(words)
-            style = "bold yellow" if g.events[i]["type"] == "hu" else ("dim" if words.startswith("  ") else "")
+            style = "bold yellow" if ev["type"] == "hu" else ("dim" if words.startswith("  ") else "")
             log.write(Text(words, style=style))
 
     def _refresh(self) -> None:
@@ -236,7 +236,7 @@ class PlayApp(App[int]):
             return "The hand is over."
         legal = self.match.human_legal()
         kinds = {a.type for a in legal}
-        me = g.seats[HUMAN]
+        me = g.seat_state(HUMAN)
         if not legal:
             if me.won and not g.rules.blood_river:
                 return "You have won this hand; the others play on."
@@ -256,7 +256,7 @@ class PlayApp(App[int]):
             return ("换三张: mark three tiles of one suit (1-9 a-e or click), then enter to pass them "
                     f"({len(self.marked)}/3 marked)")
         if g.phase in (Phase.CLAIM, Phase.ROB):
-            w = g.window
+            w = g.claim_window
             assert w is not None
             what = "adds to a kong" if g.phase is Phase.ROB else "discarded"
             opts = []
@@ -268,7 +268,7 @@ class PlayApp(App[int]):
                 opts.append("g gang")
             if ActionType.PASS in kinds:
                 opts.append("x pass")
-            return f"{seat_name(w.source, HUMAN)} {what} {tile_label(w.tile, self.glyphs)}: {' · '.join(opts)}"
+            return f"{seat_name(w.seat, HUMAN)} {what} {tile_label(w.tile, self.glyphs)}: {' · '.join(opts)}"
         parts = []
         if ActionType.DISCARD in kinds:
             parts.append("pick a tile (←/→, 1-9 a-e, click) · enter/space discards")
@@ -405,7 +405,7 @@ class PlayApp(App[int]):
         if g.over:
             return "The hand is over."
         if not self.match.human_pending():
-            if g.seats[HUMAN].won and not g.rules.blood_river:
+            if g.seat_state(HUMAN).won and not g.rules.blood_river:
                 return f"No {what}: you have already won this hand."
             return f"No {what}: it is not your turn."
         return f"No {what} possible now."
@@ -474,7 +474,7 @@ class PlayApp(App[int]):
         t = self._tiles[self.selected]
         action = next((a for a in discards if a.tile == t), None)
         if action is None:
-            me = g.seats[HUMAN]
+            me = g.seat_state(HUMAN)
             if me.void is not None and me.holds_void():
                 self._say(f"You must discard your void suit ({suit_name(me.void)}) first.")
             elif me.won:

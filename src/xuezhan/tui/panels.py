@@ -111,8 +111,8 @@ def seat_panel(game: Game, seat: int, me: int | None, *, glyphs: bool = False, r
         body.append_text(tiles_text(parse_tiles("".join(entry["aside"])), glyphs))
     body.append("\nriver ")
     river = viewer.river(seat)
-    window = game.window
-    offered_last = window is not None and not window.robbing and window.source == seat
+    window = game.claim_window
+    offered_last = window is not None and window.kind == "discard" and window.seat == seat
     if river:
         body.append_text(river_text(river, entry["river_state"], glyphs, offered_last))
     else:
@@ -152,9 +152,9 @@ def whose_turn(game: Game, me: int | None, glyphs: bool = False) -> str:
         return f"{what}: waiting for {', '.join(seat_name(s, me) for s in waiting)}"
     if ph == "turn":
         return f"turn: {seat_name(game.turn, me)}"
-    w = game.window
+    w = game.claim_window
     tile = tile_label(w.tile, glyphs) if w is not None else "?"
-    src = seat_name(w.source, me) if w is not None else "?"
+    src = seat_name(w.seat, me) if w is not None else "?"
     what = "kong tile" if ph == "rob" else "discard"
     if me is None:  # a replay shows who may claim
         names = ", ".join(seat_name(s, me) for s in game.pending())

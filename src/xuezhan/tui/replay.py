@@ -113,8 +113,8 @@ class ReplayApp(App[int]):
         log = self.query_one("#game-log", RichLog)
         log.clear()
         self.log_lines = []
-        for ev, private in zip(g.events, g.private, strict=False):
-            words = event_words(ev, private, None, glyphs=self.glyphs, reveal=True)
+        for ev in g.events:  # a replay shows every event whole
+            words = event_words(ev, None, glyphs=self.glyphs, reveal=True)
             if words is not None:
                 self.log_lines.append(words)
                 log.write(Text(words, style="bold yellow" if ev["type"] == "hu" else ""))

@@ -16,6 +16,7 @@ from rich.text import Text
 from .. import vocab
 from ..engine.actions import LedgerEntry
 from ..engine.game import EXCHANGE_DIRECTIONS, Game, WinRecord
+from ..engine.views import visible_events
 from ..scoring import Meld, MeldKind
 from ..tiles import SUIT_NAMES_ZH, Tile
 from ..vocab import Kind
@@ -238,13 +239,17 @@ def deltas_words(deltas: Sequence[int], me: int | None) -> str:
 
 # --- events in words ----------------------------------------------------------------------------------
 
+_TILED: Final = frozenset({"deal", "draw", "exchange", "exchange_received", "angang", "swap", "pass_hu"})
+"""Events that carry tiles; a view withholds them from the other seats when the event is private."""
 
-def event_words(ev: dict[str, Any], private: int | None, me: int | None, *, glyphs: bool = False,
-                reveal: bool = False) -> str | None:
-    """One engine event as a line of the log, or ``None`` when it is not worth a line (or not
-    for ``me`` to see). ``reveal`` (a replay) shows every private event whole."""
+
+def event_words(ev: dict[str, Any], me: int | None, *, glyphs: bool = False, reveal: bool = False) -> str | None:
+    """One event as ``me`` sees it (from :func:`xuezhan.engine.views.visible_events`) as a line of
+    the log, or ``None`` when it is not worth a line. ``reveal`` (a replay, given the events
+    whole) shows every private event."""
     kind = ev.get("type")
-    if private is not None and private != me and not reveal:
+    if kind in _TILED and "tile" not in ev and "tiles" not in ev:
+        # another seat's private event, its tiles withheld by the view
         if kind == "angang":  # everyone sees the kong, face down
             return f"{seat_name(int(ev['seat']), me)} made a concealed kong, face down (angang)"
         return None  # another seat's secret (its deal, its draws, its exchange): not for us
@@ -302,12 +307,14 @@ def event_words(ev: dict[str, Any], private: int | None, me: int | None, *, glyp
 
 
 def last_action_words(game: Game, me: int | None, *, glyphs: bool = False, reveal: bool = False) -> str:
-    """The latest public move (a discard, a claim, a kong, a win, a void choice), in words."""
+    """The latest public move (a discard, a claim, a kong, a win, a void choice), in words, as ``me``
+    sees it (``reveal``: a replay, every event whole)."""
     moves = {"discard", "peng", "zhigang", "angang", "bugang_declared", "hu", "dingque", "exchange_done",
              "escape", "wall_empty", "start"}
-    for ev, private in zip(reversed(game.events), reversed(game.private), strict=False):
+    events = game.events if reveal else visible_events(game, me)
+    for ev in reversed(events):
         if ev.get("type") in moves:
-            words = event_words(ev, private, me, glyphs=glyphs, reveal=reveal)
+            words = event_words(ev, me, glyphs=glyphs, reveal=reveal)
             if words:
                 return words
     return ""
