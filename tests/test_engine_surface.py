@@ -146,7 +146,7 @@ def _bad_deals() -> list[tuple[str, Deal, int, str]]:
     wall = list(good.wall)
     other = next(t for t in range(27) if t != wall[0])
     return [
-        ("three_hands", Deal(good.hands[:3], good.wall), 0, "hands"),
+        ("three_hands", Deal(good.hands[:3], good.wall), 0, "wrong_hand_count"),
         ("short_hand", Deal((good.hands[0], tuple(h[1][:-1]), good.hands[2], good.hands[3]), good.wall), 0,
          "wrong_tile_count"),
         ("long_hand", Deal((good.hands[0], (*h[1], wall[0]), good.hands[2], good.hands[3]), tuple(wall[1:])), 0,

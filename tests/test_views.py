@@ -158,14 +158,3 @@ def test_a_concealed_kong_is_face_down_to_each_other_seat_and_a_spectator() -> N
         assert views[viewer]["seats"][0]["melds"] == [{"type": "angang", "tile": None}]
         assert [e for e in visible_events(game, viewer) if e["type"] == "angang"] == [{"type": "angang", "seat": 0}]
         assert "5p" not in json.dumps(views[viewer]["seats"][0])
-
-
-def test_the_protocol_names_are_the_views_module() -> None:
-    from xuezhan.server.protocol import events_since, seat_view
-    from xuezhan.server.protocol import table_views as protocol_views
-
-    game = _angang_game()
-    for viewer in VIEWERS:
-        assert events_since(game, viewer, 3) == events_for(game, viewer, 3)
-        assert seat_view(game, viewer) == seat_view_json(game, viewer)
-    assert protocol_views(game, {0, None}) == table_views(game, [0, None])

@@ -43,7 +43,7 @@ class RecordError(XuezhanError):
 class DealError(XuezhanError):
     """A deal that is not a possible start of a hand (code ``bad_deal``).
 
-    ``problem`` says what is wrong, as a stable code of its own: ``hands`` (not four
+    ``problem`` says what is wrong, as a stable code of its own: ``wrong_hand_count`` (not four
     hands), ``wrong_tile_count`` (a hand of the wrong size), ``bad_tile`` (not a tile
     0-26) or ``not_108_tiles`` (hands and wall are not exactly the 108 tiles).
     """

@@ -307,6 +307,7 @@ _ERRORS: Final[tuple[_Row, ...]] = (  # every stable error code, alphabetical
     ("unwritable", "无法写入", "無法寫入", "unwritable"),
     ("usage", "用法错误", "用法錯誤", "usage error"),
     ("win_tile_not_in_hand", "胡的牌不在手中", "胡的牌不在手中", "winning tile not in hand"),
+    ("wrong_hand_count", "手牌数量不对", "手牌數量不對", "wrong number of hands"),
     ("wrong_tile_count", "牌数不对", "牌數不對", "wrong tile count"),
 )
 

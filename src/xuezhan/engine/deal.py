@@ -46,7 +46,7 @@ def validate_deal(deal: Deal, dealer: int) -> None:
     if not 0 <= dealer <= 3:
         raise DealError("bad_dealer", f"no seat {dealer!r} to deal")
     if len(deal.hands) != 4:
-        raise DealError("hands", f"a deal needs four hands, not {len(deal.hands)}")
+        raise DealError("wrong_hand_count", f"a deal needs four hands, not {len(deal.hands)}")
     for seat, hand in enumerate(deal.hands):
         want = 14 if seat == dealer else 13
         if len(hand) != want:

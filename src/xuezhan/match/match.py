@@ -400,7 +400,7 @@ class Match:
         transfers = [Transfer(seating[e.from_seat], seating[e.to_seat], e.points, e.reason) for e in game.ledger]
         transfers += double_card_transfers(transfers, [u.player for u in hand.items if u.kind is ItemKind.DOUBLE])
         transfers += mirror_for_bystanders(transfers, seating, hand.bets)
-        escaped = tuple(seating[i] for i in range(4) if game.seats[i].escaped)
+        escaped = tuple(seating[i] for i in range(4) if game.seat_state(i).escaped)
         result = HandResult(
             hand_no=hand.hand_no,
             seed=hand.seed,

@@ -29,7 +29,7 @@ def try_item(hand: Hand, seat: int, rng: random.Random) -> ItemKind | None:
         return None
     kind = rng.choice(unused)
     game = hand.game
-    held = game.seats[seat].tiles()
+    held = list(game.seat_state(seat).hand)
     try:
         if kind is ItemKind.SEEK:
             hand.seek(seat, rng.randrange(27))
@@ -37,7 +37,7 @@ def try_item(hand: Hand, seat: int, rng: random.Random) -> ItemKind | None:
             hand.random_swap(seat, rng.choice(held))
         else:
             tile = rng.choice(held)
-            live = sorted({game.wall[i] for i in range(game.head, game.tail)} - {tile})
+            live = sorted(set(game.live_wall) - {tile})
             if not live:
                 return None
             hand.swap(seat, tile, rng.choice(live))

@@ -18,7 +18,7 @@ from ..runtime import HandDriver
 class Clocks:
     """Deadlines, due times and decision starts by seat, for the hand in play."""
 
-    __slots__ = ("ctx", "deadline", "due", "since", "window", "window_start")
+    __slots__ = ("ctx", "deadline", "due", "since")
 
     def __init__(self) -> None:
         self.ctx: dict[int, tuple[Any, ...]] = {}
@@ -26,16 +26,12 @@ class Clocks:
         self.deadline: dict[int, float] = {}
         self.due: dict[int, float] = {}
         self.since: dict[int, int] = {}
-        self.window: object | None = None
-        self.window_start = 0
 
     def clear(self) -> None:
         self.ctx.clear()
         self.deadline.clear()
         self.due.clear()
         self.since.clear()
-        self.window = None
-        self.window_start = 0
 
     def refresh(
         self,
@@ -51,11 +47,9 @@ class Clocks:
         game = driver.game
         pending = game.pending()
         phase = game.phase
-        if phase is Phase.CLAIM or phase is Phase.ROB:
-            if game.window is not self.window:
-                self.window = game.window
-                self.window_start = driver.seq
-            ctx: tuple[Any, ...] = ("claim", self.window_start)
+        window = game.claim_window
+        if window is not None and (phase is Phase.CLAIM or phase is Phase.ROB):
+            ctx: tuple[Any, ...] = ("claim", window.opened_at)
             delay = claim_delay
         elif phase is Phase.TURN:
             ctx = ("turn", driver.seq)

@@ -60,7 +60,7 @@ def hand_end_message(
         "balances": balances,
         "coefficient": room.coefficient,
         "fee": room.fee,
-        "escaped": [i for i in range(4) if game.seats[i].escaped],
+        "escaped": [i for i in range(4) if game.seat_state(i).escaped],
         "exhausted": any(e.get("type") == "wall_empty" for e in game.events),
         "final": final,
     }

@@ -19,14 +19,11 @@ Server to client: ``hello``, ``room``, ``state``, ``hand_end``, ``match_end``, `
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any, Final
 
 from .. import vocab
-from ..engine import views
 from ..engine.actions import Action, ActionType
-from ..engine.game import Game
 from ..errors import XuezhanError
 from ..vocab import Kind
 
@@ -109,21 +106,6 @@ def error_message(code: str, message: str) -> dict[str, Any]:
 
 # What a seat may see is decided in :mod:`xuezhan.engine.views`; these are its names as the
 # table has imported them.
-
-
-def events_since(game: Game, seat: int | None, start: int) -> list[dict[str, Any]]:
-    """The events from index ``start`` on that ``seat`` may see, as JSON (:func:`views.events_for`)."""
-    return views.events_for(game, seat, start)
-
-
-def seat_view(game: Game, seat: int | None) -> dict[str, Any]:
-    """What ``seat`` sees of the table (:func:`views.seat_view_json`; ``None``: a spectator)."""
-    return views.seat_view_json(game, seat)
-
-
-def table_views(game: Game, seats: Iterable[int | None]) -> dict[int | None, dict[str, Any]]:
-    """:func:`seat_view` for each of ``seats`` at once (:func:`views.table_views`)."""
-    return views.table_views(game, seats)
 
 
 # --- the game in words ----------------------------------------------------------------------------------

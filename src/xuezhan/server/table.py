@@ -37,6 +37,7 @@ from enum import StrEnum
 from typing import Any, Final
 
 from ..bots import make_bot
+from ..engine import views
 from ..engine.actions import Action
 from ..engine.game import Phase
 from ..errors import IllegalActionError, XuezhanError
@@ -52,10 +53,7 @@ from .protocol import (
     ClientMessage,
     ProtocolError,
     error_message,
-    events_since,
     parse_action,
-    seat_view,
-    table_views,
 )
 
 log = logging.getLogger("xuezhan.server")
@@ -236,40 +234,44 @@ class Table:
         owner = accounts.get(owner_name) or Account(owner_name, str(meta.get("owner_name") or owner_name), 0)
         table = cls(running.room_code, str(meta.get("name") or running.room_code), running.room, owner, bank,
                     config, public=bool(meta.get("public", True)), on_close=on_close, writer=writer)
+        table.resume(running, accounts)
+        return table
+
+    def resume(self, running: RunningMatch, accounts: dict[str, Account]) -> None:
+        """Take up ``running`` (see :meth:`restore`)."""
         match = running.match
-        table.players = list(match.seats)
+        self.players = list(match.seats)
         for player in match.people:
             account = accounts.get(player)
             if account is not None:
-                table.names[player] = account.nickname
-                table.balances[player] = account.balance
+                self.names[player] = account.nickname
+                self.balances[player] = account.balance
             elif is_bot(player):
-                table.names[player] = BOT_NAMES.get(player, player)
-        table.runtime = table._new_runtime(match, running.key)
-        table.resumed = True
+                self.names[player] = BOT_NAMES.get(player, player)
+        self.runtime = self._new_runtime(match, running.key)
+        self.resumed = True
         logged = running.hand
         if logged is None:
-            table.status = Status.FINISHED if match.finished else Status.BETWEEN
-            return table
+            self.status = Status.FINISHED if match.finished else Status.BETWEEN
+            return
         if list(logged.start.get("seating", match.seats)) != list(match.seats):
             raise XuezhanError("log_mismatch", f"hand {logged.hand_no} was dealt to other seats")
         if logged.hand_no != match.hands_played + 1:
             raise XuezhanError("log_mismatch", f"hand {logged.hand_no} is not the match's next hand")
         actions = [Action.from_json(a) for a in logged.actions]
-        table.runtime.resume_hand(logged.seed, actions)
-        table._shown = table.runtime.hand
-        table.hand_key = 1
-        table.status = Status.PLAYING
-        game = table.runtime.hand.game if table.runtime.hand is not None else None
+        self.runtime.resume_hand(logged.seed, actions)
+        self._shown = self.runtime.hand
+        self.hand_key = 1
+        self.status = Status.PLAYING
+        game = self.runtime.hand.game if self.runtime.hand is not None else None
         assert game is not None
-        for seat, sitting in enumerate(table.players):
+        for seat, sitting in enumerate(self.players):
             if sitting is None:
                 continue
-            if game.seats[seat].escaped:
-                table.left.add(sitting)
+            if game.seat_state(seat).escaped:
+                self.left.add(sitting)
             elif not is_bot(sitting):
-                table.seat_owner(seat).trustee = True  # away until the person reconnects
-        return table
+                self.seat_owner(seat).trustee = True  # away until the person reconnects
 
     # --- the task ----------------------------------------------------------------------------------------
     async def run(self) -> None:
@@ -891,7 +893,7 @@ class Table:
         game = hand.game
         reset = conn.hand_key != self.hand_key
         start = 0 if reset else conn.events_sent
-        events = events_since(game, conn.seat, start)
+        events = views.events_for(game, conn.seat, start)
         conn.events_sent = len(game.events)
         conn.hand_key = self.hand_key
         return {
@@ -915,14 +917,14 @@ class Table:
     def _send_state(self, conn: Conn) -> None:
         if self.hand is None:
             return
-        conn.send(self._state_message(conn, seat_view(self.hand.game, conn.seat)))
+        conn.send(self._state_message(conn, views.seat_view_json(self.hand.game, conn.seat)))
 
     def _broadcast_state(self) -> None:
         if self.hand is None:
             return
-        views = table_views(self.hand.game, {conn.seat for conn in self.conns})
+        seen = views.table_views(self.hand.game, {conn.seat for conn in self.conns})
         for conn in list(self.conns):
-            conn.send(self._state_message(conn, views[conn.seat]))
+            conn.send(self._state_message(conn, seen[conn.seat]))
 
     def _broadcast_room(self, exclude: Conn | None = None) -> None:
         text = dumps(self._room_message())
