@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import random
-import uuid
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -38,31 +37,10 @@ from xuezhan.match.room import worst_case_coins, worst_case_points, worst_case_s
 from xuezhan.rules import BASE_PATTERNS, EXTRAS, MAX_BASE_SCORE, MAX_FAN, MAX_MULTIPLE, Rules, max_fan
 from xuezhan.server import ServerConfig, create_app
 from xuezhan.store import Store
-from xuezhan.store.pgtemp import TempPostgres, shared_server
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
 
 INT64_MAX = 2**63 - 1
-
-
-@pytest.fixture(scope="session")
-def postgres() -> TempPostgres:
-    return shared_server()  # raises if PostgreSQL cannot start: the tests fail, they do not skip
-
-
-@pytest.fixture(params=["sqlite", "postgresql"])
-def url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
-    if request.param == "sqlite":
-        return f"sqlite:///{tmp_path / 'store.sqlite3'}"
-    server: TempPostgres = request.getfixturevalue("postgres")
-    return server.create_schema(f"t_{uuid.uuid4().hex[:20]}")
-
-
-@pytest.fixture
-def store(url: str) -> Iterator[Store]:
-    s = Store(url)
-    yield s
-    s.close()
 
 
 def code_of(exc: pytest.ExceptionInfo[Any]) -> str:

@@ -15,8 +15,6 @@ import sys
 import textwrap
 import threading
 import time
-import uuid
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -45,30 +43,10 @@ from xuezhan.store import (
     normalise_url,
 )
 from xuezhan.store.models import Base
-from xuezhan.store.pgtemp import TempPostgres, shared_server
+from xuezhan.store.pgtemp import TempPostgres
 
 TABLES = ("accounts", "balances", "rooms", "matches", "hands", "settlements", "hand_points", "coin_transfers",
           "postings", "item_stock", "item_spends", "hand_logs", "hand_actions")
-
-
-@pytest.fixture(scope="session")
-def postgres() -> TempPostgres:
-    return shared_server()  # raises if PostgreSQL cannot start: the tests fail, they do not skip
-
-
-@pytest.fixture(params=["sqlite", "postgresql"])
-def url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
-    if request.param == "sqlite":
-        return f"sqlite:///{tmp_path / 'store.sqlite3'}"
-    server: TempPostgres = request.getfixturevalue("postgres")
-    return server.create_schema(f"t_{uuid.uuid4().hex[:20]}")
-
-
-@pytest.fixture
-def store(url: str) -> Iterator[Store]:
-    s = Store(url)
-    yield s
-    s.close()
 
 
 def counts(store: Store) -> dict[str, Any]:

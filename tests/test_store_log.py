@@ -11,8 +11,7 @@ import subprocess
 import sys
 import textwrap
 import threading
-import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -24,30 +23,9 @@ from xuezhan.rules import Rules
 from xuezhan.server.bank import LoggedHand, RunningMatch
 from xuezhan.server.storebank import StoreBank
 from xuezhan.store import Store, StoreError, current_revision, head_revision, make_engine, migrate
-from xuezhan.store.pgtemp import TempPostgres, shared_server
 
 PLAYERS = ("ann", "bo", "cai", "dan")
 LOG_TABLES = ("hand_logs", "hand_actions", "hands", "settlements", "postings", "matches")
-
-
-@pytest.fixture(scope="session")
-def postgres() -> TempPostgres:
-    return shared_server()  # fails, never skips, if PostgreSQL cannot start
-
-
-@pytest.fixture(params=["sqlite", "postgresql"])
-def url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
-    if request.param == "sqlite":
-        return f"sqlite:///{tmp_path / 'store.sqlite3'}"
-    server: TempPostgres = request.getfixturevalue("postgres")
-    return server.create_schema(f"l_{uuid.uuid4().hex[:20]}")
-
-
-@pytest.fixture
-def store(url: str) -> Iterator[Store]:
-    s = Store(url)
-    yield s
-    s.close()
 
 
 def counts(store: Store) -> dict[str, Any]:
