@@ -105,6 +105,37 @@ def test_a_hand_is_logged_and_read_back_in_order_after_a_restart(store: Store, u
         reopened.close()
 
 
+def test_group_commits_of_many_hands(store: Store) -> None:
+    first = setup_match(store)
+    second, _ = store.start_match("r", list(PLAYERS), seed=2)  # a second match of the same room
+    store.write_log([("begin", first, 1, 11, start(1)), ("begin", second, 1, 22, start(1)),
+                     ("action", first, 1, 0, action(0)), ("action", second, 1, 0, action(0))])
+    for k in range(1, 30, 3):  # later batches of the same logs take this process's own count
+        store.write_log([("action", m, 1, k + j, action(k + j)) for j in range(3) for m in (first, second)])
+    before = counts(store)
+    for bad, code in [
+        ([("action", first, 1, 32, action(32))], "action_gap"),
+        ([("action", first, 1, 5, action(6))], "action_conflict"),
+        ([("action", second, 1, 31, action(31)), ("action", second, 1, 31, action(32))], "action_conflict"),
+        ([("action", first, 2, 0, action(0))], "unknown_hand"),
+        ([("deal", first, 1, 0, {})], "bad_log_entry"),
+    ]:
+        with pytest.raises(StoreError) as err:
+            store.write_log(bad)
+        assert err.value.code == code
+        assert counts(store) == before  # all or nothing
+    store.write_log([("action", first, 1, 5, action(5))])  # a retried write changes nothing
+    assert counts(store) == before
+    store.write_log([("action", first, 1, 31, action(31))])
+    hands = {m.match_id: m.hand for m in store.running_matches()}
+    assert hands[first] is not None and hands[first].actions == tuple(action(k) for k in range(32))
+    assert hands[second] is not None and hands[second].actions == tuple(action(k) for k in range(31))
+    store.settle_hand(first, zimo_54(1), after(store, first, 1))
+    with pytest.raises(StoreError) as err:
+        store.write_log([("action", first, 1, 32, action(32))])
+    assert err.value.code == "hand_settled"
+
+
 def test_retries_change_nothing(store: Store) -> None:
     match_id = setup_match(store)
     log = store.begin_hand(match_id, 1, 11, start(1))

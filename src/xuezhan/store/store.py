@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -184,6 +185,9 @@ class Store:
             migrate(self.engine)
         self._sessions = sessionmaker(self.engine, expire_on_commit=False)
         self.fault = fault
+        # (match id, hand no) -> (hand log id, next seq) of logs this process wrote last
+        self._log_tails: dict[tuple[int, int], tuple[int, int]] = {}
+        self._tails_lock = threading.Lock()
         with self._sessions() as s:
             # made by the first migration
             rows = s.execute(select(Account.name, Account.id).where(Account.name.in_(_SYSTEM))).all()
@@ -540,6 +544,8 @@ class Store:
                 checked.append((kind, match_id, hand_no, n, _json_object(payload, "bad_action", "an action")))
             else:
                 raise StoreError("bad_log_entry", f"a log entry is a begin or an action, not {kind!r}")
+        with self._tails_lock:
+            tails = dict(self._log_tails)
         with self._sessions.begin() as s:
             ids: dict[tuple[int, int], int] = {}
             logs: dict[int, tuple[HandLog, str]] = {}
@@ -549,6 +555,15 @@ class Store:
             for kind, match_id, hand_no, n, data in checked:
                 if kind == "begin":
                     ids[(match_id, hand_no)] = self._begin_hand(s, match_id, hand_no, n, data)
+                    tails.pop((match_id, hand_no), None)
+                    continue
+                tail = tails.get((match_id, hand_no))
+                if tail is not None and tail[1] == n:
+                    # the next action of a log this process wrote last: no need to read the log again
+                    # (the unique (log, seq) key still refuses a clash)
+                    rows.append({"hand_log_id": tail[0], "seq": n, "action": data})
+                    batch[(tail[0], n)] = data
+                    tails[(match_id, hand_no)] = (tail[0], n + 1)
                     continue
                 log_id = ids.get((match_id, hand_no))
                 if log_id is None:
@@ -566,7 +581,7 @@ class Store:
                     counts[log_id] = s.scalar(select(func.count()).select_from(HandAction)
                                               .where(HandAction.hand_log_id == log_id)) or 0
                 log, status = logs[log_id]
-                count = counts[log_id]
+                count = max(counts[log_id], tails.get((match_id, hand_no), (log_id, 0))[1])
                 if n < count:  # a retry: the same action, or action_conflict
                     earlier = batch.get((log_id, n))
                     if earlier is None:
@@ -585,8 +600,19 @@ class Store:
                 rows.append({"hand_log_id": log_id, "seq": n, "action": data})
                 batch[(log_id, n)] = data
                 counts[log_id] = count + 1
+                tails[(match_id, hand_no)] = (log_id, count + 1)
             if rows:
-                s.execute(insert(HandAction), rows)
+                try:
+                    s.execute(insert(HandAction), rows)
+                except IntegrityError:  # another writer got there first
+                    raise StoreError("action_conflict", "a logged action was written by someone else") from None
+        with self._tails_lock:
+            self._log_tails = tails
+
+    def _forget_logs(self, match_id: int) -> None:
+        """A match's hand settled or ended: its logs take the checked path again."""
+        with self._tails_lock:
+            self._log_tails = {k: v for k, v in self._log_tails.items() if k[0] != match_id}
 
     @staticmethod
     def _same_action(s: Session, log: HandLog, seq: int, action: dict[str, Any]) -> bool:
@@ -637,6 +663,7 @@ class Store:
         """End a running match that will not go on: ``finished`` (ended on purpose) or ``abandoned``
         (it could not be resumed). Ending it again the same way does nothing; a match already
         ended otherwise raises ``match_over``. A hand in play stays logged, unsettled."""
+        self._forget_logs(match_id)
         if status not in ENDED_STATUSES:
             raise StoreError("bad_status", f"a match ends as {' or '.join(ENDED_STATUSES)}, not {status!r}")
         with self._sessions.begin() as s:
@@ -657,6 +684,7 @@ class Store:
         A retry with the same result returns the first settlement (``replayed=True``); a
         different result for a hand already settled raises ``settlement_conflict``.
         """
+        self._forget_logs(match_id)
         key = settlement_key(match_id, result.hand_no)
         payload = result.to_json()
         digest = hashlib.sha256(_canonical(payload).encode()).hexdigest()
