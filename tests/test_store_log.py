@@ -23,6 +23,7 @@ from xuezhan.rules import Rules
 from xuezhan.server.bank import LoggedHand, RunningMatch
 from xuezhan.server.storebank import StoreBank
 from xuezhan.store import Store, StoreError, current_revision, head_revision, make_engine, migrate
+from xuezhan.store.store import LogItem
 
 PLAYERS = ("ann", "bo", "cai", "dan")
 LOG_TABLES = ("hand_logs", "hand_actions", "hands", "settlements", "postings", "matches")
@@ -113,13 +114,14 @@ def test_group_commits_of_many_hands(store: Store) -> None:
     for k in range(1, 30, 3):  # later batches of the same logs take this process's own count
         store.write_log([("action", m, 1, k + j, action(k + j)) for j in range(3) for m in (first, second)])
     before = counts(store)
-    for bad, code in [
+    cases: list[tuple[list[LogItem], str]] = [
         ([("action", first, 1, 32, action(32))], "action_gap"),
         ([("action", first, 1, 5, action(6))], "action_conflict"),
         ([("action", second, 1, 31, action(31)), ("action", second, 1, 31, action(32))], "action_conflict"),
         ([("action", first, 2, 0, action(0))], "unknown_hand"),
         ([("deal", first, 1, 0, {})], "bad_log_entry"),
-    ]:
+    ]
+    for bad, code in cases:
         with pytest.raises(StoreError) as err:
             store.write_log(bad)
         assert err.value.code == code
@@ -128,8 +130,9 @@ def test_group_commits_of_many_hands(store: Store) -> None:
     assert counts(store) == before
     store.write_log([("action", first, 1, 31, action(31))])
     hands = {m.match_id: m.hand for m in store.running_matches()}
-    assert hands[first] is not None and hands[first].actions == tuple(action(k) for k in range(32))
-    assert hands[second] is not None and hands[second].actions == tuple(action(k) for k in range(31))
+    one, two = hands[first], hands[second]
+    assert one is not None and one.actions == tuple(action(k) for k in range(32))
+    assert two is not None and two.actions == tuple(action(k) for k in range(31))
     store.settle_hand(first, zimo_54(1), after(store, first, 1))
     with pytest.raises(StoreError) as err:
         store.write_log([("action", first, 1, 32, action(32))])
