@@ -164,3 +164,18 @@ def test_the_random_bot_picks_uniformly_from_its_hand_seed() -> None:
     expected = 1000
     chi2 = sum((c - expected) ** 2 / expected for c in counts)
     assert chi2 < 30, counts  # six degrees of freedom: 30 is far in the tail
+
+
+def test_the_terminal_deals_the_hands_of_simulate() -> None:
+    from xuezhan.tui import TerminalTable
+
+    records: list[dict[str, object]] = []
+    simulate(2, ["heuristic"] * 4, seed=31, on_hand=lambda hand: records.append(record_json(hand.game)))
+    table = TerminalTable(Rules.preset("qq"), hands=2, seed=31)
+    for record in records:
+        game = table.start_hand()
+        table.seats[0].trustee = True  # the human's seat played by its heuristic stand-in
+        table.run_bots()
+        assert record_json(game) == record
+        table.finish_hand()
+    assert [r.seed for r in table.results] == [hand_seed(31, 1), hand_seed(31, 2)]

@@ -658,3 +658,39 @@ def test_a_hand_whose_coins_cannot_be_recorded_stops_the_match(make_app: Callabl
     assert status_of(table_of(app, code)) is Status.FINISHED
     assert p.http.get("/api/me").json()["account"]["balance"] == 20_000  # nothing moved
     p.close()
+
+
+def test_every_client_message_gets_an_answer(make_app: Callable[..., Any]) -> None:
+    app = make_app(bot_delay=3600.0, bot_claim_delay=3600.0, turn_timeout=3600.0, claim_timeout=3600.0,
+                   choice_timeout=3600.0)
+    p = Client(app, "una")
+    code = p.http.post("/api/rooms", json={"name": "answers"}).json()["code"]
+    p.connect(code)
+    p.wait_for(lambda m: m["type"] == "room")
+
+    def answer() -> dict[str, Any]:
+        return p.wait_for(lambda m: m["type"] in ("ok", "error", "pong"))
+
+    p.send({"type": "ping"})
+    assert answer()["type"] == "pong"
+    p.send({"type": "sit"})  # the owner sits already
+    assert (a := answer())["type"] == "error" and a["code"] == "already_seated" and a["for"] == "sit"
+    p.send({"type": "ready"})  # no match yet
+    assert (a := answer())["code"] == "not_between_hands" and a["for"] == "ready"
+    p.send({"type": "action", "action": {"type": "pass"}, "version": 0})
+    assert (a := answer())["code"] == "no_hand" and a["for"] == "action"
+    p.send({"type": "trustee", "on": False})
+    assert answer() == {"type": "ok", "for": "trustee"}
+    p.send({"type": "start"})
+    assert answer() == {"type": "ok", "for": "start"}
+    st = p.wait_for(lambda m: m["type"] == "state")
+    p.send({"type": "start"})
+    assert (a := answer())["code"] == "already_started" and a["for"] == "start"
+    pick = st["view"]["legal"][0]
+    p.send({"type": "action", "action": {k: v for k, v in pick.items() if k != "seat"}, "version": st["version"]})
+    assert answer() == {"type": "ok", "for": "action"}
+    p.send({"type": "leave"})  # an escape: the seat is left, with an answer
+    assert answer() == {"type": "ok", "for": "leave"}
+    p.send({"type": "leave"})
+    assert (a := answer())["code"] == "not_seated" and a["for"] == "leave"
+    p.close()
