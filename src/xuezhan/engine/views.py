@@ -212,7 +212,7 @@ class SeatView:
     @property
     def step(self) -> int:
         """How many actions have been applied in this hand (public: everyone saw them happen)."""
-        return len(self._game.actions)
+        return len(self._game._actions)
 
     @property
     def phase(self) -> str:

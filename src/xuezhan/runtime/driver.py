@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 
 from ..engine.actions import Action, ActionType
-from ..engine.game import Game, Phase
+from ..engine.game import Game
 from ..engine.views import SeatView
 from ..errors import IllegalActionError
 from .seats import Seat, SeatKind, bot_seed
@@ -123,39 +123,28 @@ class HandDriver:
         to the end of the hand, a table with people runs it after each of their decisions.
         """
         game = self.game
-        seats = self.seats
         apply = game.apply if self.on_action is None else self.apply
-        turn = Phase.TURN
-        bot = SeatKind.BOT
-        while not game.over:
-            if game.phase is turn:
-                s = game.turn
-                seat = seats[s]
-                if not (seat.kind is bot or seat.trustee):
-                    return False
-                if interrupt is not None and interrupt(s):
-                    continue
-                legal = game.legal_actions(s)
-                apply(seat.bot.choose(SeatView(game, s), legal) if len(legal) > 1 else legal[0])
-                continue
+        # who is automatic and how each seat chooses do not change while the loop runs
+        automatic = tuple(seat.kind is SeatKind.BOT or seat.trustee for seat in self.seats)
+        choose = tuple(seat.bot.choose for seat in self.seats)
+        pending = game.pending
+        legal_actions = game.legal_actions
+        while True:
+            seats = pending()
+            if not seats:  # nobody has to decide: the hand is over
+                return game.over
             moved = False
-            for s in game.pending():
-                if game.over:
-                    break
-                legal = game.legal_actions(s)
-                if not legal:
-                    continue
-                seat = seats[s]
-                if not (seat.kind is bot or seat.trustee):
-                    continue
+            for s in seats:
+                legal = legal_actions(s)
+                if not legal or not automatic[s]:
+                    continue  # nothing to decide (any more), or a person decides
                 if interrupt is not None and interrupt(s):
                     moved = True
                     break
-                apply(seat.bot.choose(SeatView(game, s), legal) if len(legal) > 1 else legal[0])
+                apply(choose[s](SeatView(game, s), legal) if len(legal) > 1 else legal[0])
                 moved = True
             if not moved:
-                return False
-        return True
+                return game.over
 
     # --- rebuilding ---------------------------------------------------------------------------
     def replay(self, actions: Iterable[Action]) -> None:
