@@ -135,12 +135,14 @@ class HandDriver:
                 return game.over
             moved = False
             for s in seats:
-                legal = legal_actions(s)
-                if not legal or not automatic[s]:
-                    continue  # nothing to decide (any more), or a person decides
+                if not automatic[s]:
+                    continue  # a person decides
                 if interrupt is not None and interrupt(s):
                     moved = True
                     break
+                legal = legal_actions(s)  # after the interrupt: an item card may have changed the hand
+                if not legal:
+                    continue  # nothing to decide any more (the window closed, the hand ended)
                 apply(choose[s](SeatView(game, s), legal) if len(legal) > 1 else legal[0])
                 moved = True
             if not moved:
