@@ -49,7 +49,6 @@ def serve_cmd(host: str, port: int, db_url: str | None, config_file: Path | None
     from sqlalchemy.exc import ArgumentError, SQLAlchemyError
 
     from ..server import create_app
-
     from ..server.config import ServerConfig
 
     config = ServerConfig.from_file(config_file) if config_file is not None else None
