@@ -419,3 +419,24 @@ def _settings() -> settings:
 
 TestMatchRuntime = MatchMachine.TestCase
 TestMatchRuntime.settings = _settings()
+
+
+@pytest.mark.parametrize(
+    "action",
+    [
+        Action(0, ActionType.DISCARD, tile=-1),
+        Action(0, ActionType.DISCARD, tile=27),
+        Action(0, ActionType.DINGQUE, suit=3),
+        Action(0, ActionType.EXCHANGE, tiles=(0, 1, 40)),
+        Action(0, ActionType.SWAP, tile=0),
+        Action(0, ActionType.SWAP, tile=0, tiles=(1, 2)),
+    ],
+)
+def test_a_malformed_action_is_refused_with_a_code_and_changes_nothing(action: Action) -> None:
+    match = Match(RoomConfig(), list(NAMES[:4]), seed=5)
+    driver = MatchRuntime(match, {p: Seat.of_person(p, stand_in="random") for p in NAMES[:4]}).start_hand()
+    before = snapshot(driver.game)
+    with pytest.raises(IllegalActionError) as exc:
+        driver.submit(action)
+    assert exc.value.code == "bad_action"
+    assert snapshot(driver.game) == before
