@@ -745,7 +745,8 @@ class Table:
                 self._due[seat] = now + self.config.bot_delay
         elif owner.trustee:
             owner.trustee = False
-            if self._deadline.get(seat, 0.0) < now + 1.0:
+            # a decision of the hand in play gets at least a second more (no hand: no clock to set)
+            if self.driver is not None and self._deadline.get(seat, 0.0) < now + 1.0:
                 self._deadline[seat] = now + self._timeout_for(seat)
 
     def _timeout_for(self, seat: int) -> float:
