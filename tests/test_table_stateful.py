@@ -157,6 +157,15 @@ class CheckedConn(Conn):
         super().send_text(text)
 
 
+class ClockedTable(Table):
+    """A table whose clock the test moves on (``ahead`` seconds in front of the event loop's)."""
+
+    ahead = 0.0
+
+    def _now(self) -> float:
+        return super()._now() + self.ahead
+
+
 class TableMachine(RuleBasedStateMachine):
     """One room of a web table on a SQLite database, restarted now and then."""
 
@@ -254,7 +263,7 @@ class TableMachine(RuleBasedStateMachine):
         return account
 
     def _fresh_table(self) -> Table:
-        return Table(CODE, "stateful", self.room, self._account(PERSONS[0]), self.bank, self.config)
+        return ClockedTable(CODE, "stateful", self.room, self._account(PERSONS[0]), self.bank, self.config)
 
     def _open_table(self, table: Table, people: list[tuple[str, bool]]) -> None:
         """Start ``table``'s task with the probe and ``people`` (name, watching) connecting first."""
@@ -472,6 +481,25 @@ class TableMachine(RuleBasedStateMachine):
         assert answer["type"] == "error", (text, answer)
         assert table.version == version
 
+    @rule()
+    def time_runs_out(self) -> None:
+        """Every clock of the table runs out: people who must decide are timed out (the bot takes the
+        decision and the seat goes to 托管), and between hands the next hand is dealt."""
+        table = self.the_table()
+        assert isinstance(table, ClockedTable)
+        waiting = [s for s in (table.driver.deciding() if table.driver is not None else [])
+                   if not table.seat_owner(s).automatic]
+        timeouts = table.timeouts
+        hand_no = table.match.hands_played if table.match is not None else 0
+        table.ahead += 2 * FAR
+        self.sync()  # the clocks are looked at after the ping is answered:
+        self.sync()  # the second pong comes after what they set off
+        assert table.timeouts >= timeouts + (len(waiting) > 0 and table.status is Status.PLAYING)
+        if waiting:
+            note("a person timed out")
+        if table.match is not None and table.match.hands_played > hand_no:
+            note("a hand ended after a timeout")
+
     # --- a restart ----------------------------------------------------------------------------------------
     @rule()
     def restart(self) -> None:
@@ -496,7 +524,7 @@ class TableMachine(RuleBasedStateMachine):
         rm = running[0]
         assert old_match is not None and rm.key == old.match_key
         accounts = {p: self._account(p) for p in rm.match.people if not is_bot(p)}
-        table = Table.restore(rm, self.bank, self.config, accounts)
+        table = ClockedTable.restore(rm, self.bank, self.config, accounts)
         match = table.match
         assert match is not None
         assert match.seats == old_match.seats and match.running == old_match.running
@@ -548,7 +576,7 @@ def _settings() -> settings:
     if HEAVY:
         return settings(max_examples=100, stateful_step_count=60, deadline=None,
                         suppress_health_check=[HealthCheck.too_slow])
-    return settings(max_examples=30, stateful_step_count=40, deadline=None, derandomize=True,
+    return settings(max_examples=20, stateful_step_count=40, deadline=None, derandomize=True,
                     suppress_health_check=[HealthCheck.too_slow])
 
 
