@@ -3,15 +3,16 @@
 The table is driven in-process and in order: its own asyncio task runs on an event loop the
 machine owns, connections are :class:`Conn` objects, and after every step the machine waits
 for the answer to a ``ping`` from a watching connection (the inbox is handled in order, so
-everything sent before it has been handled and the bots have moved). Person timeouts and the
-delay between hands are far away, bots act at once: what happens depends on the steps alone.
+everything sent before it has been handled and the bots have moved). Bots act at once; person
+timeouts and the pause between hands run out only when a step moves the table's clock on: what
+happens depends on the steps alone.
 
 Rules: people connect (to a seat, or to watch), disconnect, sit, leave (mid-hand: an escape),
-start matches, get ready, toggle 托管, act (a legal action, or an illegal one that must
-change nothing), send malformed messages (through the same checks as the websocket endpoint),
-and the server "restarts": the table and the bank are thrown away and a new bank on the same
-SQLite file gives the running match back (:meth:`Table.restore`); the rebuilt hand must be the
-hand that was being played.
+start matches, get ready, toggle 托管, act (a legal action, or an illegal one that must change
+nothing), let the clock run out, send malformed messages (through the same checks as the
+websocket endpoint), and the server "restarts": the table and the bank are thrown away and a
+new bank on the same SQLite file gives the running match back (:meth:`Table.restore`); the
+rebuilt hand must be the hand that was being played.
 
 Invariants: the books balance in the store (every player's and bot's coins plus the house's are
 what was issued; :meth:`Store.audit`); every hand of a match is settled once, in order, and a
