@@ -335,7 +335,11 @@ class TableMachine(RuleBasedStateMachine):
         seen = [len(c.received) for c in self.conns]
         table.join(conn)
         self.sync()
-        assert spectators < self.config.max_spectators
+        if conn.closed:  # a room holds so many spectators
+            assert spectators >= self.config.max_spectators and (watch or name not in table.players)
+            assert [m["code"] for m in conn.received] == ["room_full"]
+            note("a spectator was turned away")
+            return
         hello = [m for m in conn.received if m["type"] == "hello"]
         assert len(hello) == 1 and hello[0]["seat"] == conn.seat
         if conn.seat is not None:
@@ -598,5 +602,19 @@ def test_taking_the_seat_back_from_the_bot_before_a_hand_is_answered() -> None:
         machine.trustee(0, on=False)
         machine.books_balance()
         machine.hands_settled_once_or_resumable()
+    finally:
+        machine.teardown()
+
+
+def test_a_room_full_of_spectators_turns_the_next_away() -> None:
+    machine = TableMachine()
+    try:
+        machine.setup(seed=1, preset="qq", options={}, coefficient=1, fee=0, hands=1, seated=1, begin=False)
+        for _ in range(machine.config.max_spectators + 2):
+            machine.connect(len(PERSONS), watch=True)
+        table = machine.the_table()
+        assert sum(1 for c in table.conns if c.seat is None) == machine.config.max_spectators
+        machine.connect(0, watch=False)  # a seated person still gets the seat back
+        assert any(c.seat == 0 for c in table.conns)
     finally:
         machine.teardown()
