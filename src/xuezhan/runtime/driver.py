@@ -20,6 +20,7 @@ from ..engine.actions import Action, ActionType
 from ..engine.game import Game
 from ..engine.views import SeatView
 from ..errors import IllegalActionError
+from ..tiles import NUM_KINDS
 from .seats import Seat, SeatKind, bot_seed
 
 ActionListener = Callable[[int, Action], None]
@@ -28,6 +29,22 @@ ActionListener = Callable[[int, Action], None]
 Interrupt = Callable[[int], bool]
 """Called before an automatic seat decides; returns ``True`` when it changed the hand itself
 (an escape, an item card), so the driver looks again at who must decide."""
+
+
+def _malformed(action: Action) -> str | None:
+    """Why ``action`` is not a well-formed action value at all (a tile, suit or tile list out of
+    range), or ``None``. The engine judges only well-formed actions: it names them in its errors."""
+    if not isinstance(action.type, ActionType):
+        return f"no action type {action.type!r}"
+    if action.tile is not None and not (isinstance(action.tile, int) and 0 <= action.tile < NUM_KINDS):
+        return f"no tile {action.tile!r}"
+    if action.suit is not None and not (isinstance(action.suit, int) and 0 <= action.suit < 3):
+        return f"no suit {action.suit!r}"
+    if not all(isinstance(t, int) and 0 <= t < NUM_KINDS for t in action.tiles):
+        return f"no tiles {action.tiles!r}"
+    if action.type is ActionType.SWAP and len(action.tiles) != 1:
+        return "a swap names one wanted tile"
+    return None
 
 
 class HandDriver:
@@ -107,6 +124,9 @@ class HandDriver:
         """A person's decision (the seat is ``action.seat``); illegal ones raise and change nothing."""
         if self.game.over:
             raise IllegalActionError("hand_over", "the hand is over")
+        why = _malformed(action)
+        if why is not None:
+            raise IllegalActionError("bad_action", f"seat {action.seat!r}: {why}")
         self.apply(action)
 
     def escape(self, seat: int) -> bool:

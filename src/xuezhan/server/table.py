@@ -742,7 +742,8 @@ class Table:
                 self.clocks.due[seat] = now + self.config.bot_delay
         elif owner.trustee:
             owner.trustee = False
-            if self.clocks.deadline.get(seat, 0.0) < now + 1.0:
+            # a decision of the hand in play gets at least a second more (no hand: no clock to set)
+            if self.driver is not None and self.clocks.deadline.get(seat, 0.0) < now + 1.0:
                 self.clocks.deadline[seat] = now + self._timeout_for(seat)
 
     def _timeout_for(self, seat: int) -> float:
