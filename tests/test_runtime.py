@@ -179,3 +179,49 @@ def test_the_terminal_deals_the_hands_of_simulate() -> None:
         assert record_json(game) == record
         table.finish_hand()
     assert [r.seed for r in table.results] == [hand_seed(31, 1), hand_seed(31, 2)]
+
+
+def test_the_random_bots_choices_in_a_hand_are_independent() -> None:
+    class Step:  # the one thing the random bot reads of a view
+        def __init__(self, step: int) -> None:
+            self.step = step
+
+    bot = make_bot("random", random.Random(1))
+    legal = [Action(0, ActionType.DISCARD, tile=t) for t in range(5)]
+    pairs = [[0] * 5 for _ in range(5)]
+    seeds = random.Random(9)
+    for _ in range(400):
+        bot.start_hand(seeds.getrandbits(64))
+        previous = None
+        for step in range(50):
+            choice = bot.choose(Step(step), legal).tile  # type: ignore[arg-type]
+            assert choice is not None
+            if previous is not None:
+                pairs[previous][choice] += 1
+            previous = choice
+    expected = 400 * 49 / 25
+    chi2 = sum((n - expected) ** 2 / expected for row in pairs for n in row)
+    assert chi2 < 60, pairs  # 24 degrees of freedom: 60 is far in the tail
+
+
+def test_item_cards_are_logged_and_replayed() -> None:
+    room = RoomConfig(rules=Rules.preset("qq"), items_allowed=True)
+    log: list[Action] = []
+    runtime = MatchRuntime(Match(room, PEOPLE, seed=6), {p: Seat.of_bot("heuristic") for p in PEOPLE},
+                           on_action=lambda hand, seq, a: log.append(a))
+    driver = runtime.start_hand()
+    hand = runtime.hand
+    assert hand is not None
+    while driver.game.phase is not Phase.TURN:
+        driver.act(driver.deciding()[0])
+    seat = driver.game.turn
+    held = driver.game.seat_state(seat).hand[0]
+    wanted = next(t for t in driver.game.live_wall if t != held)
+    hand.swap(seat, held, wanted)  # 换牌卡: an engine action of the match layer
+    assert log[-1] == Action(seat, ActionType.SWAP, tile=held, tiles=(wanted,))
+    cut = list(log)
+    driver.run()
+    again = MatchRuntime(Match(room, PEOPLE, seed=6), {p: Seat.of_bot("heuristic") for p in PEOPLE})
+    rebuilt = again.resume_hand(hand.seed, cut)
+    rebuilt.run()
+    assert record_json(rebuilt.game) == record_json(driver.game)

@@ -104,7 +104,7 @@ def resolve_window(game: Game) -> None:
         if a.type is ActionType.PENG:
             peng(game, o, w)
             return
-    if game.live == 0:
+    if game._tail == game._head:
         settlement.end_exhausted(game)
         return
     game._next_draw(w.source)

@@ -701,7 +701,7 @@ class Game:
     def _next_draw(self, after: int) -> None:
         """The next active seat after ``after`` draws, or the hand ends when the wall is empty."""
         nxt = self.next_active(after)
-        if nxt is None or self.live == 0:
+        if nxt is None or self._tail == self._head:
             settlement.end_exhausted(self)
             return
         self._draw(nxt)

@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import hashlib
 import random
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -158,6 +158,8 @@ class Hand:
         self.bets = bets
         self.items = items
         self._item_rng = item_rng
+        self.applier: Callable[[Action], None] = game.apply
+        """Where this hand's actions go: the engine, or the match runtime's driver, which logs them."""
 
     @property
     def dealer(self) -> int:
@@ -176,11 +178,11 @@ class Hand:
     # --- play -------------------------------------------------------------------------------------
     def apply(self, action: Action) -> None:
         """Apply one engine action (raises :class:`~xuezhan.errors.IllegalActionError`)."""
-        self.game.apply(action)
+        self.applier(action)
 
     def escape(self, seat: int) -> None:
         """The seat's player leaves (逃跑/强退, RULES 10); the engine settles it."""
-        self.game.apply(Action(seat, ActionType.ESCAPE))
+        self.applier(Action(seat, ActionType.ESCAPE))
 
     # --- item cards during the hand ---------------------------------------------------------------------
     def _check_item(self, seat: int, kind: ItemKind) -> None:
@@ -196,7 +198,7 @@ class Hand:
     def swap(self, seat: int, hand_tile: Tile, wanted: Tile) -> ItemUse:
         """换牌卡: on the seat's turn, ``hand_tile`` for a copy of ``wanted`` from the live wall."""
         self._check_item(seat, ItemKind.SWAP)
-        self.game.apply(Action(seat, ActionType.SWAP, tile=hand_tile, tiles=(wanted,)))
+        self.applier(Action(seat, ActionType.SWAP, tile=hand_tile, tiles=(wanted,)))
         use = ItemUse(self.seating[seat], seat, ItemKind.SWAP, tile=hand_tile, wanted=wanted)
         self.items.append(use)
         return use
@@ -208,7 +210,7 @@ class Hand:
         if why not in (None, "same_tile", "tile_not_in_wall"):
             raise IllegalActionError(why, f"seat {seat} cannot swap {hand_tile} now")
         wanted = random_swap_target(self.game, hand_tile, self._item_rng)
-        self.game.apply(Action(seat, ActionType.SWAP, tile=hand_tile, tiles=(wanted,)))
+        self.applier(Action(seat, ActionType.SWAP, tile=hand_tile, tiles=(wanted,)))
         use = ItemUse(self.seating[seat], seat, ItemKind.RANDOM_SWAP, tile=hand_tile, wanted=wanted)
         self.items.append(use)
         return use

@@ -66,6 +66,7 @@ class MatchRuntime:
                 on_action(hand, seq, action)
 
         driver = HandDriver(hand.game, self.seats_for(hand), seed=hand.seed, on_action=listener)
+        hand.applier = driver.apply  # item cards and escapes through the match layer are logged too
         self.hand = hand
         self.driver = driver
         return driver
