@@ -195,7 +195,19 @@ class TableMachine(RuleBasedStateMachine):
         return self.table
 
     def sync(self) -> None:
-        """Wait until the table has handled everything sent so far (a ping's pong comes after it)."""
+        """Wait until the table has handled everything sent so far and its bots have stopped: a ping's
+        pong comes after what was sent before it, but a waiting message goes before the next bot
+        move, so pings go round until one finds the table as the one before left it."""
+        last: tuple[int, str, int] | None = None
+        while True:
+            self._ping()
+            table = self.the_table()
+            mark = (table.version, str(table.status), table.hands_finished)
+            if mark == last:
+                return
+            last = mark
+
+    def _ping(self) -> None:
         probe = self.probe
         assert probe is not None
         table = self.the_table()
