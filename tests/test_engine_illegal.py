@@ -333,7 +333,7 @@ def test_pass_or_discard_when_a_rule_forces_the_win() -> None:
     # chengdu: 最后四张必须胡. wall[51] = 5m is drawn by seat 0 with 3 tiles left and thrown
     rules = {"preset": "chengdu", "options": {}}
     game = position(record(ENDGAME, rules=rules, tail="5m 1s 2s 3s", actions=ENDGAME_DQ))
-    play_tsumogiri(game, lambda g: g.phase is Phase.CLAIM and g.window is not None and g.live == 3)
+    play_tsumogiri(game, lambda g: g.phase is Phase.CLAIM and g.claim_window is not None and g.live == 3)
     assert game.pending() == [2]
     assert game.legal_actions(2) == (Action(2, A.HU),)
     rejected(game, act(2, A.PASS), "must_hu")

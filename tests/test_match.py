@@ -456,7 +456,7 @@ def test_items_only_in_rooms_that_allow_them() -> None:
         game.apply(tsumogiri(game, game.pending()[0]))
     seat, tile = game.turn, game.seats[game.turn].tiles()[0]
     uses: list[Callable[[], object]] = [
-        lambda: hand.swap(seat, tile, game.wall[game.head]),
+        lambda: hand.swap(seat, tile, game.live_wall[0]),
         lambda: hand.random_swap(seat, tile),
         lambda: hand.seek(seat, 0),
     ]
@@ -540,7 +540,7 @@ def test_swap_card_on_the_seats_turn() -> None:
     seat = _to_turn(hand)
     other = (seat + 1) % 4
     give = game.seats[seat].tiles()[0]
-    want = next(t for t in game.wall[game.head:game.tail] if t != give)
+    want = next(t for t in game.live_wall if t != give)
     with pytest.raises(IllegalActionError) as exc:
         hand.swap(other, game.seats[other].tiles()[0], want)
     assert exc.value.code == "not_your_turn"
@@ -549,7 +549,7 @@ def test_swap_card_on_the_seats_turn() -> None:
     use = hand.swap(seat, give, want)
     assert (use.tile, use.wanted, use.kind) == (give, want, ItemKind.SWAP)
     assert game.seats[seat].counts[want] == held[want] + 1 and game.seats[seat].counts[give] == held[give] - 1
-    assert game.wall[game.head + pos] == give  # the tile given up takes the wanted tile's place
+    assert game.live_wall[pos] == give  # the tile given up takes the wanted tile's place
     assert game.tile_total() == 108
     with pytest.raises(MatchError) as exc2:
         hand.swap(seat, want, give)
@@ -568,10 +568,10 @@ def test_random_swap_card_takes_a_random_live_tile() -> None:
         game = hand.game
         seat = _to_turn(hand)
         give = game.seats[seat].tiles()[-1]
-        live_before = sorted(game.wall[game.head:game.tail])
+        live_before = sorted(game.live_wall)
         use = hand.random_swap(seat, give)
         assert use.wanted is not None and use.wanted != give and use.wanted in live_before
-        assert sorted(game.wall[game.head:game.tail]) == sorted(_swap_out(live_before, use.wanted, give))
+        assert sorted(game.live_wall) == sorted(_swap_out(live_before, use.wanted, give))
         assert game.tile_total() == 108
         got.add(use.wanted)
         # the same seed gives the same tile

@@ -63,7 +63,7 @@ def check_views(game: Game) -> None:
             if voids_secret:
                 assert entry["void"] is None
         shown = iter(events_for(game, me))
-        for ev, private in zip(game.events, game.private, strict=True):
+        for ev, private in zip(game.events, game.event_owners, strict=True):
             if private is not None and private != me:
                 if ev.get("type") == "pass_hu":
                     continue  # its mere existence is secret
@@ -374,7 +374,7 @@ class MatchMachine(RuleBasedStateMachine):
         game = driver.game
         assert driver.seq == len(logged)
         assert record_json(game) == record_json(old_game)
-        assert game.events == old_game.events and game.private == old_game.private
+        assert game.events == old_game.events and game.event_owners == old_game.event_owners
         assert game.ledger == old_game.ledger
         for s in range(4):
             assert SeatView(game, s).to_json() == SeatView(old_game, s).to_json()

@@ -108,7 +108,7 @@ def note(what: str) -> None:
 def visible_events(game: Game, seat: int | None, start: int) -> list[dict[str, Any]]:
     """The events from ``start`` on that ``seat`` may see (written here again, not the server's filter)."""
     out = []
-    for ev, private in zip(game.events[start:], game.private[start:], strict=True):
+    for ev, private in zip(game.events[start:], game.event_owners[start:], strict=True):
         if private is None or private == seat:
             out.append(event_json(ev))
         elif ev.get("type") != "pass_hu":  # that a seat passed on a win is itself secret
@@ -553,7 +553,7 @@ class TableMachine(RuleBasedStateMachine):
             assert table.status is Status.PLAYING and table.hand is not None
             game = table.hand.game
             assert record_json(game) == record_json(old_game)
-            assert game.events == old_game.events and game.private == old_game.private
+            assert game.events == old_game.events and game.event_owners == old_game.event_owners
             for s in range(4):
                 assert SeatView(game, s).to_json() == SeatView(old_game, s).to_json()
             for s, player in enumerate(table.players):

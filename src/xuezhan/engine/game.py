@@ -289,36 +289,12 @@ class Game:
         decides what another seat may see)."""
         return SeatState(self._seats[seat], seat)
 
-    # --- internal records, kept for callers not yet moved to the accessors above -------------
+    # --- the engine's own records, for tests that set up positions -------------------------
     @property
     def seats(self) -> list[Seat]:
-        """The engine's own seat records (internal: read a seat through :meth:`seat_state`)."""
+        """The engine's own seat records (internal: code outside the engine reads a seat through
+        :meth:`seat_state`; tests build positions through these)."""
         return self._seats
-
-    @property
-    def window(self) -> Window | None:
-        """The engine's own claim-window record (internal: read :attr:`claim_window`)."""
-        return self._window
-
-    @property
-    def wall(self) -> list[Tile]:
-        """The engine's wall list (internal: read :attr:`live_wall`)."""
-        return self._wall
-
-    @property
-    def head(self) -> int:
-        """Index of the next draw in :attr:`wall` (internal: read :attr:`live_wall`)."""
-        return self._head
-
-    @property
-    def tail(self) -> int:
-        """End of the live part of :attr:`wall` (internal: read :attr:`live_wall`)."""
-        return self._tail
-
-    @property
-    def private(self) -> Sequence[int | None]:
-        """Old name of :attr:`event_owners`."""
-        return self._owners
 
     # --- basic queries --------------------------------------------------------------------
     @property
