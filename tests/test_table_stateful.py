@@ -163,8 +163,8 @@ class ClockedTable(Table):
 
     ahead = 0.0
 
-    def _now(self) -> float:
-        return super()._now() + self.ahead
+    def now(self) -> float:
+        return super().now() + self.ahead
 
 
 class TableMachine(RuleBasedStateMachine):
@@ -203,9 +203,19 @@ class TableMachine(RuleBasedStateMachine):
             self._ping()
             table = self.the_table()
             mark = (table.version, str(table.status), table.hands_finished)
-            if mark == last:
+            if mark == last and self._quiet(table):
                 return
             last = mark
+
+    @staticmethod
+    def _quiet(table: Table) -> bool:
+        """Nothing under way: no log entry being written, no bot (or 托管) with a decision to take."""
+        if table.journal is not None and table.journal.pending:
+            return False
+        driver = table.driver
+        if table.status is Status.PLAYING and driver is not None:
+            return not driver.over and not any(table.bot_controls(s) for s in driver.deciding())
+        return True
 
     def _ping(self) -> None:
         probe = self.probe

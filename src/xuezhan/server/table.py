@@ -33,13 +33,10 @@ import logging
 import random
 import secrets
 from collections.abc import Callable
-from enum import StrEnum
 from typing import Any, Final
 
 from ..bots import make_bot
-from ..engine import views
 from ..engine.actions import Action
-from ..engine.game import Phase
 from ..errors import IllegalActionError, XuezhanError
 from ..match import Hand, HandResult, Match, RoomConfig
 from ..runtime import HandDriver, MatchRuntime, Seat, TimeLimits
@@ -49,24 +46,18 @@ from .config import ServerConfig
 from .conn import Conn, Inbound, dumps
 from .journal import Journal, LogWriter
 from .messages import hand_end_message, match_end_message
+from .outbound import Outbound
 from .protocol import (
     ClientMessage,
     ProtocolError,
     error_message,
     parse_action,
 )
+from .status import Status as Status
 
 log = logging.getLogger("xuezhan.server")
 
 BOT_NAMES: Final = dict(zip(BOT_PLAYERS, ("Panda 熊猫", "Crane 仙鹤", "Tiger 老虎", "Koi 锦鲤"), strict=True))
-
-
-class Status(StrEnum):
-    WAITING = "waiting"  # seats are being taken; nothing dealt yet
-    PLAYING = "playing"  # a hand is being played
-    BETWEEN = "between"  # a hand is over; the next starts soon
-    FINISHED = "finished"  # the match's hands have been played
-    CLOSED = "closed"
 
 
 class Table:
@@ -113,7 +104,8 @@ class Table:
         self.left: set[str] = set()  # people who escaped from the hand being played
         self.inbox: asyncio.Queue[Inbound] = asyncio.Queue()
         self.clocks = Clocks()
-        self._next_hand_at = 0.0
+        self.out = Outbound(self)
+        self.next_hand_at = 0.0
         self._idle_since = 0.0
         self.last_hand_end: dict[str, Any] | None = None
         self.last_match_end: dict[str, Any] | None = None
@@ -209,8 +201,8 @@ class Table:
             "coefficient": self.room.coefficient,
             "fee": self.room.fee,
             "hands": self.room.hands,
-            "hand_no": self._hand_no(),
-            "seats": [self._seat_json(i, brief=True) for i in range(4)],
+            "hand_no": self.hand_no(),
+            "seats": [self.out.seat_json(i, brief=True) for i in range(4)],
             "spectators": sum(1 for c in self.conns if c.seat is None),
         }
 
@@ -313,7 +305,7 @@ class Table:
             if self.on_close is not None:
                 self.on_close(self)
 
-    def _now(self) -> float:
+    def now(self) -> float:
         return asyncio.get_running_loop().time()
 
     def _next_wakeup(self) -> float | None:
@@ -321,11 +313,11 @@ class Table:
         driver = self.driver
         if self.status is Status.PLAYING and driver is not None:
             for seat in driver.game.pending():
-                times.append(self.clocks.wake_time(seat, self._bot_controls(seat)))
+                times.append(self.clocks.wake_time(seat, self.bot_controls(seat)))
             if driver.game.over:
                 times.append(0.0)
         elif self.status is Status.BETWEEN and self._humans_connected():
-            times.append(self._next_hand_at)
+            times.append(self.next_hand_at)
         if not self.conns:
             times.append(self._idle_since + self.config.room_idle_timeout)
         return min(times) if times else None
@@ -377,18 +369,18 @@ class Table:
             conn.seat = seat
             if self.trustee(seat):
                 self._set_trustee(seat, False)
-        conn.send(self._hello(conn))
-        conn.send(self._room_message())
+        conn.send(self.out.hello(conn))
+        conn.send(self.out.room_message())
         if self.hand is not None:
             conn.hand_key = -1  # the whole hand's events again: the exact table back
-            self._send_state(conn)
+            self.out.send_state(conn)
         if self.status is Status.BETWEEN and self.last_hand_end is not None:
-            conn.send(self._hand_end_for(conn))
+            conn.send(self.out.hand_end_for(conn))
         if self.status is Status.FINISHED and self.last_match_end is not None:
             if self.last_hand_end is not None:
-                conn.send(self._hand_end_for(conn))
+                conn.send(self.out.hand_end_for(conn))
             conn.send(self.last_match_end)
-        self._broadcast_room(exclude=conn)
+        self.out.broadcast_room(exclude=conn)
         if self.autostart and self.status is Status.WAITING and conn.seat is not None:
             self.autostart = False
             await self._start_match()
@@ -408,7 +400,7 @@ class Table:
             self.ready.discard(seat)
             if self.status is Status.PLAYING:
                 self._set_trustee(seat, True)
-        self._broadcast_room()
+        self.out.broadcast_room()
 
     async def _on_message(self, conn: Conn, msg: ClientMessage) -> None:
         kind = msg.type
@@ -461,7 +453,7 @@ class Table:
         await self._flush()
         if self.trustee(seat):
             self._set_trustee(seat, False)  # the player is back
-            self._broadcast_room()
+            self.out.broadcast_room()
         self._ok(conn, "action")
         self._changed()
 
@@ -472,8 +464,8 @@ class Table:
             return
         self._set_trustee(seat, on)
         self._ok(conn, "trustee")
-        self._broadcast_room()
-        self._broadcast_state()
+        self.out.broadcast_room()
+        self.out.broadcast_state()
 
     async def _on_sit(self, conn: Conn, wanted: int | None) -> None:
         player = conn.account.player
@@ -514,12 +506,12 @@ class Table:
         self.seat_conn[seat] = conn
         conn.seat = seat
         conn.watch = False
-        conn.send(self._hello(conn))
+        conn.send(self.out.hello(conn))
         self._ok(conn, "sit")
-        self._broadcast_room()
+        self.out.broadcast_room()
         if self.hand is not None:
             conn.hand_key = -1
-            self._send_state(conn)
+            self.out.send_state(conn)
 
     def _sittable(self, seat: int) -> bool:
         occupant = self.players[seat]
@@ -572,9 +564,9 @@ class Table:
         self.ready.discard(seat)
         conn.seat = None
         conn.watch = True
-        conn.send(self._hello(conn))
+        conn.send(self.out.hello(conn))
         self._ok(conn, "leave")
-        self._broadcast_room()
+        self.out.broadcast_room()
 
     async def _on_start(self, conn: Conn) -> None:
         if conn.seat is None:
@@ -598,7 +590,7 @@ class Table:
             return
         self.ready.add(conn.seat)
         self._ok(conn, "ready")
-        self._broadcast_room()
+        self.out.broadcast_room()
 
     # --- the match ------------------------------------------------------------------------------------------
     def _new_bot(self) -> str:
@@ -666,10 +658,10 @@ class Table:
         self.ready.clear()
         self.last_hand_end = None
         self.clocks.clear()
-        self._broadcast_room()
+        self.out.broadcast_room()
         self._changed()
 
-    def _hand_no(self) -> int:
+    def hand_no(self) -> int:
         if self.match is None:
             return 0
         return self.match.hands_played + (1 if self.status is Status.PLAYING else 0)
@@ -682,7 +674,7 @@ class Table:
         match = self.runtime.match
         # from here on the hand is over whatever happens below: never finish it twice
         self.status = Status.FINISHED if match.finished else Status.BETWEEN
-        self._next_hand_at = self._now() + self.config.next_hand_delay
+        self.next_hand_at = self.now() + self.config.next_hand_delay
         for owner in self.owners.values():
             owner.trustee = False
         self.left.clear()
@@ -703,9 +695,9 @@ class Table:
             if conn.seat is not None and self.players[conn.seat] != conn.account.player:
                 conn.seat = None  # an escaper left the table with the hand
         self.seat_conn = {s: c for s, c in self.seat_conn.items() if c.seat == s}
-        self._broadcast_room()
+        self.out.broadcast_room()
         for conn in list(self.conns):
-            conn.send(self._hand_end_for(conn))
+            conn.send(self.out.hand_end_for(conn))
             if self.last_match_end is not None:
                 conn.send(self.last_match_end)
 
@@ -728,14 +720,14 @@ class Table:
         return None
 
     # --- timers, bots and 托管 --------------------------------------------------------------------------------
-    def _bot_controls(self, seat: int) -> bool:
+    def bot_controls(self, seat: int) -> bool:
         return self.seat_owner(seat).automatic
 
     def _set_trustee(self, seat: int, on: bool) -> None:
         owner = self.seat_owner(seat)
         if not owner.is_person:
             return
-        now = self._now()
+        now = self.now()
         if on:
             if not owner.trustee:
                 owner.trustee = True
@@ -744,9 +736,9 @@ class Table:
             owner.trustee = False
             # a decision of the hand in play gets at least a second more (no hand: no clock to set)
             if self.driver is not None and self.clocks.deadline.get(seat, 0.0) < now + 1.0:
-                self.clocks.deadline[seat] = now + self._timeout_for(seat)
+                self.clocks.deadline[seat] = now + self.timeout_for(seat)
 
-    def _timeout_for(self, seat: int) -> float:
+    def timeout_for(self, seat: int) -> float:
         driver = self.driver
         assert driver is not None
         limits = self.seat_owner(seat).limits or TimeLimits(
@@ -757,13 +749,13 @@ class Table:
         """Start the clock of every seat that faces a new decision."""
         driver = self.driver
         assert driver is not None
-        self.clocks.refresh(driver, self._now(), self.version, self._timeout_for,
+        self.clocks.refresh(driver, self.now(), self.version, self.timeout_for,
                             bot_delay=self.config.bot_delay, claim_delay=self.config.bot_claim_delay)
 
     async def _advance(self) -> None:
         """Let every bot whose time has come act, hand timed-out seats to the bot, end hands, deal."""
         while True:
-            now = self._now()
+            now = self.now()
             driver = self.driver
             if self.status is Status.PLAYING and driver is not None:
                 if driver.over:
@@ -771,7 +763,7 @@ class Table:
                     continue
                 acted = False
                 for seat in driver.deciding():
-                    if self._bot_controls(seat):
+                    if self.bot_controls(seat):
                         if self.clocks.due.get(seat, 0.0) <= now:
                             await self._bot_act(driver, seat)
                             acted = True
@@ -779,7 +771,7 @@ class Table:
                     elif self.clocks.deadline.get(seat, 0.0) <= now:
                         self.timeouts += 1
                         self._set_trustee(seat, True)
-                        self._broadcast_room()
+                        self.out.broadcast_room()
                         await self._bot_act(driver, seat)
                         acted = True
                         break
@@ -791,7 +783,7 @@ class Table:
                 return
             if self.status is Status.BETWEEN:
                 humans = self._humans_connected()
-                if humans and (now >= self._next_hand_at or humans <= self.ready):
+                if humans and (now >= self.next_hand_at or humans <= self.ready):
                     await self._start_hand()
                     continue
             return
@@ -814,127 +806,11 @@ class Table:
         driver = self.driver
         if driver is not None and not driver.over:
             self._refresh_timers()
-        self._broadcast_state()
+        self.out.broadcast_state()
 
-    # --- outbound ------------------------------------------------------------------------------------------------
     def _seat_of(self, player: str) -> int | None:
         for i, p in enumerate(self.players):
             if p == player:
                 return i
         return None
 
-    def _seat_json(self, seat: int, brief: bool = False) -> dict[str, Any]:
-        player = self.players[seat]
-        if player is None:
-            return {"seat": seat, "name": None, "bot": False}
-        out: dict[str, Any] = {"seat": seat, "name": self.names.get(player, player), "bot": is_bot(player)}
-        if brief:
-            return out
-        out["connected"] = seat in self.seat_conn
-        out["trustee"] = self.trustee(seat)
-        out["ready"] = seat in self.ready
-        out["balance"] = None if is_bot(player) else self.balances.get(player)
-        out["points"] = self.match.running.get(player, 0) if self.match is not None else 0
-        out["owner"] = player == self.owner
-        return out
-
-    def _room_message(self) -> dict[str, Any]:
-        rules = self.room.rules
-        return {
-            "type": "room",
-            "room": {
-                "code": self.code,
-                "name": self.name,
-                "public": self.public,
-                "status": str(self.status),
-                "hand_no": self._hand_no(),
-                "hands": self.room.hands,
-                "rules": rules.to_mapping(),
-                "base_score": rules.base_score,
-                "coefficient": self.room.coefficient,
-                "fee": self.room.fee,
-                "seats": [self._seat_json(i) for i in range(4)],
-                "spectators": sum(1 for c in self.conns if c.seat is None),
-                "next_hand_ms": self._ms_until(self._next_hand_at) if self.status is Status.BETWEEN else None,
-            },
-        }
-
-    def _hello(self, conn: Conn) -> dict[str, Any]:
-        c = self.config
-        return {
-            "type": "hello",
-            "seat": conn.seat,
-            "nickname": conn.account.nickname,
-            "room": self.code,
-            "timeouts": {"turn": c.turn_timeout, "claim": c.claim_timeout, "choice": c.choice_timeout},
-        }
-
-    def _ms_until(self, t: float) -> int:
-        return max(0, int((t - self._now()) * 1000))
-
-    def _timer_for(self, seat: int | None) -> dict[str, Any] | None:
-        """The countdown a connection sees: its own decision, or whose turn it is; never who may claim."""
-        driver = self.driver
-        if driver is None or self.status is not Status.PLAYING:
-            return None
-        game = driver.game
-        pending = game.pending()
-        if seat is not None and seat in pending and not self._bot_controls(seat):
-            return {"seat": seat, "remaining_ms": self._ms_until(self.clocks.deadline.get(seat, 0.0)),
-                    "total_ms": int(self._timeout_for(seat) * 1000), "mine": True}
-        if game.phase is Phase.TURN and not self._bot_controls(game.turn):
-            t = game.turn
-            return {"seat": t, "remaining_ms": self._ms_until(self.clocks.deadline.get(t, 0.0)),
-                    "total_ms": int(self._timeout_for(t) * 1000), "mine": False}
-        return None
-
-    def _state_message(self, conn: Conn, view: dict[str, Any]) -> dict[str, Any]:
-        assert self.hand is not None
-        hand = self.hand
-        game = hand.game
-        reset = conn.hand_key != self.hand_key
-        start = 0 if reset else conn.events_sent
-        events = views.events_for(game, conn.seat, start)
-        conn.events_sent = len(game.events)
-        conn.hand_key = self.hand_key
-        return {
-            "type": "state",
-            "version": self.version,
-            "hand_no": hand.hand_no,
-            "reset": reset,
-            "view": view,
-            "events": events,
-            "decision": self._decision_of(conn.seat),
-            "timer": self._timer_for(conn.seat),
-            "trustee": self.trustee(conn.seat) if conn.seat is not None else False,
-        }
-
-    def _decision_of(self, seat: int | None) -> int | None:
-        """The version at which the seat's open decision began: one answer per decision."""
-        if seat is None or self.hand is None or seat not in self.hand.game.pending():
-            return None
-        return self.clocks.since.get(seat)
-
-    def _send_state(self, conn: Conn) -> None:
-        if self.hand is None:
-            return
-        conn.send(self._state_message(conn, views.seat_view_json(self.hand.game, conn.seat)))
-
-    def _broadcast_state(self) -> None:
-        if self.hand is None:
-            return
-        seen = views.table_views(self.hand.game, {conn.seat for conn in self.conns})
-        for conn in list(self.conns):
-            conn.send(self._state_message(conn, seen[conn.seat]))
-
-    def _broadcast_room(self, exclude: Conn | None = None) -> None:
-        text = dumps(self._room_message())
-        for conn in list(self.conns):
-            if conn is not exclude:
-                conn.send_text(text)
-
-    def _hand_end_for(self, conn: Conn) -> dict[str, Any]:
-        assert self.last_hand_end is not None
-        msg = dict(self.last_hand_end)
-        msg["next_hand_ms"] = self._ms_until(self._next_hand_at) if self.status is Status.BETWEEN else None
-        return msg

@@ -1,0 +1,149 @@
+"""What a table tells its connections: who sits where, the room, each seat's view of the hand,
+the clocks, the end of a hand. Built from the table's state; sent through each connection's
+outbox (the table never waits for a client)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from ..engine import views
+from ..engine.game import Phase
+from .bank import is_bot
+from .conn import Conn, dumps
+from .status import Status
+
+if TYPE_CHECKING:
+    from .table import Table
+
+
+class Outbound:
+    """The messages of one table."""
+
+    def __init__(self, table: Table) -> None:
+        self.table = table
+
+    def seat_json(self, seat: int, brief: bool = False) -> dict[str, Any]:
+        t = self.table
+        player = t.players[seat]
+        if player is None:
+            return {"seat": seat, "name": None, "bot": False}
+        out: dict[str, Any] = {"seat": seat, "name": t.names.get(player, player), "bot": is_bot(player)}
+        if brief:
+            return out
+        out["connected"] = seat in t.seat_conn
+        out["trustee"] = t.trustee(seat)
+        out["ready"] = seat in t.ready
+        out["balance"] = None if is_bot(player) else t.balances.get(player)
+        out["points"] = t.match.running.get(player, 0) if t.match is not None else 0
+        out["owner"] = player == t.owner
+        return out
+
+    def room_message(self) -> dict[str, Any]:
+        t = self.table
+        rules = t.room.rules
+        return {
+            "type": "room",
+            "room": {
+                "code": t.code,
+                "name": t.name,
+                "public": t.public,
+                "status": str(t.status),
+                "hand_no": t.hand_no(),
+                "hands": t.room.hands,
+                "rules": rules.to_mapping(),
+                "base_score": rules.base_score,
+                "coefficient": t.room.coefficient,
+                "fee": t.room.fee,
+                "seats": [self.seat_json(i) for i in range(4)],
+                "spectators": sum(1 for c in t.conns if c.seat is None),
+                "next_hand_ms": self.ms_until(t.next_hand_at) if t.status is Status.BETWEEN else None,
+            },
+        }
+
+    def hello(self, conn: Conn) -> dict[str, Any]:
+        t = self.table
+        c = t.config
+        return {
+            "type": "hello",
+            "seat": conn.seat,
+            "nickname": conn.account.nickname,
+            "room": t.code,
+            "timeouts": {"turn": c.turn_timeout, "claim": c.claim_timeout, "choice": c.choice_timeout},
+        }
+
+    def ms_until(self, when: float) -> int:
+        return max(0, int((when - self.table.now()) * 1000))
+
+    def timer_for(self, seat: int | None) -> dict[str, Any] | None:
+        """The countdown a connection sees: its own decision, or whose turn it is; never who may claim."""
+        t = self.table
+        driver = t.driver
+        if driver is None or t.status is not Status.PLAYING:
+            return None
+        game = driver.game
+        pending = game.pending()
+        if seat is not None and seat in pending and not t.bot_controls(seat):
+            return {"seat": seat, "remaining_ms": self.ms_until(t.clocks.deadline.get(seat, 0.0)),
+                    "total_ms": int(t.timeout_for(seat) * 1000), "mine": True}
+        if game.phase is Phase.TURN and not t.bot_controls(game.turn):
+            turn = game.turn
+            return {"seat": turn, "remaining_ms": self.ms_until(t.clocks.deadline.get(turn, 0.0)),
+                    "total_ms": int(t.timeout_for(turn) * 1000), "mine": False}
+        return None
+
+    def state_message(self, conn: Conn, view: dict[str, Any]) -> dict[str, Any]:
+        t = self.table
+        assert t.hand is not None
+        hand = t.hand
+        game = hand.game
+        reset = conn.hand_key != t.hand_key
+        start = 0 if reset else conn.events_sent
+        events = views.events_for(game, conn.seat, start)
+        conn.events_sent = len(game.events)
+        conn.hand_key = t.hand_key
+        return {
+            "type": "state",
+            "version": t.version,
+            "hand_no": hand.hand_no,
+            "reset": reset,
+            "view": view,
+            "events": events,
+            "decision": self.decision_of(conn.seat),
+            "timer": self.timer_for(conn.seat),
+            "trustee": t.trustee(conn.seat) if conn.seat is not None else False,
+        }
+
+    def decision_of(self, seat: int | None) -> int | None:
+        """The version at which the seat's open decision began: one answer per decision."""
+        t = self.table
+        if seat is None or t.hand is None or seat not in t.hand.game.pending():
+            return None
+        return t.clocks.since.get(seat)
+
+    def send_state(self, conn: Conn) -> None:
+        t = self.table
+        if t.hand is None:
+            return
+        conn.send(self.state_message(conn, views.seat_view_json(t.hand.game, conn.seat)))
+
+    def broadcast_state(self) -> None:
+        t = self.table
+        if t.hand is None:
+            return
+        seen = views.table_views(t.hand.game, {conn.seat for conn in t.conns})
+        for conn in list(t.conns):
+            conn.send(self.state_message(conn, seen[conn.seat]))
+
+    def broadcast_room(self, exclude: Conn | None = None) -> None:
+        t = self.table
+        text = dumps(self.room_message())
+        for conn in list(t.conns):
+            if conn is not exclude:
+                conn.send_text(text)
+
+    def hand_end_for(self, conn: Conn) -> dict[str, Any]:
+        t = self.table
+        assert t.last_hand_end is not None
+        msg = dict(t.last_hand_end)
+        msg["next_hand_ms"] = self.ms_until(t.next_hand_at) if t.status is Status.BETWEEN else None
+        return msg
