@@ -7,6 +7,7 @@ Expected numbers are worked out by hand from RULES 6 (see tests/test_scoring.py)
 
 from __future__ import annotations
 
+import importlib.metadata
 import json
 import subprocess
 import sys
@@ -15,6 +16,7 @@ from typing import Any
 
 import pytest
 
+import xuezhan
 from xuezhan.cli import main
 
 H = "123m456m789m123p55p"  # ping_hu, 1 fan
@@ -481,4 +483,5 @@ def test_entry_point_rules_file_and_usage(tmp_path: Path) -> None:
     assert p.returncode == 2 and "Traceback" not in p.stderr
     assert json.loads(p.stdout)["error"]["code"] == "usage"
     p = _python_m("--version")
-    assert p.returncode == 0 and "0.1.0" in p.stdout
+    assert p.returncode == 0 and xuezhan.__version__ in p.stdout
+    assert importlib.metadata.version("xuezhan") == xuezhan.__version__  # one version, in pyproject and the package
