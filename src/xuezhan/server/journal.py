@@ -12,8 +12,9 @@ at the next flush; it never stops the table.
 from __future__ import annotations
 
 import asyncio
-import contextlib
+import concurrent.futures
 import logging
+import threading
 from typing import Any
 
 from ..engine.actions import Action
@@ -30,57 +31,49 @@ def hand_start(hand: Hand) -> dict[str, Any]:
 
 
 class LogWriter:
-    """Writes the entries that tables hand it, batched into one transaction per round trip."""
+    """Writes the entries that tables hand it on one thread of its own, everything waiting at the
+    moment in one transaction (a group commit). A table waits only for the write of its entries:
+    no task in between, so an action costs one transaction shared with every other table."""
 
     def __init__(self, bank: Bank) -> None:
         self.bank = bank
-        self._queue: list[tuple[str, list[LogEntry], asyncio.Future[None]]] = []
-        self._wake: asyncio.Event | None = None
-        self._task: asyncio.Task[None] | None = None
+        self._lock = threading.Lock()
+        self._queue: list[tuple[str, list[LogEntry], concurrent.futures.Future[None]]] = []
+        self._thread = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="hand-log")
         self.commits = 0
 
     async def write(self, key: str, entries: list[LogEntry]) -> None:
         """Write ``entries`` of match ``key``; returns once they are committed (raises if refused)."""
-        loop = asyncio.get_running_loop()
-        if self._wake is None:
-            self._wake = asyncio.Event()
-        if self._task is None or self._task.done():
-            self._task = loop.create_task(self._run(self._wake), name="hand-log-writer")
-        done: asyncio.Future[None] = loop.create_future()
-        self._queue.append((key, entries, done))
-        self._wake.set()
-        await done
+        done: concurrent.futures.Future[None] = concurrent.futures.Future()
+        with self._lock:
+            self._queue.append((key, entries, done))
+        self._thread.submit(self._drain)
+        await asyncio.wrap_future(done)
 
-    async def _run(self, wake: asyncio.Event) -> None:
-        while True:
-            await wake.wait()
-            wake.clear()
+    def _drain(self) -> None:
+        """On the writer's thread: write everything queued (an earlier drain may have taken it all)."""
+        with self._lock:
             batch, self._queue = self._queue, []
-            if not batch:
-                continue
-            try:
-                await asyncio.to_thread(self.bank.write_log, [(key, e) for key, entries, _ in batch for e in entries])
-                self.commits += 1
-                for _, _, done in batch:
-                    if not done.done():
-                        done.set_result(None)
-            except Exception:
-                # one match's entry was refused: write each match alone, so only that one fails
-                for key, entries, done in batch:
-                    try:
-                        await asyncio.to_thread(self.bank.write_log, [(key, e) for e in entries])
-                    except Exception as exc:
-                        if not done.done():
-                            done.set_exception(exc)
-                    else:
-                        if not done.done():
-                            done.set_result(None)
+        if not batch:
+            return
+        try:
+            self.bank.write_log([(key, e) for key, entries, _ in batch for e in entries])
+        except Exception:
+            # one match's entry was refused: write each match alone, so only that one fails
+            for key, entries, done in batch:
+                try:
+                    self.bank.write_log([(key, e) for e in entries])
+                except Exception as exc:
+                    done.set_exception(exc)
+                else:
+                    done.set_result(None)
+            return
+        self.commits += 1
+        for _, _, done in batch:
+            done.set_result(None)
 
     async def close(self) -> None:
-        if self._task is not None:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await self._task
+        await asyncio.to_thread(self._thread.shutdown, wait=True)
 
 
 class Journal:
