@@ -153,11 +153,11 @@ def test_scripted_hand_dingque_peng_win_and_settlement(tmp_path: Path) -> None:
             # the others played on to the end; the settlement is on screen
             assert isinstance(app.screen, SettlementScreen)
             settlement = text(app, "#settlement-text")
-            assert "you won (1st) on 9万 from seat 1: ping_hu, 1 fan, x1" in settlement
-            assert "seat 1 paid you 6: ping_hu, 1 fan, x1" in settlement
+            assert "you won (1st) on 9万 from seat 1: 平胡, 1 fan, x1" in settlement
+            assert "seat 1 paid you 6: 平胡, 1 fan, x1" in settlement
             assert "Net this hand: you +6" in settlement
             assert "Final table" in settlement  # a one-hand match
-            assert "胡 WON 1st: 9万 from seat 1 · ping_hu, 1 fan, x1 · +6" in plain(app.query_one("#seat-0", Static))
+            assert "胡 WON 1st: 9万 from seat 1 · 平胡, 1 fan, x1 · +6" in plain(app.query_one("#seat-0", Static))
             assert "Payments" in app.export_screenshot()
 
             await pilot.press("enter")
@@ -444,7 +444,7 @@ def test_replay_view_steps_forward_and_back_showing_every_hand() -> None:
             assert "river -" in text(app, "#seat-3")
             await pilot.press("end")
             assert "the end of the hand" in text(app, "#step")
-            assert "seat 0 won (1st) on 9万 from seat 1: ping_hu, 1 fan, x1" in app.log_lines
+            assert "seat 0 won (1st) on 9万 from seat 1: 平胡, 1 fan, x1" in app.log_lines
             await pilot.press("home")
             assert text(app, "#step").startswith("step 0/")
             await pilot.press("q")

@@ -189,9 +189,9 @@ def test_ledger_in_words_groups_payers_and_payees() -> None:
     assert [p.win for p in payments(game)][:4] == [game.winners[0]] * 3 + [game.winners[1]]
     assert win_amounts(game) == {0: 3 * flush.points, 1: plain.hand_points}
     assert ledger_lines(game, HUMAN) == [
-        f"you, seat 1 and seat 3 each paid seat 2 {flush.points}: self-drawn, qing_yi_se + gen, 4 fan, x8, "
+        f"you, seat 1 and seat 3 each paid seat 2 {flush.points}: self-drawn, 清一色 + 根, 4 fan, x8, "
         "+6 self-draw bonus",
-        "seat 1 paid you 6: ping_hu, 1 fan, x1",
+        "seat 1 paid you 6: 平胡, 1 fan, x1",
         "flower pig: seat 3 paid 96 to each of you and seat 1",
         "seat 1 paid seat 3 12: direct kong (zhigang)",
     ]

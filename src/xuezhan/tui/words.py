@@ -111,11 +111,12 @@ def signed(n: int) -> str:
 
 
 def score_words(win: WinRecord) -> str:
-    """``qing_yi_se + gen, 4 fan, x8``."""
+    """``清一色 + 根, 4 fan, x8`` (names from :mod:`xuezhan.vocab`)."""
     s = win.score
-    parts = [s.base]
+    parts = [vocab.name_or_id(Kind.PATTERN, s.base)]
     for name, fan in s.extras:
-        parts.append(name if fan == 1 else f"{name} {fan}")
+        label = vocab.name_or_id(Kind.EXTRA, name)
+        parts.append(label if fan == 1 else f"{label} {fan}")
     out = " + ".join(parts) + f", {s.fan} fan, x{s.multiple}"
     if s.capped:
         out += " (capped)"
@@ -123,7 +124,7 @@ def score_words(win: WinRecord) -> str:
 
 
 def win_words(win: WinRecord, me: int | None, glyphs: bool = False) -> str:
-    """``you won (1st) on 9万 from seat 1: ping_hu, 1 fan, x1``."""
+    """``you won (1st) on 9万 from seat 1: 平胡, 1 fan, x1``."""
     who = seat_name(win.seat, me)
     tile = tile_label(win.tile, glyphs)
     if win.from_seat is None:
