@@ -225,3 +225,28 @@ def test_item_cards_are_logged_and_replayed() -> None:
     rebuilt = again.resume_hand(hand.seed, cut)
     rebuilt.run()
     assert record_json(rebuilt.game) == record_json(driver.game)
+
+
+def test_a_broken_bot_does_not_stop_the_hand() -> None:
+    class Broken:
+        name = "broken"
+
+        def __init__(self, fail: bool) -> None:
+            self.fail = fail
+
+        def start_hand(self, seed: int) -> None:
+            pass
+
+        def choose(self, view: object, legal: object) -> Action:
+            if self.fail:
+                raise RuntimeError("bug")
+            return Action(3, ActionType.HU)  # never legal for the seat asking
+
+    for fail in (True, False):
+        seats = {p: Seat.of_bot("random") for p in PEOPLE}
+        seats["ann"] = Seat.of_bot(Broken(fail))
+        runtime = MatchRuntime(Match(RoomConfig(), PEOPLE, seed=2), seats)
+        driver = runtime.start_hand()
+        while not driver.over:
+            driver.act(driver.deciding()[0])
+        assert runtime.finish_hand().hand_no == 1

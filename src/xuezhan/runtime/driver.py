@@ -14,6 +14,7 @@ calls :meth:`HandDriver.act` for a seat whose bot is due or whose person ran out
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable, Iterable, Sequence
 
 from ..engine.actions import Action, ActionType
@@ -22,6 +23,8 @@ from ..engine.views import SeatView
 from ..errors import IllegalActionError
 from ..tiles import NUM_KINDS
 from .seats import Seat, SeatKind, bot_seed
+
+log = logging.getLogger("xuezhan.runtime")
 
 ActionListener = Callable[[int, Action], None]
 """Called after every applied action with its number in the hand (0, 1, 2 ...) and the action."""
@@ -83,7 +86,7 @@ class HandDriver:
         return [s for s in game.pending() if game.legal_actions(s)]
 
     def legal(self, seat: int) -> tuple[Action, ...]:
-        return tuple(self.game.legal_actions(seat))
+        return self.game.legal_actions(seat)
 
     def view(self, seat: int) -> SeatView:
         return SeatView(self.game, seat)
@@ -109,8 +112,15 @@ class HandDriver:
             raise IllegalActionError("not_your_turn", f"seat {seat} has nothing to decide now")
         if len(legal) == 1:
             return legal[0]
-        action = self.seats[seat].bot.choose(SeatView(game, seat), legal)
-        if action not in legal:  # a broken bot must not stop the hand
+        bot = self.seats[seat].bot
+        try:
+            action = bot.choose(SeatView(game, seat), legal)
+        except Exception:  # a broken bot must not stop the hand
+            log.exception("bot %s failed at seat %d; its first legal action is taken", bot.name, seat)
+            return legal[0]
+        if action not in legal:
+            log.warning("bot %s chose %r at seat %d, which is not legal; its first legal action is taken",
+                        bot.name, action, seat)
             return legal[0]
         return action
 
