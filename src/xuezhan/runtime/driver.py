@@ -150,7 +150,8 @@ class HandDriver:
         """Let every automatic seat decide until a person must, or the hand is over.
 
         Returns ``True`` when the hand is over. This is the loop of every table: self-play runs it
-        to the end of the hand, a table with people runs it after each of their decisions.
+        to the end of the hand, a table with people runs it after each of their decisions. It is
+        the fast path and trusts the seats' bots; :meth:`act` guards against a broken one.
         """
         game = self.game
         apply = game.apply if self.on_action is None else self.apply
