@@ -57,6 +57,9 @@ from .status import Status as Status
 
 log = logging.getLogger("xuezhan.server")
 
+LOG_RETRY: Final = 0.5
+"""Seconds between tries to write a hand's log while the database fails."""
+
 BOT_NAMES: Final = dict(zip(BOT_PLAYERS, ("Panda 熊猫", "Crane 仙鹤", "Tiger 老虎", "Koi 锦鲤"), strict=True))
 
 
@@ -114,6 +117,8 @@ class Table:
         self.hands_finished = 0
         self.timeouts = 0  # decisions a person let run out (the bot took them)
         self.resumed = False  # rebuilt from the database after a restart
+        self.log_failing = False  # the hand's log cannot be written: the table holds still
+        self._log_retry_at = 0.0
 
     # --- the match and the hand, through the runtime ----------------------------------------------
     @property
@@ -164,9 +169,23 @@ class Table:
         self.match_key = key
         return MatchRuntime(match, self._seats_for, on_start=journal.begin, on_action=journal.action)
 
-    async def _flush(self) -> None:
-        if self.journal is not None:
-            await self.journal.flush()
+    async def _flush(self) -> bool:
+        """Write the hand's log; ``False`` while the database fails. Then the table holds still:
+        what nobody could log is shown to nobody, no bot moves and people's actions are refused
+        (``database_error``), until a retry (:meth:`_advance`) gets the log written."""
+        if self.journal is None:
+            return True
+        ok = await self.journal.flush()
+        if not ok and not self.log_failing:
+            self.log_failing = True
+            self._log_retry_at = self.now() + LOG_RETRY
+            self._tell_all(error_message("database_error", "the table cannot record its moves; it waits for "
+                                                              "the database"))
+        elif not ok:
+            self._log_retry_at = self.now() + LOG_RETRY
+        elif self.log_failing:
+            self.log_failing = False
+        return ok
 
     # --- outside: the manager and the websocket endpoint ----------------------------------------------
     def start_task(self) -> None:
@@ -310,6 +329,8 @@ class Table:
 
     def _next_wakeup(self) -> float | None:
         times: list[float] = []
+        if self.log_failing:
+            return self._log_retry_at
         driver = self.driver
         if self.status is Status.PLAYING and driver is not None:
             for seat in driver.game.pending():
@@ -445,12 +466,17 @@ class Table:
         if seat in driver.game.pending() and version < self.clocks.since.get(seat, 0):
             self._refuse(conn, "action", "stale", "the table has moved on since you chose that")
             return
+        if self.log_failing:
+            self._refuse(conn, "action", "database_error", "the table waits for the database; try again soon")
+            return
         try:
             driver.submit(action)
         except IllegalActionError as exc:
             self._refuse(conn, "action", exc.code, exc.message)
             return
-        await self._flush()
+        if not await self._flush():
+            self._ok(conn, "action")  # applied: shown when it is logged
+            return
         if self.trustee(seat):
             self._set_trustee(seat, False)  # the player is back
             self.out.broadcast_room()
@@ -550,10 +576,11 @@ class Table:
         driver = self.driver
         if self.status is Status.PLAYING and driver is not None:
             driver.escape(seat)  # 逃跑: the engine settles it (RULES 10)
-            await self._flush()
+            shown = await self._flush()
             self.left.add(player)  # the escaper leaves the match when the hand is settled
             self._set_trustee(seat, False)
-            self._changed()
+            if shown:
+                self._changed()
         elif self.match is not None and self.status is Status.BETWEEN:
             self.match.leave(player)
             self._fill_with_bots()
@@ -652,14 +679,15 @@ class Table:
             owner.trustee = owner.is_person and seat not in self.seat_conn
         self.runtime.start_hand()
         self._shown = self.runtime.hand
-        await self._flush()
+        logged = await self._flush()
         self.hand_key += 1
         self.status = Status.PLAYING
         self.ready.clear()
         self.last_hand_end = None
         self.clocks.clear()
         self.out.broadcast_room()
-        self._changed()
+        if logged:
+            self._changed()
 
     def hand_no(self) -> int:
         if self.match is None:
@@ -668,7 +696,8 @@ class Table:
 
     async def _finish_hand(self) -> None:
         assert self.runtime is not None and self.runtime.hand is not None
-        await self._flush()
+        if not await self._flush():
+            return  # settled once its whole log is written
         game = self.runtime.hand.game
         result = self.runtime.finish_hand()
         match = self.runtime.match
@@ -757,6 +786,11 @@ class Table:
         while True:
             now = self.now()
             driver = self.driver
+            if self.log_failing:
+                if now < self._log_retry_at or not await self._flush():
+                    return  # nothing moves until the log is written
+                self._changed()  # what waited for the log is shown now
+                continue
             if self.status is Status.PLAYING and driver is not None:
                 if driver.over:
                     await self._finish_hand()
@@ -798,8 +832,8 @@ class Table:
             return
         action = legal[0] if len(legal) == 1 else await asyncio.to_thread(driver.choose, seat)
         driver.apply(action)
-        await self._flush()
-        self._changed()
+        if await self._flush():
+            self._changed()
 
     def _changed(self) -> None:
         self.version += 1

@@ -1,0 +1,106 @@
+"""A table whose database stops taking its hand log holds still, and carries on when it is back.
+
+What nobody could log is shown to nobody: while the log cannot be written no bot moves, no
+new state is sent and people's actions are refused with ``database_error``; when the
+database answers again the log is written and the hand goes on to its end, settled once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+from typing import Any
+
+from xuezhan.match import RoomConfig
+from xuezhan.records import parse_record
+from xuezhan.server.bank import LogEntry
+from xuezhan.server.config import ServerConfig
+from xuezhan.server.conn import Conn
+from xuezhan.server.protocol import ClientMessage
+from xuezhan.server.storebank import StoreBank
+from xuezhan.server.table import Status, Table
+from xuezhan.store import Store
+
+WAIT = 60.0  # seconds: a bound against hangs, never a timing assertion
+
+
+class DownBank(StoreBank):
+    """A bank whose hand-log writes fail while ``down`` is set."""
+
+    down = False
+    refused = 0
+
+    def write_log(self, entries: list[tuple[str, LogEntry]]) -> None:
+        if self.down:
+            self.refused += 1
+            raise ConnectionError("the database is not answering")
+        super().write_log(entries)
+
+
+async def _until(check: Any, what: str) -> None:
+    loop = asyncio.get_running_loop()
+    end = loop.time() + WAIT
+    while not check():
+        assert loop.time() < end, what
+        await asyncio.sleep(0.005)
+
+
+async def _scenario(db: Path) -> None:
+    bank = DownBank(Store(f"sqlite:///{db}"), secret=b"down")
+    ann = bank.create_account("ann")[0]
+    room = RoomConfig.from_mapping({"rules": "qq", "hands": 1})
+    config = ServerConfig.fast(seed=4, turn_timeout=0.0, claim_timeout=0.0, choice_timeout=0.0)
+    bank.open_room("DOWN1", room)
+    table = Table("DOWN1", "down", room, ann, bank, config)
+    conn = Conn(ann, queue_size=1_000_000)
+    seen: list[dict[str, Any]] = []
+
+    async def read() -> None:
+        while (text := await conn.outbox.get()) is not None:
+            seen.append(json.loads(text))
+
+    reader = asyncio.create_task(read())
+    table.start_task()
+    table.join(conn)
+    table.message(conn, ClientMessage("start", {"type": "start"}))
+    await _until(lambda: table.hand is not None and len(table.hand.game.actions) >= 12, "the hand did not start")
+
+    bank.down = True
+    await _until(lambda: table.log_failing, "the failing log was not noticed")
+    assert table.hand is not None
+    game = table.hand.game
+    held = (len(game.actions), table.version)
+    shown = len([m for m in seen if m["type"] == "state"])
+    await _until(lambda: bank.refused >= 3, "the log was not tried again")  # retries, and nothing moves
+    assert (len(game.actions), table.version) == held
+    assert len([m for m in seen if m["type"] == "state"]) == shown  # nothing shown that is not logged
+    assert any(m["type"] == "error" and m["code"] == "database_error" for m in seen)
+    logged = bank.store.running_matches()[0].hand
+    assert logged is not None and len(logged.actions) >= held[0] - 1  # at most the move that found it down
+    legal = game.legal_actions(0)
+    if legal:
+        table.message(conn, ClientMessage("action", {"type": "action", "action": {
+            k: v for k, v in legal[0].to_json().items() if k != "seat"}, "version": table.version}))
+        await _until(lambda: any(m.get("for") == "action" for m in seen), "no answer to an action")
+        answer = next(m for m in seen if m.get("for") == "action")
+        assert answer["type"] == "error" and answer["code"] == "database_error"
+        assert len(game.actions) == held[0]
+
+    bank.down = False
+    await _until(lambda: table.last_match_end is not None, "the match did not finish after the database came back")
+    assert table.status is Status.FINISHED
+    match_id = int(table.match_key)
+    record = bank.store.hand_record(match_id, 1)
+    assert [a.to_json() for a in parse_record(record).actions] == [a.to_json() for a in game.actions]
+    assert [r.hand_no for r in bank.store.hand_results(match_id)] == [1]  # settled once
+    conn.close()
+    await reader
+    assert table.task is not None
+    table.task.cancel()
+    await asyncio.gather(table.task, return_exceptions=True)
+    bank.close()
+
+
+def test_a_table_holds_still_while_its_log_cannot_be_written(tmp_path: Path) -> None:
+    asyncio.run(_scenario(tmp_path / "down.sqlite3"))
