@@ -104,3 +104,13 @@ async def _scenario(db: Path) -> None:
 
 def test_a_table_holds_still_while_its_log_cannot_be_written(tmp_path: Path) -> None:
     asyncio.run(_scenario(tmp_path / "down.sqlite3"))
+
+
+def test_a_person_named_like_a_seat_is_a_person() -> None:
+    bank = StoreBank(Store("sqlite://"), secret=b"names")
+    person = bank.create_account("seat1")[0]
+    table = Table("NAMES1", "names", RoomConfig(), person, bank, ServerConfig.fast())
+    table.players = [None, person.player, None, None]
+    assert table.seat_owner(1).is_person and table.seat_owner(1).name == "seat1"
+    assert not table.seat_owner(0).is_person and not table.seat_owner(2).is_person
+    bank.close()

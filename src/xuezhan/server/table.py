@@ -136,13 +136,12 @@ class Table:
 
     def seat_owner(self, seat: int) -> Seat:
         """The :class:`Seat` of whoever sits at ``seat`` (a bot seat if it is empty)."""
-        player = self.players[seat]
-        if player is None:
-            player = f"seat{seat}"
+        sitting = self.players[seat]
+        player = f"empty:{seat}" if sitting is None else sitting  # no nickname holds a ':'
         owner = self.owners.get(player)
         if owner is None:
             bot = make_bot(self.config.bot_name, random.Random(0))
-            if is_bot(player) or player.startswith("seat"):
+            if sitting is None or is_bot(sitting):
                 owner = Seat.of_bot(bot, name=player)
             else:
                 c = self.config
