@@ -1,4 +1,6 @@
-"""A table whose database stops taking its hand log holds still, and carries on when it is back.
+"""The web table driven directly: who owns a seat, and a database that stops answering.
+
+A table whose database stops taking its hand log holds still, and carries on when it is back.
 
 What nobody could log is shown to nobody: while the log cannot be written no bot moves, no
 new state is sent and people's actions are refused with ``database_error``; when the
