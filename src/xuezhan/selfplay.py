@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 import random
 import time
+import zlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -20,7 +21,13 @@ PLAYERS = ("east", "south", "west", "north")
 
 
 def play_hand(game: Game, bots: Sequence[Bot], *, seed: int | None = None) -> Game:
-    """Let ``bots`` (one per seat) play ``game`` to its end, through the match runtime's driver."""
+    """Let ``bots`` (one per seat) play ``game`` to its end, through the match runtime's driver.
+
+    ``seed`` seeds the bots for this hand; without it they are seeded from the deal itself, so
+    that every deal gets fresh choices and the same deal the same ones."""
+    if seed is None:
+        deal = game.deal
+        seed = zlib.crc32(bytes(t for hand in deal.hands for t in hand) + bytes(deal.wall))
     HandDriver(game, [Seat.of_bot(b) for b in bots], seed=seed).run()
     return game
 

@@ -10,12 +10,13 @@ web table, self-play and the league all hand the runtime the same kind of seats.
 
 from __future__ import annotations
 
-import hashlib
 from dataclasses import dataclass
 from enum import StrEnum
 
 from ..bots import Bot, make_bot
 from ..engine.game import Phase
+
+_MASK = (1 << 64) - 1
 
 
 class SeatKind(StrEnum):
@@ -82,6 +83,8 @@ class Seat:
 
 def bot_seed(hand_seed: int, seat: int) -> int:
     """The seed a seat's bot gets at the start of a hand: a function of the hand's seed and the seat
-    only, so that a hand rebuilt from its log gets the same bot decisions."""
-    digest = hashlib.sha256(f"xuezhan-bot:{hand_seed}:{seat}".encode()).digest()
-    return int.from_bytes(digest[:8], "big")
+    only (splitmix64's finalizer), so that a hand rebuilt from its log gets the same bot decisions."""
+    z = (hand_seed + (seat + 1) * 0x9E3779B97F4A7C15) & _MASK
+    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & _MASK
+    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _MASK
+    return z ^ (z >> 31)
