@@ -116,3 +116,35 @@ def test_a_person_named_like_a_seat_is_a_person() -> None:
     assert table.seat_owner(1).is_person and table.seat_owner(1).name == "seat1"
     assert not table.seat_owner(0).is_person and not table.seat_owner(2).is_person
     bank.close()
+
+
+def test_a_table_that_stops_waiting_does_not_hold_up_the_others() -> None:
+    from xuezhan.server.journal import LogWriter
+
+    class SlowBank:
+        def __init__(self) -> None:
+            self.batches: list[list[str]] = []
+            self.first = True
+
+        def write_log(self, entries: list[tuple[str, LogEntry]]) -> None:
+            if self.first:  # the first write is slow: the others queue up behind it
+                self.first = False
+                import time
+
+                time.sleep(0.2)
+            self.batches.append([key for key, _ in entries])
+
+    async def scenario() -> None:
+        bank = SlowBank()
+        writer = LogWriter(bank)  # type: ignore[arg-type]
+        first = asyncio.create_task(writer.write("1", [("action", 1, 0, {})]))
+        await asyncio.sleep(0.05)  # the first write is under way
+        gone = asyncio.create_task(writer.write("2", [("action", 1, 0, {})]))
+        kept = asyncio.create_task(writer.write("3", [("action", 1, 0, {})]))
+        await asyncio.sleep(0.01)
+        gone.cancel()  # its table closed while it waited
+        await asyncio.wait_for(asyncio.gather(first, kept), WAIT)
+        assert bank.batches == [["1"], ["2", "3"]]  # one group commit for the two waiting
+        await writer.close()
+
+    asyncio.run(scenario())

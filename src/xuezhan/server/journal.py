@@ -30,6 +30,17 @@ def hand_start(hand: Hand) -> dict[str, Any]:
             "bystanders": [b.player for b in hand.bets]}
 
 
+def _settle(done: concurrent.futures.Future[None], error: Exception | None) -> None:
+    """Tell a waiting table how its write went, unless it stopped waiting (a closed table)."""
+    try:
+        if error is None:
+            done.set_result(None)
+        else:
+            done.set_exception(error)
+    except concurrent.futures.InvalidStateError:
+        pass
+
+
 class LogWriter:
     """Writes the entries that tables hand it on one thread of its own, everything waiting at the
     moment in one transaction (a group commit). A table waits only for the write of its entries:
@@ -64,13 +75,13 @@ class LogWriter:
                 try:
                     self.bank.write_log([(key, e) for e in entries])
                 except Exception as exc:
-                    done.set_exception(exc)
+                    _settle(done, exc)
                 else:
-                    done.set_result(None)
+                    _settle(done, None)
             return
         self.commits += 1
         for _, _, done in batch:
-            done.set_result(None)
+            _settle(done, None)
 
     async def close(self) -> None:
         await asyncio.to_thread(self._thread.shutdown, wait=True)
