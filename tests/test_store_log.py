@@ -411,22 +411,21 @@ def test_the_bank_logs_hands_and_gives_them_back_after_a_restart(url: str) -> No
     bank.open_room("cd34", config)
     key, match = bank.open_match("ab12", ["bot:1", "bot:2", "bot:3", "bot:4"], 7)
     key2, _ = bank.open_match("cd34", ["bot:1", "bot:2", "bot:3", "bot:4"], 8)
-    bank.begin_hand(key, 1, 101, start(1))
-    bank.begin_hand(key, 1, 101, start(1))  # a retry
-    for seq in range(4):
-        bank.log_action(key, 1, seq, action(seq))
-    bank.log_action(key, 1, 3, action(3))  # a retry
+    bank.write_log([(key, ("begin", 1, 101, start(1)))])
+    bank.write_log([(key, ("begin", 1, 101, start(1)))])  # a retry
+    bank.write_log([(key, ("action", 1, seq, action(seq))) for seq in range(4)])
+    bank.write_log([(key, ("action", 1, 3, action(3)))])  # a retry
     with pytest.raises(StoreError) as exc:
-        bank.log_action(key, 1, 5, action(5))
+        bank.write_log([(key, ("action", 1, 5, action(5)))])
     assert exc.value.code == "action_gap"
     with pytest.raises(StoreError) as exc:
-        bank.log_action(key, 2, 0, action(0))
+        bank.write_log([(key, ("action", 2, 0, action(0)))])
     assert exc.value.code == "unknown_hand"
     bank.close()
 
     bank = StoreBank.open(url, secret=b"s")  # restarted
     try:
-        bank.log_action(key, 1, 4, action(4))  # without running_matches first: the log is looked up
+        bank.write_log([(key, ("action", 1, 4, action(4)))])  # a new bank: the log is looked up
         running = {m.key: m for m in bank.running_matches()}
         assert set(running) == {key, key2}
         assert running[key] == RunningMatch(
@@ -434,7 +433,7 @@ def test_the_bank_logs_hands_and_gives_them_back_after_a_restart(url: str) -> No
             hand=LoggedHand(hand_no=1, seed=101, start=start(1), actions=tuple(action(s) for s in range(5))))
         assert running[key].match.state_json() == match.state_json()
         assert running[key2].meta == {} and running[key2].hand is None
-        bank.log_action(key, 1, 5, action(5))
+        bank.write_log([(key, ("action", 1, 5, action(5)))])
         hand = bank.running_matches()[0].hand
         assert hand is not None and len(hand.actions) == 6
 
@@ -445,13 +444,13 @@ def test_the_bank_logs_hands_and_gives_them_back_after_a_restart(url: str) -> No
         after = Match.from_state(config, {**match.state_json(), "hands_played": 1})
         assert bank.settle_hand(key, result, after).changes == (3, -3, 0, 0)
         with pytest.raises(StoreError) as exc:
-            bank.log_action(key, 1, 6, action(6))
+            bank.write_log([(key, ("action", 1, 6, action(6)))])
         assert exc.value.code == "hand_settled"
         assert [r.hand for r in bank.running_matches()] == [None, None]
         bank.end_match(key2, "abandoned")
         assert [r.key for r in bank.running_matches()] == [key]
         with pytest.raises(StoreError) as exc:
-            bank.log_action(key2, 1, 0, action(0))
+            bank.write_log([(key2, ("action", 1, 0, action(0)))])
         assert exc.value.code == "unknown_hand"
     finally:
         bank.close()

@@ -5,8 +5,8 @@ finished hands and their settlement go through a :class:`Bank`. The real one
 (:mod:`xuezhan.server.storebank`) wraps :mod:`xuezhan.store`; every method is
 blocking, so the server calls them from a worker thread.
 
-Hands in play are logged as they happen: the deal (:meth:`Bank.begin_hand`)
-and every action applied (:meth:`Bank.log_action`), so that a restarted server rebuilds
+Hands in play are logged as they happen: the deal and every action applied
+(:meth:`Bank.write_log`), so that a restarted server rebuilds
 each running match's hand by replaying its log (:meth:`Bank.running_matches`).
 
 People are named in the match layer by their account name: a person by the
@@ -69,7 +69,7 @@ class HandSummary:
 @dataclass(frozen=True, slots=True)
 class LoggedHand:
     """A hand in play as logged: its deal (``seed`` and the ``start`` data given to
-    :meth:`Bank.begin_hand`) and the actions applied since, in order."""
+    :meth:`Bank.write_log`) and the actions applied since, in order."""
 
     hand_no: int
     seed: int
@@ -138,23 +138,13 @@ class Bank(Protocol):
         :meth:`Match.finish_hand`); idempotent: settling the same hand again moves nothing."""
         ...
 
-    def begin_hand(self, key: str, hand_no: int, seed: int, start: dict[str, Any]) -> None:
-        """Log the deal of the match's next hand: its seed and whatever else the deal took
-        (seating, dealer, bets, item cards). Idempotent; a different seed or start for a hand
-        already begun raises :class:`~xuezhan.errors.XuezhanError` (``hand_seed_conflict``,
-        ``hand_start_conflict``)."""
-        ...
-
-    def log_action(self, key: str, hand_no: int, seq: int, action: dict[str, Any]) -> None:
-        """Log the action applied at position ``seq`` (0, 1, 2 ...) of a begun hand. Logging the
-        same action again does nothing; a gap (``action_gap``), a different action at a logged
-        position (``action_conflict``) or a settled hand (``hand_settled``) raise."""
-        ...
-
     def write_log(self, entries: list[tuple[str, LogEntry]]) -> None:
         """Write many log entries ``(key, entry)`` of any matches in one transaction (a group
         commit); each entry is ``("begin", hand_no, seed, start)`` or ``("action", hand_no, seq,
-        action)`` and is checked as :meth:`begin_hand` and :meth:`log_action` check it. All or
+        action)``; a deal again with the same seed and start, or an action again at its place, changes
+nothing (a retried write); a gap (``action_gap``), another action at a logged place
+(``action_conflict``), another seed or start (``hand_seed_conflict``, ``hand_start_conflict``)
+or a settled hand (``hand_settled``) is refused. All or
         nothing: one refused entry raises and nothing is written."""
         ...
 

@@ -51,7 +51,6 @@ class LogWriter:
         self._lock = threading.Lock()
         self._queue: list[tuple[str, list[LogEntry], concurrent.futures.Future[None]]] = []
         self._thread = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="hand-log")
-        self.commits = 0
 
     async def write(self, key: str, entries: list[LogEntry]) -> None:
         """Write ``entries`` of match ``key``; returns once they are committed (raises if refused)."""
@@ -79,7 +78,6 @@ class LogWriter:
                 else:
                     _settle(done, None)
             return
-        self.commits += 1
         for _, _, done in batch:
             _settle(done, None)
 
@@ -95,7 +93,6 @@ class Journal:
         self.key = key
         self.writer = writer
         self.pending: list[LogEntry] = []
-        self.failures = 0
 
     def begin(self, hand: Hand) -> None:
         self.pending.append(("begin", hand.hand_no, hand.seed, hand_start(hand)))
@@ -114,7 +111,6 @@ class Journal:
             else:
                 await asyncio.to_thread(self.bank.write_log, [(self.key, e) for e in entries])
         except Exception:
-            self.failures += 1
             log.exception("match %s: writing the hand log failed", self.key)
             return False
         del self.pending[: len(entries)]

@@ -46,8 +46,6 @@ class StoreBank:
         self.starting_coins = starting_coins
         self._revoked: set[str] = set()
         self._lock = threading.Lock()
-        self._hand_logs: dict[tuple[str, int], int] = {}
-        """The hand log id of each (match key, hand number) begun or resumed and not settled."""
         for bot in BOT_PLAYERS:
             try:
                 store.create_account(bot, BOT_FLOAT)
@@ -128,9 +126,6 @@ class StoreBank:
                 if coins < BOT_FLOAT // 2:
                     self.store.grant(bot, BOT_FLOAT - coins)
         done = self.store.settle_hand(int(key), result, match)
-        with self._lock:
-            for k in [k for k in self._hand_logs if k[0] == key and k[1] <= result.hand_no]:
-                del self._hand_logs[k]
         people = result.participants
         balances = self.store.balances(people)
         return Settled(
@@ -141,20 +136,6 @@ class StoreBank:
         )
 
     # --- hands in play -------------------------------------------------------------------------------------
-    def begin_hand(self, key: str, hand_no: int, seed: int, start: dict[str, Any]) -> None:
-        log_id = self.store.begin_hand(int(key), hand_no, seed, start)
-        with self._lock:
-            self._hand_logs[(key, hand_no)] = log_id
-
-    def log_action(self, key: str, hand_no: int, seq: int, action: dict[str, Any]) -> None:
-        with self._lock:
-            log_id = self._hand_logs.get((key, hand_no))
-        if log_id is None:
-            log_id = self.store.hand_log_id(int(key), hand_no)
-            with self._lock:
-                self._hand_logs[(key, hand_no)] = log_id
-        self.store.append_action(log_id, seq, action)
-
     def write_log(self, entries: list[tuple[str, LogEntry]]) -> None:
         self.store.write_log([(kind, int(key), hand_no, n, payload) for key, (kind, hand_no, n, payload) in entries])
 
@@ -165,16 +146,11 @@ class StoreBank:
             hand = None
             if m.hand is not None:
                 hand = LoggedHand(m.hand.hand_no, m.hand.seed, m.hand.start, m.hand.actions)
-                with self._lock:
-                    self._hand_logs[(key, m.hand.hand_no)] = m.hand.id
             out.append(RunningMatch(key=key, room_code=m.room, room=m.config, meta=m.meta, match=m.match, hand=hand))
         return out
 
     def end_match(self, key: str, status: str) -> None:
         self.store.end_match(int(key), status)
-        with self._lock:
-            for k in [k for k in self._hand_logs if k[0] == key]:
-                del self._hand_logs[k]
 
     def history(self, player: str, limit: int = 50) -> list[HandSummary]:
         try:

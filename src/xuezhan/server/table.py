@@ -116,7 +116,6 @@ class Table:
         self.task: asyncio.Task[None] | None = None
         self.hands_finished = 0
         self.timeouts = 0  # decisions a person let run out (the bot took them)
-        self.resumed = False  # rebuilt from the database after a restart
         self.log_failing = False  # the hand's log cannot be written: the table holds still
         self._log_retry_at = 0.0
 
@@ -259,7 +258,6 @@ class Table:
             elif is_bot(player):
                 self.names[player] = BOT_NAMES.get(player, player)
         self.runtime = self._new_runtime(match, running.key)
-        self.resumed = True
         logged = running.hand
         if logged is None:
             self.status = Status.FINISHED if match.finished else Status.BETWEEN
