@@ -93,6 +93,21 @@ def find_bindir() -> Path:
     )
 
 
+def _can_run(exe: Path, uid: int, gid: int) -> bool:
+    """Whether the user ``uid``/``gid`` may reach and run ``exe`` (every folder above it searchable)."""
+    for path, bit in [(exe, 1), *((folder, 1) for folder in exe.resolve().parents)]:
+        st = path.stat()
+        if st.st_uid == uid:
+            allowed = st.st_mode & (bit << 6)
+        elif st.st_gid == gid:
+            allowed = st.st_mode & (bit << 3)
+        else:
+            allowed = st.st_mode & bit
+        if not allowed:
+            return False
+    return True
+
+
 def _free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -139,6 +154,18 @@ class TempPostgres:
             self.dir.chmod(0o755)
             os.chown(self.data, user.pw_uid, user.pw_gid)
             self._as = {"user": user.pw_uid, "group": user.pw_gid, "extra_groups": []}
+            if not _can_run(self.bindir / "postgres", user.pw_uid, user.pw_gid):
+                # the binaries lie where that user cannot reach them (a checkout in a private
+                # folder): a copy of the installation in the server's own folder is run instead
+                # (pgserver's binaries find their libraries at $ORIGIN/../../../pgserver.libs: the
+                # copy keeps that layout)
+                install = self.bindir.parent
+                copy = self.dir / "pg" / install.parent.name / install.name
+                shutil.copytree(install, copy, symlinks=True)
+                libs = install.parent.parent / f"{install.parent.name}.libs"
+                if libs.is_dir():
+                    shutil.copytree(libs, self.dir / "pg" / libs.name, symlinks=True)
+                self.bindir = copy / self.bindir.name
         self.data.chmod(0o700)
         init = self._run("initdb", "-D", str(self.data), "-U", "postgres", "--auth=trust", "-E", "UTF8",
                          "--no-sync", "--no-instructions")
