@@ -5,7 +5,10 @@ from __future__ import annotations
 import pytest
 
 from xuezhan.engine.actions import Action, ActionType
+from xuezhan.engine.game import Game
 from xuezhan.errors import RecordError
+from xuezhan.records import parse_record, record_json
+from xuezhan.rules import Rules
 from xuezhan.tiles import parse_tile
 
 
@@ -40,3 +43,20 @@ def test_actions_round_trip_through_json(data: dict[str, object], expected: Acti
     action = Action.from_json(data)
     assert action == expected
     assert action.to_json() == data
+
+
+@pytest.mark.parametrize("place", [
+    {"seed": "7"},
+    {"match": 3},
+    {"match": {"seed": 1}},
+    {"match": {"seed": 1, "hand_no": 0}},
+    {"match": {"seed": 1, "hand_no": True}},
+    {"match": {"seed": 1.5, "hand_no": 2}},
+    {"match": {"seed": 1, "hand_no": 2, "room": "x"}},
+])
+def test_a_records_place_in_a_match_is_checked(place: dict[str, object]) -> None:
+    good = record_json(Game.new(Rules.preset("qq"), seed=3))
+    parse_record({**good, "seed": 5, "match": {"seed": 9, "hand_no": 2}})  # as simulate writes them
+    with pytest.raises(RecordError) as err:
+        parse_record({**good, **place})
+    assert err.value.code == "bad_record"

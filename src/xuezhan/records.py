@@ -53,6 +53,22 @@ def _tiles(value: Any, what: str) -> list[int]:
         raise RecordError("bad_tiles", f"{what}: {exc.message}") from None
 
 
+def _whole(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _check_place(data: Mapping[str, Any]) -> None:
+    """``seed`` (the hand's) and ``match`` (``{"seed", "hand_no"}``, its place in a match) are
+    information only, but a record that gives them gives them right."""
+    if "seed" in data and not _whole(data["seed"]):
+        raise RecordError("bad_record", "'seed' must be an integer")
+    if "match" in data:
+        place = data["match"]
+        if (not isinstance(place, Mapping) or set(place) != {"seed", "hand_no"} or not _whole(place["seed"])
+                or not _whole(place["hand_no"]) or place["hand_no"] < 1):
+            raise RecordError("bad_record", "'match' must be {\"seed\": integer, \"hand_no\": integer from 1}")
+
+
 def parse_record(data: Any) -> Record:
     """Read a record (already decoded JSON). Raises :class:`RecordError` with a stable code."""
     if not isinstance(data, Mapping):
@@ -60,6 +76,7 @@ def parse_record(data: Any) -> Record:
     unknown = set(data) - _KEYS
     if unknown:
         raise RecordError("unknown_field", f"unknown record field(s): {', '.join(sorted(unknown))}")
+    _check_place(data)
     raw_rules = data.get("rules", "qq")
     try:
         rules = Rules.preset(raw_rules) if isinstance(raw_rules, str) else Rules.from_mapping(raw_rules)
