@@ -23,7 +23,7 @@ from ..engine.game import Game
 from ..engine.views import SeatView
 from ..errors import IllegalActionError, XuezhanError
 from ..match import HandResult as MatchHandResult
-from ..match import Match, RoomConfig, hand_record
+from ..match import Match, RoomConfig
 from ..rules import Rules
 from ..runtime import HandDriver, MatchRuntime, Seat
 
@@ -95,7 +95,6 @@ class TerminalTable:
                        for s in (1, 2, 3)]
         self.runtime = MatchRuntime(Match(RoomConfig(rules=rules), PLAYERS, seed=self.seed, hands=hands),
                                     dict(zip(PLAYERS, self.seats, strict=True)))
-        self.totals = [0, 0, 0, 0]
         self.results: list[HandResult] = []
         self.wins = [0, 0, 0, 0]
         self._driver: HandDriver | None = None
@@ -133,6 +132,12 @@ class TerminalTable:
     @property
     def match_over(self) -> bool:
         return len(self.results) >= self.hands
+
+    @property
+    def totals(self) -> list[int]:
+        """Every seat's points over the hands played (the match keeps them)."""
+        running = self.runtime.match.running
+        return [running[p] for p in PLAYERS]
 
     @property
     def bots(self) -> list[Bot | None]:
@@ -204,17 +209,12 @@ class TerminalTable:
             raise RuntimeError("the hand is not over")
         if self.hand_finished:
             return self.results[-1]
-        hand = self.runtime.hand
-        assert hand is not None
-        record = hand_record(hand)
         done: MatchHandResult = self.runtime.finish_hand()
         deltas = g.deltas()
-        for s in range(4):
-            self.totals[s] += deltas[s]
         for w in g.winners:
             self.wins[w.seat] += 1
         number = len(self.results) + 1
-        path, error = self._save_record(record, number)
+        path, error = self._save_record(done.record, number)
         result = HandResult(number, g.dealer, tuple(deltas), tuple(self.totals), done.next_dealer, path, error,
                             seed=done.seed)
         self.results.append(result)
