@@ -133,14 +133,12 @@ def simulate(
 
     runtime = MatchRuntime(match, seats_for)
     start = time.perf_counter()
-    for i in range(games):
-        shift = i % 4 if rotate else 0
-        names = [bot_names[(s - shift) % 4] for s in range(4)]
+    for _ in range(games):
         driver = runtime.start_hand()
         driver.run()
         hand = runtime.hand
         assert hand is not None
-        stats.add(hand.game, names)
+        stats.add(hand.game, [seat.name for seat in driver.seats])
         if on_hand is not None:
             on_hand(hand)
         runtime.finish_hand()
