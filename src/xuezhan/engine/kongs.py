@@ -20,20 +20,6 @@ if TYPE_CHECKING:
     from .game import Game
 
 
-def _kong_from_every_seat(game: Game, kong: KongRecord, pts: int) -> None:
-    """A concealed or added kong: every other seat still in play pays ``pts`` (none: 0), the kong
-    is recorded (for 呼叫转移 and 退税) and the konger draws its replacement tile."""
-    seat = kong.seat
-    if pts:
-        for o in range(4):
-            if o != seat and game.active(o):
-                game._pay(o, seat, pts, kong.kind)
-                kong.payments.append((o, pts))
-    game._kongs.append(kong)
-    game._turn_kongs.append(kong)
-    game._draw(seat, replacement=True)
-
-
 def angang(game: Game, seat: int, t: Tile) -> None:
     s = game._seats[seat]
     s.remove(t, 4)
@@ -41,7 +27,15 @@ def angang(game: Game, seat: int, t: Tile) -> None:
     s.meld_suits |= 1 << (t // 9)
     game._clean_start = False
     game._emit({"type": "angang", "seat": seat, "tile": t}, private=seat)  # laid face down
-    _kong_from_every_seat(game, KongRecord(seat, "angang", t), 2 * game._rules.base_score)
+    kong = KongRecord(seat, "angang", t)
+    pts = 2 * game._rules.base_score
+    for o in range(4):
+        if o != seat and game.active(o):
+            game._pay(o, seat, pts, "angang")
+            kong.payments.append((o, pts))
+    game._kongs.append(kong)
+    game._turn_kongs.append(kong)
+    game._draw(seat, replacement=True)
 
 
 def start_bugang(game: Game, seat: int, t: Tile) -> None:
@@ -79,8 +73,16 @@ def complete_bugang(game: Game, seat: int, t: Tile) -> None:
             break
     game._pending_bugang = None
     game._emit({"type": "bugang", "seat": seat, "tile": t})
-    pays = game._rules.late_bugang_pays or not game._bugang_late
-    _kong_from_every_seat(game, KongRecord(seat, "bugang", t), game._rules.base_score if pays else 0)
+    kong = KongRecord(seat, "bugang", t)
+    if game._rules.late_bugang_pays or not game._bugang_late:
+        pts = game._rules.base_score
+        for o in range(4):
+            if o != seat and game.active(o):
+                game._pay(o, seat, pts, "bugang")
+                kong.payments.append((o, pts))
+    game._kongs.append(kong)
+    game._turn_kongs.append(kong)
+    game._draw(seat, replacement=True)
 
 
 def zhigang(game: Game, seat: int, w: Window) -> None:
