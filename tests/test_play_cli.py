@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from xuezhan.cli import main
+from xuezhan.cli import _common, main
 from xuezhan.engine.game import Game
 from xuezhan.records import record_json
 from xuezhan.rules import Rules
@@ -38,6 +38,7 @@ def launched(monkeypatch: pytest.MonkeyPatch) -> list[Any]:
 
     monkeypatch.setattr(PlayApp, "run", fake_run)
     monkeypatch.setattr(ReplayApp, "run", fake_run)
+    monkeypatch.setattr(_common, "has_terminal", lambda: True)
     return apps
 
 

@@ -253,6 +253,7 @@ _ERRORS: Final[tuple[_Row, ...]] = (  # every stable error code, alphabetical
     ("nickname_taken", "昵称已被使用", "暱稱已被使用", "nickname taken"),
     ("no_hand", "没有进行中的牌局", "沒有進行中的牌局", "no hand"),
     ("no_item", "没有该道具", "沒有該道具", "no such item card"),
+    ("no_terminal", "不是终端", "不是終端", "not a terminal"),
     ("no_ticket", "没有比赛卡", "沒有比賽卡", "no match ticket"),
     ("no_winning_hand", "无法胡牌", "無法胡牌", "no winning hand"),
     ("not_108_tiles", "不是 108 张牌", "不是 108 張牌", "not 108 tiles"),

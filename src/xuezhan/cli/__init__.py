@@ -11,7 +11,8 @@ import sys
 
 import click
 
-from ._common import emit_error
+from .. import i18n
+from ._common import emit_error, env_lang
 from .analysis import score_cmd, shanten_cmd, waits_cmd
 from .games import replay_cmd, simulate_cmd
 from .play import play_cmd
@@ -42,7 +43,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         rv = cli.main(args=args, prog_name="xuezhan", standalone_mode=False)
     except click.exceptions.Abort:
-        click.echo("aborted", err=True)
+        click.echo(i18n.t("cli.aborted", env_lang()), err=True)
         return 130
     except click.ClickException as exc:
         code = "usage" if isinstance(exc, click.UsageError) else "bad_input"

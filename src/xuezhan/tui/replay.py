@@ -17,6 +17,7 @@ from textual.widgets import Footer, RichLog, Static
 
 from ..engine.actions import Action
 from ..engine.game import Game, Phase
+from ..i18n import DEFAULT_LANG, Lang
 from ..records import Record, replay
 from .panels import scores_text, seat_panel, status_text
 from .widgets import CSS, SeatBox, table_widgets
@@ -71,8 +72,9 @@ class ReplayApp(App[int]):
         Binding("q", "quit_replay", "quit"),
     ]
 
-    def __init__(self, record: Record, *, glyphs: bool = False, name: str = "") -> None:
+    def __init__(self, record: Record, *, glyphs: bool = False, name: str = "", lang: Lang = DEFAULT_LANG) -> None:
         super().__init__()
+        self.lang = lang
         self.stepper = ReplayStepper(record)
         self.glyphs = glyphs
         self.record_name = name
