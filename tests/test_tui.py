@@ -444,7 +444,8 @@ def test_replay_view_steps_forward_and_back_showing_every_hand() -> None:
             assert "river -" in text(app, "#seat-3")
             await pilot.press("end")
             assert "the end of the hand" in text(app, "#step")
-            assert "seat 0 won on 9万, discarded by seat 1 (plain win, 1 fan, x1); seat 1 paid 6 points" in app.log_lines
+            won = "seat 0 won on 9万, discarded by seat 1 (plain win, 1 fan, x1); seat 1 paid 6 points"
+            assert won in app.log_lines
             await pilot.press("home")
             assert text(app, "#step").startswith("step 0/")
             await pilot.press("q")

@@ -16,12 +16,12 @@ from xuezhan.engine.actions import Action, ActionType, LedgerEntry
 from xuezhan.engine.game import Game, Phase, WinRecord
 from xuezhan.engine.views import visible_events
 from xuezhan.errors import IllegalActionError, XuezhanError
+from xuezhan.explain import explain_hand
 from xuezhan.records import load_record, parse_record, replay, tsumogiri
 from xuezhan.rules import Rules
 from xuezhan.scoring import Score, WinContext, score_win
 from xuezhan.tiles import parse_tile, parse_tiles
 from xuezhan.tui import HUMAN, TerminalTable, check_record_dir
-from xuezhan.explain import explain_hand
 from xuezhan.tui.words import event_words, payments, tile_label, win_amounts
 
 HANDS = ["12345678m15599p", "456789m445566s7s", "1122m3399m6688s9s", "22334466p11223s5p"]
