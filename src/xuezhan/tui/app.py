@@ -259,7 +259,7 @@ class PlayApp(App[int]):
         seat = w.seat if w is not None else turn_seat
         if seat is not None and seat != self._shown_seat:
             self._shown_seat = seat
-            self.query_one(f"#seat-{seat}", SeatBox).scroll_visible(animate=False)
+            self.call_after_refresh(self.query_one(f"#seat-{seat}", SeatBox).scroll_visible, animate=False)
 
     def _show_message(self) -> None:
         widget = self.query_one("#message", Static)
@@ -371,7 +371,7 @@ class PlayApp(App[int]):
         lang = self.lang
         body = Text()
         body.append(self.t("settle.explained") + "\n", style="bold underline")
-        for line in explain_hand(g, lang, me=HUMAN):
+        for line in explain_hand(g, lang, me=HUMAN)[:-1]:  # its last line, the net result, comes below in colour
             winner = any(line.startswith(seat_name(w.seat, HUMAN, lang)) for w in g.winners)
             body.append(f"  {line}\n", style="bold yellow" if winner and not line.startswith(" ") else "")
         mine = result.deltas[HUMAN]

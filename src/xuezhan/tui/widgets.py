@@ -165,7 +165,7 @@ class SettlementScreen(ModalScreen[str]):
         """The settlement scrolls inside the dialog, whose title and keys always stay on screen."""
         compact = is_compact(event.size.width, event.size.height)
         self.set_class(compact, "-compact")
-        self.query_one("#settlement-scroll").styles.max_height = max(3, event.size.height - (6 if compact else 10))
+        self.query_one("#settlement-scroll").styles.max_height = max(3, event.size.height - (8 if compact else 12))
 
     def action_close(self, how: str) -> None:
         self.dismiss(how)
@@ -260,6 +260,7 @@ SettlementScreen { background: $background 30%; }
 Screen.-compact #side { display: none; }
 Screen.-compact.-log #side { display: block; width: 1fr; }
 Screen.-compact.-log #table { display: none; }
+Screen.-compact #scores { display: none; }
 Screen.-compact SeatBox { min-height: 2; border: none; border-top: solid $panel-lighten-2; padding: 0 0; }
 Screen.-compact SeatBox.turn { border: none; border-top: heavy $accent; }
 Screen.-compact #seat-3 { margin-right: 1; }
