@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import io
 import json
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -171,3 +173,21 @@ def test_replay_settlement_in_chinese(jsonl: Path, capsys: pytest.CaptureFixture
     deltas = "，".join(f"{s} 号位 {d:+d}" for s, d in enumerate(wanted["result"]["deltas"]))
     assert f"本局得失：{deltas}" in out.splitlines()
     assert out.splitlines()[-1].startswith("下一局庄家：")
+
+
+def test_a_full_stdout_is_exit_2_with_a_message(tmp_path: Path) -> None:
+    for extra in ([], ["--json"]):
+        with open("/dev/full", "w", encoding="utf-8") as full:
+            proc = subprocess.run([sys.executable, "-m", "xuezhan", "waits", "1112345678999m", "--lang", "en",
+                                   *extra], stdout=full, stderr=subprocess.PIPE, text=True, timeout=120,
+                                  check=False, cwd=tmp_path)
+        assert proc.returncode == 2, proc.stderr
+        assert "Traceback" not in proc.stderr and "Exception ignored" not in proc.stderr
+        assert proc.stderr.count("cannot write stdout: No space left on device") == 1
+
+
+def test_a_deeply_nested_rules_file_is_bad_input(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    rules = tmp_path / "deep.toml"
+    rules.write_text("a = " + "[" * 100_000 + "]" * 100_000 + "\n", encoding="utf-8")
+    rc, out, err = run(capsys, "shanten", "11m", "--rules", str(rules), "--json", "--lang", "en")
+    assert rc == 2 and json.loads(out)["error"]["code"] == "bad_input" and "nested too deeply" in err

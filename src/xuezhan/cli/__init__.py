@@ -7,6 +7,7 @@ stdout). No traceback ever reaches a user.
 
 from __future__ import annotations
 
+import os
 import sys
 
 import click
@@ -51,10 +52,28 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     except KeyboardInterrupt:
         return 130
+    except RecursionError:  # input nested deeper than any reader can follow (a rules file, say)
+        emit_error("bad_input", i18n.t("cli.too_deep", env_lang()), "--json" in args)
+        return 2
     if isinstance(rv, int):
         return rv
     return 0
 
 
 def run() -> None:
-    sys.exit(main())
+    code = main()
+    try:
+        sys.stdout.flush()
+    except OSError:  # the output could not be written (a full disk): said on stderr already, or now
+        _output_lost()
+        code = 2
+    sys.exit(code)
+
+
+def _output_lost() -> None:
+    """stdout cannot take what is left in its buffer: drop it, so that exiting does not try again."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except OSError:
+        pass

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import json
 import os
@@ -76,11 +77,20 @@ def guarded(fn: Callable[P, int]) -> Callable[P, int]:
 
     @functools.wraps(fn)
     def wrapper(*args: P.args, **kwargs: P.kwargs) -> int:
-        lang = kwargs.get("lang")
+        lang = i18n.parse_lang(str(kwargs.get("lang") or "")) or env_lang()
+        as_json = bool(kwargs.get("as_json"))
         try:
             return fn(*args, **kwargs)
         except XuezhanError as exc:
-            emit_error(exc.code, exc.message, bool(kwargs.get("as_json")), lang if lang in i18n.LANGS else None)
+            emit_error(exc.code, exc.message, as_json, lang)
+            return 2
+        except RecursionError:  # input nested deeper than any reader can follow
+            emit_error("bad_input", i18n.t("cli.too_deep", lang), as_json, lang)
+            return 2
+        except OSError as exc:  # the output cannot be written: a full disk, a closed pipe
+            message = i18n.t("cli.out.unwritable", lang, file="stdout", problem=exc.strerror or str(exc))
+            with contextlib.suppress(OSError):
+                emit_error("unwritable", message, False, lang)
             return 2
 
     return wrapper
