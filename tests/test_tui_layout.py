@@ -9,8 +9,9 @@ from textual.containers import VerticalScroll
 from textual.widget import Widget
 from textual.widgets import Static
 
+from xuezhan.records import parse_record, record_json
 from xuezhan.rules import Rules
-from xuezhan.tui import PlayApp, TerminalTable
+from xuezhan.tui import PlayApp, ReplayApp, TerminalTable
 from xuezhan.tui.widgets import ActionButton, SettlementScreen, TileButton, is_compact
 
 SIZES = [(80, 24), (100, 30), (120, 40), (200, 60)]
@@ -68,6 +69,10 @@ def test_hand_rivers_actions_and_hint_are_on_screen(size: tuple[int, int]) -> No
             assert on_screen(app, box) and "Hint" in text(app, "#hint")
             hint_lines = text(app, "#hint").count("\n") + 1
             assert box.size.height >= min(hint_lines, 4) or box.max_scroll_y > 0
+            if box.max_scroll_y > 0:  # ? again: the hint's next lines
+                await pilot.press("question_mark")
+                await pilot.pause()
+                assert box.scroll_y > 0
             assert all(on_screen(app, b) for b in app.query(TileButton) if b.display)
             assert on_screen(app, app.query_one("#btn-discard"))
 
@@ -104,5 +109,29 @@ def test_the_settlement_fits_80x24_and_scrolls() -> None:
             assert scroll.max_scroll_y > 0  # longer than the screen: it scrolls, title and keys stay
             await pilot.press("down", "down")
             assert scroll.scroll_y > 0
+
+    run(body)
+
+
+def test_replay_at_80x24_in_chinese() -> None:
+    match = scripted_match()
+    game = match.game
+    data = record_json(game, with_result=False)
+    data["autoplay"] = "tsumogiri"
+    app = ReplayApp(parse_record(data), name="scripted", lang="zh-CN")
+
+    async def body() -> None:
+        async with app.run_test(size=(80, 24)) as pilot:
+            await pilot.pause()
+            assert app.screen.has_class("-compact")
+            assert on_screen(app, app.query_one("#step")) and text(app, "#step").startswith("第 0/")
+            await pilot.press("end")
+            await pilot.pause()
+            assert "本局结束" in text(app, "#step")
+            assert any(line.startswith("本局得失：") for line in app.log_lines)
+            table = app.query_one("#table", VerticalScroll)
+            for seat in range(4):
+                assert reachable(app, app.query_one(f"#seat-{seat}"), table), seat
+                assert "牌河" in text(app, f"#seat-{seat}")
 
     run(body)

@@ -10,7 +10,8 @@ changes nothing.
 Keys: ←/→ or 1-9 a-e select a tile (click works too); enter/space (or a second press,
 or a second click) discards it; h hu, p peng, g gang, x pass; m/p/s choose the void
 suit in 定缺; in 换三张 the tile keys mark three tiles and enter passes them; ? hint;
-l the log (in the compact layout); PgUp/PgDn scroll the table; q quit (asks first).
+? again shows the hint's next lines when it scrolls; l the log (in the compact layout);
+PgUp/PgDn scroll the table; q quit (asks first).
 
 Every sentence is in the player's language (``lang``, from the ``tui.*`` catalog), the
 settlement from :mod:`xuezhan.explain`. Below 100x28 the layout is compact (see
@@ -102,6 +103,7 @@ class PlayApp(App[int]):
         self.lang = lang
         self.compact = False
         self._shown_seat: int | None = None
+        self._hint_step: int | None = None
         self.glyphs = glyphs
         self.bot_delay = bot_delay
         self.selected: int | None = None
@@ -596,9 +598,18 @@ class PlayApp(App[int]):
         if self.game.over or not self.match.human_pending():
             self._say(self.t("msg.hint_nothing"))
             return
+        box = self.query_one("#hint-box", VerticalScroll)
+        step = len(self.game.actions)
+        if self._hint_step == step and not box.has_class("empty") and box.max_scroll_y > 0:
+            # the same hint again: its next lines (a small screen shows a few at a time)
+            if box.scroll_y >= box.max_scroll_y:
+                box.scroll_home(animate=False)
+            else:
+                box.scroll_relative(y=max(1, box.size.height), animate=False)
+            return
+        self._hint_step = step
         lines = hint_lines(self.match.view(), self.match.human_legal(), self.glyphs)
         self.query_one("#hint", Static).update(Text("\n".join(lines)))
-        box = self.query_one("#hint-box", VerticalScroll)
         box.remove_class("empty")
         box.scroll_home(animate=False)
 
