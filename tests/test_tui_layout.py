@@ -17,7 +17,7 @@ from xuezhan.tui.widgets import ActionButton, SettlementScreen, TileButton, is_c
 SIZES = [(80, 24), (100, 30), (120, 40), (200, 60)]
 
 
-def on_screen(app: PlayApp, widget: Widget) -> bool:
+def on_screen(app: PlayApp | ReplayApp, widget: Widget) -> bool:
     """Every corner of the widget is on screen and the widget itself is what is drawn there."""
     region = widget.region
     screen = app.screen.region
@@ -30,7 +30,7 @@ def on_screen(app: PlayApp, widget: Widget) -> bool:
     return True
 
 
-def reachable(app: PlayApp, widget: Widget, scroller: VerticalScroll) -> bool:
+def reachable(app: PlayApp | ReplayApp, widget: Widget, scroller: VerticalScroll) -> bool:
     """On screen now, or below/above a scroll bar that brings it there."""
     if on_screen(app, widget):
         return True
