@@ -3,12 +3,18 @@ the hint are on screen (or scroll into sight, with a scroll bar), never silently
 
 from __future__ import annotations
 
+import errno
+import os
+from pathlib import Path
+from typing import Any
+
 import pytest
 from test_tui import DrawnTileBot, run, scripted_game, scripted_match, text
 from textual.containers import VerticalScroll
 from textual.widget import Widget
 from textual.widgets import Static
 
+from xuezhan.cli import _common, main
 from xuezhan.records import parse_record, record_json
 from xuezhan.rules import Rules
 from xuezhan.tui import PlayApp, ReplayApp, TerminalTable
@@ -135,3 +141,39 @@ def test_replay_at_80x24_in_chinese() -> None:
                 assert "牌河" in text(app, f"#seat-{seat}")
 
     run(body)
+
+
+def test_a_full_disk_when_saving_the_record_is_said_in_the_settlement(tmp_path: Path,
+                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    match = TerminalTable(Rules.preset("qq"), hands=1, seed=1, record_dir=tmp_path)
+    match.start_hand(scripted_game(), bots=[DrawnTileBot(), DrawnTileBot(), DrawnTileBot()])
+    app = PlayApp(match, bot_delay=0, lang="zh-CN")
+    real_open = Path.open
+
+    def full_disk(self: Path, mode: str = "r", *args: Any, **kwargs: Any) -> Any:
+        if "x" in mode or "w" in mode:
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+        return real_open(self, mode, *args, **kwargs)
+
+    async def body() -> None:
+        async with app.run_test(size=(80, 24)) as pilot:
+            await pilot.pause()
+            monkeypatch.setattr(Path, "open", full_disk)
+            await pilot.press("s", "p", "9", "enter", "h")
+            await pilot.pause()
+            assert isinstance(app.screen, SettlementScreen)
+            assert f"牌谱没有保存：cannot write {tmp_path}" in text(app, "#settlement-text")
+            assert os.strerror(errno.ENOSPC) in text(app, "#settlement-text")
+
+    run(body)
+    assert not list(tmp_path.iterdir())
+    assert match.results[0].record_path is None
+
+
+def test_play_refuses_a_record_dir_on_a_device(capsys: pytest.CaptureFixture[str],
+                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(_common, "has_terminal", lambda: True)
+    monkeypatch.setattr(PlayApp, "run", lambda self: pytest.fail("the table must not open"))
+    rc = main(["play", "--record-dir", "/dev/full/records", "--lang", "en"])
+    _, err = capsys.readouterr()
+    assert rc == 2 and "--record-dir /dev/full/records: cannot write there" in err and "Traceback" not in err
