@@ -158,6 +158,7 @@ class PlayApp(App[int]):
         """The compact layout below 100x28, the full one above."""
         compact = is_compact(width, height)
         self.screen.set_class(compact, "-compact")
+        self.query_one("#keys", Static).update(self.t("keys.play" if compact else "keys.play_full"))
         if compact != self.compact:
             self.compact = compact
             if self.match.started:
@@ -614,8 +615,9 @@ class PlayApp(App[int]):
         box.scroll_home(animate=False)
 
     def action_toggle_log(self) -> None:
-        """The compact layout shows the log in place of the table, and back."""
-        self.screen.toggle_class("-log")
+        """The compact layout shows the log in place of the table, and back (the full one shows both)."""
+        if self.compact:
+            self.screen.toggle_class("-log")
 
     def action_scroll_table(self, pages: int) -> None:
         target = self.query_one("#game-log" if self.screen.has_class("-log") else "#table")

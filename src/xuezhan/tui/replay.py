@@ -101,13 +101,16 @@ class ReplayApp(App[int]):
     def _fit(self, width: int, height: int) -> None:
         compact = is_compact(width, height)
         self.screen.set_class(compact, "-compact")
+        self.query_one("#keys", Static).update(i18n.t("tui.keys.replay" if compact else "tui.keys.replay_full",
+                                                      self.lang))
         if compact != self.compact:
             self.compact = compact
             if self.log_lines:  # shown once already
                 self._refresh()
 
     def action_toggle_log(self) -> None:
-        self.screen.toggle_class("-log")
+        if self.compact:
+            self.screen.toggle_class("-log")
 
     def action_step(self, delta: int) -> None:
         self.stepper.goto(self.stepper.step + delta)
