@@ -177,3 +177,27 @@ def test_play_refuses_a_record_dir_on_a_device(capsys: pytest.CaptureFixture[str
     rc = main(["play", "--record-dir", "/dev/full/records", "--lang", "en"])
     _, err = capsys.readouterr()
     assert rc == 2 and "--record-dir /dev/full/records: cannot write there" in err and "Traceback" not in err
+
+
+def test_resizing_switches_the_layout_even_under_a_dialog() -> None:
+    app = PlayApp(scripted_match(), bot_delay=0, lang="en")
+
+    async def body() -> None:
+        async with app.run_test(size=(120, 40)) as pilot:
+            await pilot.pause()
+            assert not app.compact and on_screen(app, app.query_one("#scores"))
+            await pilot.resize_terminal(80, 24)
+            await pilot.pause()
+            assert app.compact and app.screen.has_class("-compact")
+            assert all(on_screen(app, b) for b in app.query(TileButton) if b.display)
+            await pilot.press("q")  # the quit question is open while the terminal grows
+            await pilot.pause()
+            await pilot.resize_terminal(120, 40)
+            await pilot.pause()
+            assert not app.compact and not app.screen_stack[0].has_class("-compact")
+            await pilot.press("n")
+            await pilot.pause()
+            assert on_screen(app, app.query_one("#scores"))
+            assert all(on_screen(app, b) for b in app.query(TileButton) if b.display)
+
+    run(body)

@@ -157,7 +157,7 @@ class PlayApp(App[int]):
     def _fit(self, width: int, height: int) -> None:
         """The compact layout below 100x28, the full one above."""
         compact = is_compact(width, height)
-        self.screen.set_class(compact, "-compact")
+        self.screen_stack[0].set_class(compact, "-compact")  # the table's screen, under any dialog
         self.query_one("#keys", Static).update(self.t("keys.play" if compact else "keys.play_full"))
         if compact != self.compact:
             self.compact = compact
@@ -617,10 +617,10 @@ class PlayApp(App[int]):
     def action_toggle_log(self) -> None:
         """The compact layout shows the log in place of the table, and back (the full one shows both)."""
         if self.compact:
-            self.screen.toggle_class("-log")
+            self.screen_stack[0].toggle_class("-log")
 
     def action_scroll_table(self, pages: int) -> None:
-        target = self.query_one("#game-log" if self.screen.has_class("-log") else "#table")
+        target = self.query_one("#game-log" if self.screen_stack[0].has_class("-log") else "#table")
         target.scroll_relative(y=pages * max(1, target.size.height - 1), animate=False)
 
     def action_quit_match(self) -> None:

@@ -100,7 +100,7 @@ class ReplayApp(App[int]):
 
     def _fit(self, width: int, height: int) -> None:
         compact = is_compact(width, height)
-        self.screen.set_class(compact, "-compact")
+        self.screen_stack[0].set_class(compact, "-compact")  # the table's screen, under any dialog
         self.query_one("#keys", Static).update(i18n.t("tui.keys.replay" if compact else "tui.keys.replay_full",
                                                       self.lang))
         if compact != self.compact:
@@ -110,7 +110,7 @@ class ReplayApp(App[int]):
 
     def action_toggle_log(self) -> None:
         if self.compact:
-            self.screen.toggle_class("-log")
+            self.screen_stack[0].toggle_class("-log")
 
     def action_step(self, delta: int) -> None:
         self.stepper.goto(self.stepper.step + delta)
