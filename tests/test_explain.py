@@ -100,3 +100,14 @@ def test_a_win_names_the_winner_the_pattern_and_who_paid() -> None:
 def test_names_must_be_four() -> None:
     with pytest.raises(ValueError):
         explain_hand(played(0), "en", names=["a", "b"])
+
+
+def test_call_transfer_says_whose_kong_money_moved_to_whom() -> None:
+    game = next(g for g in (played(seed, "heuristic") for seed in range(400))
+                if any(e.reason == "call_transfer" for e in g.ledger))
+    entry = next(e for e in game.ledger if e.reason == "call_transfer")
+    lines = explain_hand(game, "zh-CN")
+    assert (f"呼叫转移：{entry.from_seat} 号位杠后点炮，杠钱 {entry.points} 分转给胡牌的{entry.to_seat} 号位"
+            in lines)
+    win = next(line for line in lines if line.startswith(f"{entry.to_seat} 号位胡了{entry.from_seat} 号位打出的"))
+    assert "杠上炮" in win  # the pattern of the win names the extra
