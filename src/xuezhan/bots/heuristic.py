@@ -38,6 +38,9 @@ _RANK_WEIGHT = (0.55, 0.8, 1.0, 1.0, 1.0, 1.0, 1.0, 0.8, 0.55)
 """How often a ready hand waits on a rank (edge tiles close fewer shapes)."""
 
 
+_NONE_SEEN: tuple[int, ...] = (0,) * 27
+
+
 def _suit_value(counts: Sequence[int], suit: int) -> tuple[int, int]:
     c = counts[suit * 9 : suit * 9 + 9]
     n = sum(c)
@@ -69,8 +72,10 @@ class HeuristicBot:
     danger_weight = 6.0
     """Effective tiles one unit of danger is worth, one step from ready."""
 
-    def __init__(self, rng: random.Random) -> None:
+    def __init__(self, rng: random.Random, *, quick: bool = False) -> None:
         self.rng = rng
+        self.quick = quick
+        """Quick play for search play-outs: no reading of danger, no counting of effective tiles."""
 
     def start_hand(self, seed: int) -> None:
         """Deterministic: nothing to seed."""
@@ -264,8 +269,9 @@ class HeuristicBot:
                 return kong
         if len(discards) == 1:
             return discards[0]
-        visible = view.visible_counts()
-        threats = self.threats(view)
+        # quick play reads no danger: the copies in sight matter only to a ready hand's waits
+        visible: Sequence[int] = _NONE_SEEN if self.quick else view.visible_counts()
+        threats = [] if self.quick else self.threats(view)
         top = max((p for _, p, _ in threats), default=0.0)
         holding_void = void is not None and any(counts[void * 9 : void * 9 + 9])
         if holding_void:
@@ -301,8 +307,10 @@ class HeuristicBot:
         if len(finalists) == 1:
             return finalists[0]
         if best_sh == 0:
+            if self.quick:
+                visible = view.visible_counts()
             return self._ready_discard(view, finalists, counts, melds, void, visible, threats)
-        if best_sh >= 2:
+        if best_sh >= 2 or self.quick:
             late = view.live < 30
 
             def isolation(a: Action) -> tuple[int, int, float, int]:
