@@ -25,8 +25,8 @@ from dataclasses import dataclass
 from ..engine.actions import Action, ActionType
 from ..engine.game import Game
 from ..engine.views import SeatView, sample_world
-from ..hand import shanten
-from .heuristic import HeuristicBot
+from ..hand import shanten, winning_tiles
+from .heuristic import HeuristicBot, wait_points
 
 _MASK = (1 << 64) - 1
 PLAYOUTS = 12
@@ -45,6 +45,103 @@ class Evaluation:
     playouts: int
 
 
+class HandValue:
+    """Expected points of a concealed hand for its owner, looking two draws ahead (expectimax
+    over the copies the seat has not seen): a ready hand is worth its waits' points times the
+    chance of drawing or being dealt one before the wall runs out; a hand one step from ready
+    is worth, for every tile that makes it ready, the best ready hand that tile allows."""
+
+    win_rate = 0.6
+    """Wins per draw of a ready hand, per live copy of its waits over the unseen copies
+    (other seats' discards add chances, other winners take some)."""
+    step_rate = 0.9
+    """Likewise the steps to ready of a hand one step away (pengs add chances)."""
+
+    def __init__(self, view: SeatView) -> None:
+        self.rules = view.rules
+        self.void = view.void
+        melds = view.melds(view.seat)
+        self.melds = tuple(melds)
+        self.n = len(melds)
+        self.meld_suits = 0
+        for m in melds:
+            self.meld_suits |= 1 << (m.tile // 9)
+        visible = view.visible_counts()
+        self.unseen = [4 - v for v in visible]
+        self.total = max(1, sum(self.unseen))
+        active = sum(1 for o in range(4) if not view.won(o)) or 1
+        self.draws = max(1.0, view.live / active)
+        self.owned_melds = [0] * 27
+        for m in melds:
+            self.owned_melds[m.tile] += m.size
+
+    def shanten(self, counts: list[int]) -> int:
+        return shanten(counts, self.n, meld_suits=self.meld_suits, void=self.void)
+
+    def ready(self, counts: list[int], draws: float) -> float:
+        """A ready 13-equivalent hand: chance of a win within ``draws`` draws (other seats'
+        discards count as chances too) times the points of the waits, weighted by live copies."""
+        owned = [c + m for c, m in zip(counts, self.owned_melds, strict=True)]
+        waits = winning_tiles(counts, self.n, meld_suits=self.meld_suits, void=self.void, owned=owned)
+        live = 0
+        points = 0.0
+        key = tuple(counts)
+        for w in waits:
+            k = self.unseen[w]
+            if k > 0:
+                live += k
+                points += k * wait_points(key, self.melds, w, self.rules, self.void)
+        if live == 0:
+            return 0.0
+        p_win = 1.0 - math.exp(-self.win_rate * live * draws / self.total)
+        return p_win * points / live
+
+    def one_step(self, counts: list[int]) -> float:
+        """A 13-equivalent hand one step from ready: the chance of a step before the wall runs
+        out times the expected best ready hand (with the draws then left) a step gives."""
+        steps: list[tuple[int, int]] = []  # (tile drawn, live copies)
+        for u in range(27):
+            k = self.unseen[u]
+            if k == 0 or u // 9 == self.void:
+                continue
+            counts[u] += 1
+            if self.shanten(counts) <= 0:
+                steps.append((u, k))
+            counts[u] -= 1
+        improving = sum(k for _, k in steps)
+        if improving == 0:
+            return 0.0
+        rate = self.step_rate * improving / self.total  # steps per draw
+        p_reach = 1.0 - math.exp(-rate * self.draws)
+        left = max(0.0, self.draws - 1.0 / rate)  # the ready hand has fewer draws left
+        total = 0.0
+        for u, k in steps:
+            counts[u] += 1
+            if self.shanten(counts) == -1:  # a win on the draw: self-drawn, every other seat pays
+                counts[u] -= 1
+                total += k * 2.5 * wait_points(tuple(counts), self.melds, u, self.rules, self.void)
+                continue
+            best = 0.0
+            for d in range(27):
+                if counts[d] == 0 or d == u:
+                    continue
+                counts[d] -= 1
+                if self.shanten(counts) == 0:
+                    best = max(best, self.ready(counts, left))
+                counts[d] += 1
+            counts[u] -= 1
+            total += k * best
+        return p_reach * total / improving
+
+    def value(self, counts: list[int]) -> float:
+        sh = self.shanten(counts)
+        if sh == 0:
+            return self.ready(counts, self.draws)
+        if sh == 1:
+            return self.one_step(counts)
+        return 0.0
+
+
 def _mix(seed: int, step: int) -> int:
     z = (seed + (step + 1) * 0x9E3779B97F4A7C15) & _MASK
     z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & _MASK
@@ -54,6 +151,8 @@ def _mix(seed: int, step: int) -> int:
 
 class ExpertBot:
     name = "expert"
+    danger_weight = 0.0
+    """Points (in base scores) one unit of danger costs a discard that keeps the hand close."""
 
     def __init__(self, rng: random.Random, *, playouts: int = PLAYOUTS, margin: float = 1.0) -> None:
         if playouts < 2:
@@ -105,15 +204,53 @@ class ExpertBot:
         best = min(by_sh)
         threats = self.policy.threats(view)
         top = max((p for _, p, _ in threats), default=0.0)
-        if best == 0 and len(by_sh[0]) > 1:
-            ready = [a for a in by_sh[0] if a != choice]
-            return [choice, *ready[:2]]
         if best <= 1 and top >= 0.7:
             visible = view.visible_counts()
             safest = min(discards, key=lambda a: (self.policy.danger(view, a.tile or 0, threats, visible), a.tile))
             if safest != choice:
                 return [choice, safest]
         return [choice]
+
+    def discard(self, view: SeatView, legal: Sequence[Action], choice: Action) -> Action:
+        """Ready or one step from ready: the discard that leaves the hand worth most
+        (:class:`HandValue`) less its danger; elsewhere the heuristic's ``choice``."""
+        discards = [a for a in legal if a.type is ActionType.DISCARD]
+        void = view.void
+        counts = view.counts
+        if len(discards) < 2 or any(a.type is ActionType.GANG for a in legal):
+            return choice
+        if void is not None and any(counts[void * 9 : void * 9 + 9]):
+            return choice
+        hv = HandValue(view)
+        by_sh: dict[int, list[Action]] = {}
+        for a in discards:
+            t = a.tile or 0
+            counts[t] -= 1
+            by_sh.setdefault(hv.shanten(counts), []).append(a)
+            counts[t] += 1
+        best = min(by_sh)
+        if best > 1:
+            return choice
+        finalists = by_sh[best]
+        if choice not in finalists:
+            return choice  # the heuristic folds or follows a plan: the search weighs that below
+        threats = self.policy.threats(view)
+        visible = view.visible_counts()
+        base = view.rules.base_score
+
+        def worth(a: Action) -> float:
+            t = a.tile or 0
+            counts[t] -= 1
+            v = hv.value(counts)
+            counts[t] += 1
+            return v - self.danger_weight * base * self.policy.danger(view, t, threats, visible)
+
+        scored = [(worth(a), a) for a in finalists]
+        top = max(v for v, _ in scored)
+        ref = next(v for v, a in scored if a == choice)
+        if top <= ref + 1e-9:
+            return choice
+        return next(a for v, a in scored if v == top)
 
     # --- search ------------------------------------------------------------------------------------
     def evaluate(self, view: SeatView, candidates: Sequence[Action], playouts: int | None = None) -> list[Evaluation]:
@@ -155,6 +292,8 @@ class ExpertBot:
         if len(legal) == 1:
             return legal[0]
         choice = self.policy.choose(view, legal)
+        if choice.type is ActionType.DISCARD and view.phase == "turn":
+            choice = self.discard(view, legal, choice)
         cands = self.candidates(view, legal, choice)
         if len(cands) < 2:
             return choice

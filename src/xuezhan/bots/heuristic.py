@@ -50,7 +50,7 @@ def _suit_value(counts: Sequence[int], suit: int) -> tuple[int, int]:
 
 
 @lru_cache(maxsize=1 << 15)
-def _wait_points(counts: tuple[int, ...], melds: tuple[Meld, ...], tile: int, rules: Rules, void: int | None) -> int:
+def wait_points(counts: tuple[int, ...], melds: tuple[Meld, ...], tile: int, rules: Rules, void: int | None) -> int:
     """Points one payer pays for a discard win on ``tile`` (0 if it is no win)."""
     concealed = [t for t in range(27) for _ in range(counts[t])] + [tile]
     score = score_win(concealed, melds, tile, WinContext(), rules, void, check=False)
@@ -367,7 +367,7 @@ class HeuristicBot:
             for w in winning_tiles(counts, len(melds), meld_suits=meld_suits, void=void, owned=owned):
                 live = 4 - visible[w]
                 if live > 0:
-                    ev += live * _wait_points(key, meld_t, w, rules, void)
+                    ev += live * wait_points(key, meld_t, w, rules, void)
             counts[t] += 1
             owned[t] += 1
             d = self.danger(view, t, threats, visible)
