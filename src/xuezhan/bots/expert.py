@@ -1,17 +1,18 @@
 """The expert: determinized Monte-Carlo search over the heuristic's policy.
 
-At a decision that matters (a peng or a kong on offer, a kong on its own turn, a choice
-between ready hands, push or fold against a ready-looking opponent) it deals the tiles it
-cannot see afresh a number of times (:func:`xuezhan.engine.views.sample_world`: voids,
-discards, claims and counts kept), plays each candidate in each of those worlds to the end
-of the hand with the heuristic at every seat, and takes the candidate with the most points
-for its seat: the fan, kong payments, 查大叫 and 花猪, 呼叫转移, everything the hand's
-settlement pays. Every candidate sees the same worlds, so their difference is measured,
-not their luck; the heuristic's own choice is left only for a candidate that beats it by
-more than ``margin`` standard errors. Elsewhere it plays as the heuristic.
+At a decision that matters (a peng or a kong on offer, a kong on its own turn, push or fold
+one step from ready against a ready-looking opponent) it deals the tiles it cannot see
+afresh a number of times (:func:`xuezhan.engine.views.sample_world`: voids, discards,
+claims and counts kept), plays each candidate in each of those worlds to the end of the
+hand with the heuristic at every seat, and takes the candidate with the most points for its
+seat: the fan, kong payments, 查大叫 and 花猪, 呼叫转移, everything the hand's settlement
+pays. Every candidate sees the same worlds, so their difference is measured, not their
+luck; the heuristic's own choice is left only for a candidate that beats it by more than
+``margin`` standard errors. Ready or one step from ready, it discards by the hand's
+expected value two draws ahead (:class:`HandValue`). Elsewhere it plays as the heuristic.
 
 The budget is a number of play-outs per decision (``playouts``; the default keeps a decision
-within about 50 ms on one core), never a clock, so that a decision is a function of the
+well within 50 ms of one core), never a clock, so that a decision is a function of the
 seed, the view and the legal actions only.
 """
 
@@ -154,7 +155,7 @@ class ExpertBot:
     danger_weight = 0.0
     """Points (in base scores) one unit of danger costs a discard that keeps the hand close."""
 
-    def __init__(self, rng: random.Random, *, playouts: int = PLAYOUTS, margin: float = 1.0) -> None:
+    def __init__(self, rng: random.Random, *, playouts: int = PLAYOUTS, margin: float = 1.5) -> None:
         if playouts < 2:
             raise ValueError("the expert needs at least two play-outs per decision")
         self.rng = rng
