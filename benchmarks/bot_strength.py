@@ -1,14 +1,15 @@
 """How strong the bots are, by duplicate leagues (``xuezhan.league``), and how fast the expert is.
 
-    python benchmarks/bot_strength.py [--deals 1000] [--random-deals 300] [--presets qq,chengdu]
-                                      [--workers W] [--speed-hands 40] [--json]
+    python benchmarks/bot_strength.py [--deals 1000] [--heuristic-deals 2000] [--random-deals 300]
+                                      [--presets qq,chengdu] [--workers W] [--speed-hands 40] [--json]
 
 For each preset:
 
 - ``expert`` against ``heuristic`` over ``--deals`` deals (target: the whole 95 % CI above
   zero, and at least +1.5 points per hand);
 - ``heuristic`` against the heuristic of the previous release (commit ``a54f309``, read with
-  ``git show`` into a temporary module for this run only; target: the CI above zero);
+  ``git show`` into a temporary module for this run only) over ``--heuristic-deals`` deals
+  (target: the CI above zero);
 - ``heuristic`` and ``expert`` against ``random`` over ``--random-deals`` deals (target: at
   least +30 points per hand);
 
@@ -124,7 +125,8 @@ def expert_speed(hands: int, seed: int = 11) -> dict[str, Any]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--deals", type=int, default=1000, help="deals of expert-heuristic and heuristic-previous")
+    parser.add_argument("--deals", type=int, default=1000, help="deals of expert against heuristic")
+    parser.add_argument("--heuristic-deals", type=int, default=2000, help="deals of heuristic against the previous one")
     parser.add_argument("--random-deals", type=int, default=300, help="deals of each bot against random")
     parser.add_argument("--presets", default="qq,chengdu")
     parser.add_argument("--workers", type=int, default=1, help="workers for the leagues with the expert")
@@ -136,7 +138,7 @@ def main() -> None:
     out: dict[str, Any] = {"pairs": [], "speed": None}
     for preset in args.presets.split(","):
         # the previous heuristic lives in this process only: that league runs here
-        out["pairs"].append(pair(["heuristic", PREVIOUS_NAME], args.deals, preset, 1, args.seed))
+        out["pairs"].append(pair(["heuristic", PREVIOUS_NAME], args.heuristic_deals, preset, 1, args.seed))
         out["pairs"].append(pair(["heuristic", "random"], args.random_deals, preset, 1, args.seed))
         out["pairs"].append(pair(["expert", "heuristic"], args.deals, preset, args.workers, args.seed))
         out["pairs"].append(pair(["expert", "random"], args.random_deals, preset, args.workers, args.seed))
