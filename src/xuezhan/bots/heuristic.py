@@ -71,6 +71,12 @@ class HeuristicBot:
     """Extra steps a 清一色 plan may cost: early (wall > 45), middle (> 25), late."""
     danger_weight = 6.0
     """Effective tiles one unit of danger is worth, one step from ready."""
+    void_safe_at = 0.45
+    """Readiness of the most threatening opponent from which void tiles go safest first."""
+    far_kong = True
+    """Far from ready (two steps or more, over 20 tiles left), a kong may cost one step."""
+    pung_plan = True
+    """Peng at no shanten cost when the hand has five pairs or more (对对胡) or the tile is of a 清一色 plan."""
 
     def __init__(self, rng: random.Random, *, quick: bool = False) -> None:
         self.rng = rng
@@ -231,7 +237,7 @@ class HeuristicBot:
                 counts[t] -= 3
                 after = shanten(counts, n + 1, meld_suits=ms, void=void)
                 counts[t] += 3
-                if after <= now or (now >= 2 and after == now + 1 and view.live > 20):
+                if after <= now or (self.far_kong and now >= 2 and after == now + 1 and view.live > 20):
                     return a
         for a in legal:
             if a.type is ActionType.PENG:
@@ -247,7 +253,7 @@ class HeuristicBot:
                 counts[t] += 2
                 if best < now or (best == now and now <= 1):
                     return a
-                if best == now and (qing is not None or self.pung_shape(counts, n) >= 5):
+                if self.pung_plan and best == now and (qing is not None or self.pung_shape(counts, n) >= 5):
                     return a
         return next(a for a in legal if a.type is ActionType.PASS)
 
@@ -277,7 +283,7 @@ class HeuristicBot:
         if holding_void:
             voids = [a for a in discards if (a.tile or 0) // 9 == void] or discards
             danger = {a.tile: self.danger(view, a.tile or 0, threats, visible) for a in voids}
-            if top >= 0.45:  # someone may be ready: the safest void tile
+            if top >= self.void_safe_at:  # someone may be ready: the safest void tile
                 return min(voids, key=lambda a: (danger[a.tile], a.tile))
             # nobody close yet: the most dangerous ones early, while they are still safe
             return max(voids, key=lambda a: (danger[a.tile], -(a.tile or 0)))
@@ -391,6 +397,6 @@ class HeuristicBot:
                 counts[t] -= 1
                 after = shanten(counts, n, meld_suits=meld_suits, void=void)
                 counts[t] += 1
-            if after <= now or (now >= 2 and after == now + 1 and view.live > 20):
+            if after <= now or (self.far_kong and now >= 2 and after == now + 1 and view.live > 20):
                 return a
         return None
