@@ -154,8 +154,9 @@ def main() -> None:
             ok = p["mean_diff"] >= need
             goal = f"≥ +{need:g} per hand"
         elif p["a"] == "expert":
-            ok = lo > 0 and p["mean_diff"] >= 1.5 and p["deals"] >= 1000
-            goal = "CI above 0 and ≥ +1.5 per hand over ≥ 1,000 deals"
+            need = 1.5 * Rules.preset(p["preset"]).base_score / 6  # 1.5 qq points: a quarter of a base score
+            ok = lo > 0 and p["mean_diff"] >= need and p["deals"] >= 1000
+            goal = f"CI above 0 and ≥ +{need:g} per hand over ≥ 1,000 deals"
         else:
             ok = lo > 0
             goal = "CI above 0"
