@@ -99,3 +99,29 @@ def test_same_seed_same_decision_and_budget_option() -> None:
 def test_expert_is_a_bot_by_name() -> None:
     assert "expert" in BOTS
     assert make_bot("expert").name == "expert"
+
+
+@pytest.mark.parametrize(("options", "bystanders", "seed"), [
+    ({"blood_river": True}, 2, 4),
+    ({"blood_river": True, "kong_draw_from_tail": True}, 0, 3),
+    ({"end_on_first_win": True}, 1, 5),
+])
+def test_every_sampled_world_looks_the_same_to_the_seat(options: dict[str, object], bystanders: int,
+                                                        seed: int) -> None:
+    """At every decision of a hand (robbing windows and bystanders' tiles included) a sampled
+    world shows the seat exactly its own view, with the 108 tiles."""
+    from xuezhan.engine.deal import random_deal
+
+    rules = Rules.preset("chengdu").with_options(options)
+    game = Game(rules, random_deal(random.Random(seed), 0), 0, bystanders=bystanders)
+    bot = HeuristicBot(random.Random(0))
+    step = 0
+    while not game.over:
+        seat = next(s for s in game.pending() if game.legal_actions(s))
+        view, legal = SeatView(game, seat), game.legal_actions(seat)
+        if game.phase in ("turn", "claim", "rob"):
+            world = sample_world(view, random.Random(step))
+            assert seat_view_json(world, seat) == seat_view_json(game, seat)
+            assert world.tile_total() == 108 and world.legal_actions(seat) == legal
+        game.apply(bot.choose(view, legal))
+        step += 1

@@ -235,7 +235,7 @@ class SeatView:
 
     def visible_counts(self) -> list[int]:
         """Copies of each tile this seat can see: its hand, the melds (others' concealed kongs lie
-        face down), rivers, tiles set aside, hands laid down."""
+        face down), rivers, tiles set aside, hands laid down, an added kong's tile open to robbing."""
         g = self._game
         vis = g._seats[self.seat].counts[:]
         for i, s in enumerate(g._seats):
@@ -251,6 +251,8 @@ class SeatView:
             if s is not g._seats[self.seat] and s.revealed:
                 for t in range(27):
                     vis[t] += s.counts[t]
+        if g._pending_bugang is not None:
+            vis[g._pending_bugang] += 1  # an added kong declared, open to robbing: out of the hand, face up
         return vis
 
     def deltas(self) -> list[int]:
