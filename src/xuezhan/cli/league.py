@@ -69,7 +69,7 @@ def league_cmd(bots: str, deals: int, rules_spec: str, seed: int, workers: int, 
         lo, hi = p["ci95"]
         click.echo(f"{p['a'] + ' vs ' + p['b']:<28}{p['deals']:>7}{p['mean_diff']:>+16.2f}"
                    f"{f'[{lo:+.2f}, {hi:+.2f}]':>20}")
-    click.echo(f"{'bot':<16}{'rating':>8}{'pts/hand':>10}{'win':>8}{'deal-in':>9}{'fan':>6}{'清一色':>8}"
+    click.echo(f"{'bot':<16}{'rating':>8}{'pts/hand':>10}{'win':>8}{'deal-in':>9}{'fan':>6}{'清一色':>5}"
                f"{'kongs':>7}{'faults':>8}")
     for name, b in data["bots"].items():
         click.echo(f"{name:<16}{b['rating']:>8.0f}{b['points_per_hand']:>+10.2f}{b['win_rate']:>8.1%}"
