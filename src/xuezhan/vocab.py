@@ -193,6 +193,7 @@ _ERRORS: Final[tuple[_Row, ...]] = (  # every stable error code, alphabetical
     ("bad_db", "无法打开数据库", "無法開啟資料庫", "bad database"),
     ("bad_deal", "无效的发牌", "無效的發牌", "bad deal"),
     ("bad_dealer", "无效的庄家", "無效的莊家", "bad dealer"),
+    ("bad_deals", "无效的牌局数", "無效的牌局數", "bad number of deals"),
     ("bad_delay", "无效的延时", "無效的延遲", "bad delay"),
     ("bad_dice", "无效的骰子", "無效的骰子", "bad dice"),
     ("bad_exchange_tiles", "换三张的牌无效", "換三張的牌無效", "bad exchange tiles"),

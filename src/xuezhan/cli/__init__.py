@@ -16,6 +16,7 @@ from .. import i18n
 from ._common import emit_error, env_lang
 from .analysis import score_cmd, shanten_cmd, waits_cmd
 from .games import replay_cmd, simulate_cmd
+from .league import league_cmd
 from .play import play_cmd
 from .serve import serve_cmd
 
@@ -33,6 +34,7 @@ cli.add_command(replay_cmd)
 cli.add_command(simulate_cmd)
 cli.add_command(play_cmd)
 cli.add_command(serve_cmd)
+cli.add_command(league_cmd)
 
 
 def main(argv: list[str] | None = None) -> int:
