@@ -10,7 +10,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from .bots import Bot, make_bot
+from .bots import DEFAULT_TIMEOUT, Bot, bot_faults, make_bot
 from .engine.game import Game
 from .match import Hand, Match, RoomConfig
 from .rules import Rules
@@ -48,6 +48,7 @@ class Stats:
     bot_wins: dict[str, int] = field(default_factory=dict)
     bot_fan: dict[str, int] = field(default_factory=dict)
     bot_seats: dict[str, int] = field(default_factory=dict)
+    bot_faults: dict[str, int] = field(default_factory=dict)
     seconds: float = 0.0
 
     def add(self, game: Game, names: Sequence[str]) -> None:
@@ -104,6 +105,7 @@ class Stats:
                 for s in range(4)
             ],
             "by_bot": by_bot,
+            "bot_faults": {name: self.bot_faults.get(name, 0) for name in dict.fromkeys(self.bot_names)},
         }
 
 
@@ -115,6 +117,7 @@ def simulate(
     rules: Rules | None = None,
     on_hand: Callable[[Hand], None] | None = None,
     rotate: bool = False,
+    bot_timeout: float = DEFAULT_TIMEOUT,
 ) -> Stats:
     """Play ``games`` hands of one match on the match runtime: hand ``k`` is dealt from
     ``hand_seed(seed, k)`` exactly as in ``xuezhan play`` and ``xuezhan serve``, and the dealer
@@ -124,7 +127,8 @@ def simulate(
     master = random.Random(seed)
     stats = Stats(list(bot_names))
     # one seat owner per bot, kept for the whole run
-    owners = [Seat.of_bot(make_bot(name, random.Random(master.getrandbits(64)))) for name in bot_names]
+    owners = [Seat.of_bot(make_bot(name, random.Random(master.getrandbits(64)), timeout=bot_timeout))
+              for name in bot_names]
     match = Match(RoomConfig(rules=rules), PLAYERS, seed=seed, hands=games, records=False)
 
     def seats_for(hand: Hand) -> list[Seat]:
@@ -143,4 +147,6 @@ def simulate(
             on_hand(hand)
         runtime.finish_hand()
     stats.seconds = time.perf_counter() - start
+    for seat in owners:
+        stats.bot_faults[seat.name] = stats.bot_faults.get(seat.name, 0) + bot_faults(seat.bot)
     return stats

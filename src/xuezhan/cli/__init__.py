@@ -13,6 +13,7 @@ import click
 
 from ._common import emit_error
 from .analysis import score_cmd, shanten_cmd, waits_cmd
+from .bot import bot_cmd
 from .games import replay_cmd, simulate_cmd
 from .play import play_cmd
 from .serve import serve_cmd
@@ -31,6 +32,7 @@ cli.add_command(replay_cmd)
 cli.add_command(simulate_cmd)
 cli.add_command(play_cmd)
 cli.add_command(serve_cmd)
+cli.add_command(bot_cmd)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -10,7 +10,7 @@ from typing import IO, Any
 import click
 
 from .. import vocab
-from ..bots import BOTS
+from ..bots import DEFAULT_TIMEOUT, make_bot
 from ..errors import XuezhanError
 from ..match import Hand, hand_record
 from ..records import load_record, replay, result_json
@@ -65,26 +65,31 @@ def _bot_names(text: str) -> list[str]:
         names *= 4
     if len(names) != 4:
         raise XuezhanError("bad_bots", f"--bots takes one bot name or four, comma-separated; got {text!r}")
-    for n in names:
-        if n not in BOTS:
-            raise XuezhanError("unknown_bot", f"unknown bot {n!r}: choose from {', '.join(sorted(BOTS))}")
+    for n in set(names):
+        make_bot(n)  # an unknown name is bad input (unknown_bot) before any hand is played
     return names
 
 
 @click.command("simulate")
 @click.option("--games", type=int, required=True, help="Number of hands to play.")
 @click.option("--bots", "bots", default="heuristic", show_default=True, metavar="A,B,C,D",
-              help="One bot for every seat, or four comma-separated names (random, heuristic).")
+              help="One bot for every seat, or four comma-separated names (random, heuristic, "
+                   "cmd:COMMAND, policy:FILE).")
+@click.option("--bot-timeout", type=float, default=DEFAULT_TIMEOUT, show_default=True, metavar="SECONDS",
+              help="Seconds an outside bot (cmd:) has for each decision.")
 @click.option("--seed", type=int, default=0, show_default=True, help="Same seed, same hands.")
 @rules_option
 @click.option("--out", "out", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="Write every hand as a game record (JSON lines).")
 @json_option
 @guarded
-def simulate_cmd(games: int, bots: str, seed: int, rules_spec: str, out: Path | None, as_json: bool) -> int:
+def simulate_cmd(games: int, bots: str, bot_timeout: float, seed: int, rules_spec: str, out: Path | None,
+                 as_json: bool) -> int:
     """Self-play of N hands between bots."""
     if games < 1:
         raise XuezhanError("bad_games", "--games must be at least 1")
+    if not bot_timeout > 0:
+        raise XuezhanError("bad_input", "--bot-timeout must be positive")
     names = _bot_names(bots)
     rules = load_rules(rules_spec)
     sink: IO[str] | None = None
@@ -110,7 +115,7 @@ def simulate_cmd(games: int, bots: str, seed: int, rules_spec: str, out: Path | 
             progress.advance(task)
 
     try:
-        stats = simulate(games, names, seed=seed, rules=rules, on_hand=on_hand)
+        stats = simulate(games, names, seed=seed, rules=rules, on_hand=on_hand, bot_timeout=bot_timeout)
     finally:
         if progress is not None:
             progress.stop()

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from ..bots import BOTS
+from ..bots import BOTS, make_bot
 from ..errors import XuezhanError
 from ._common import guarded, load_rules, rules_option
 
@@ -37,8 +37,7 @@ def play_cmd(rules_spec: str, hands: int, seed: int | None, bot: str, record_dir
         raise XuezhanError("bad_delay", "--delay cannot be negative")
     if "," in bot:
         raise XuezhanError("bad_bots", "--bots takes one bot name: the same bot plays the three other seats")
-    if bot not in BOTS:
-        raise XuezhanError("unknown_bot", f"unknown bot {bot!r}: choose from {', '.join(sorted(BOTS))}")
+    make_bot(bot)  # an unknown name is bad input (unknown_bot)
     rules = load_rules(rules_spec)
     if seed is None:  # a seed of its own, so that the final table can tell how to play these deals again
         seed = secrets.randbelow(1 << 31)

@@ -279,3 +279,7 @@ class SeatView:
     def to_json(self) -> dict[str, Any]:
         """This seat's view as JSON (see :func:`seat_view_json`)."""
         return seat_view_json(self._game, self.seat)
+
+    def result_json(self) -> dict[str, Any]:
+        """The hand's result as ``replay --json`` gives it, its events as this seat may see them."""
+        return {**self._game.result_json(), "events": events_for(self._game, self.seat)}
