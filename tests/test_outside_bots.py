@@ -196,3 +196,25 @@ def test_an_outside_bot_refuses_a_bad_timeout() -> None:
     with pytest.raises(XuezhanError):
         OutsideBot(f"{PY} -c pass", random.Random(0), timeout=0)
     assert rules_json(Rules.preset("chengdu"))["preset"] == "chengdu"
+
+
+def test_an_operator_seats_an_outside_bot_at_the_web_tables() -> None:
+    from xuezhan.match import RoomConfig
+    from xuezhan.server.config import ServerConfig
+    from xuezhan.server.storebank import StoreBank
+    from xuezhan.server.table import Table
+    from xuezhan.store import Store
+
+    config = ServerConfig.from_mapping({"seat_bot": STDIO_HEURISTIC, "bot_timeout": 2})
+    bank = StoreBank(Store("sqlite://"), secret=b"outside")
+    person = bank.create_account("ann")[0]
+    table = Table("OUT1", "outside", RoomConfig(), person, bank, config)
+    table.players = [None, person.player, None, None]
+    bot = table.seat_owner(0).bot
+    assert isinstance(bot, OutsideBot) and bot.name == STDIO_HEURISTIC and bot.timeout == 2.0
+    assert table.seat_owner(1).is_person and table.seat_owner(1).bot.name == "heuristic"  # 托管 stays in process
+    bank.close()
+    with pytest.raises(XuezhanError) as exc:
+        ServerConfig.from_mapping({"seat_bot": "cmd:no-such-program-here"})
+    assert exc.value.code == "bad_config"
+    assert ServerConfig.from_mapping({"seat_bot": ""}).seat_bot == ""
