@@ -14,6 +14,7 @@ import click
 from ._common import emit_error
 from .analysis import score_cmd, shanten_cmd, waits_cmd
 from .bot import bot_cmd
+from .dataset import dataset_cmd
 from .games import replay_cmd, simulate_cmd
 from .play import play_cmd
 from .serve import serve_cmd
@@ -33,6 +34,7 @@ cli.add_command(simulate_cmd)
 cli.add_command(play_cmd)
 cli.add_command(serve_cmd)
 cli.add_command(bot_cmd)
+cli.add_command(dataset_cmd)
 
 
 def main(argv: list[str] | None = None) -> int:
