@@ -78,7 +78,8 @@ class PolicyBot:
     def __init__(self, path: str, rng: random.Random | None = None) -> None:
         self.name = f"policy:{path}"
         self.model = load_policy(path)
-        self._torch = _torch()
+        self._torch = torch = _torch()
+        torch.set_num_threads(1)  # one small network per decision: more threads only wait on each other
 
     def start_hand(self, seed: int) -> None:
         """Deterministic: nothing to seed."""
