@@ -152,18 +152,20 @@ def observation_list(view: SeatView) -> list[float]:
             buf[base + _OFF[kind] + m.tile] = 1.0
         buf[base + _OFF["hidden_kongs"]] = view.hidden_kongs(seat)
         river = view.river(seat)
-        states = view.river_state(seat)
-        at = base + _OFF["river"]
-        order = base + _OFF["river_order"]
-        for i, (t, st) in enumerate(zip(river, states, strict=True)):
-            if st == RIVER_CLAIMED:
-                buf[order + i] = -(t + 1.0)
-            else:
-                buf[order + i] = t + 1.0
-                buf[at + t] += 1.0
-        at = base + _OFF["won_on"]
-        for t in won_tiles[seat]:
-            buf[at + t] += 1.0
+        if river:
+            states = view.river_state(seat)
+            order = base + _OFF["river_order"]
+            buf[order : order + len(river)] = [
+                -(t + 1) if st == RIVER_CLAIMED else t + 1 for t, st in zip(river, states, strict=True)
+            ]
+            at = base + _OFF["river"]
+            for t, st in zip(river, states, strict=True):
+                if st != RIVER_CLAIMED:
+                    buf[at + t] += 1
+        if won_tiles[seat]:
+            at = base + _OFF["won_on"]
+            for t in won_tiles[seat]:
+                buf[at + t] += 1
         shown = view.shown_counts(seat)
         if shown is not None:
             at = base + _OFF["shown"]
