@@ -218,3 +218,30 @@ def test_an_operator_seats_an_outside_bot_at_the_web_tables() -> None:
         ServerConfig.from_mapping({"seat_bot": "cmd:no-such-program-here"})
     assert exc.value.code == "bad_config"
     assert ServerConfig.from_mapping({"seat_bot": ""}).seat_bot == ""
+
+
+def test_the_driver_tells_listening_bots_once_that_the_hand_is_over() -> None:
+    from xuezhan.bots.heuristic import HeuristicBot
+    from xuezhan.runtime import HandDriver, Seat
+
+    class Listening(HeuristicBot):
+        def __init__(self) -> None:
+            super().__init__(random.Random(0))
+            self.ends: list[dict[str, Any]] = []
+
+        def end_hand(self, view: SeatView) -> None:
+            self.ends.append(view.result_json())
+
+    bots = [Listening() for _ in range(4)]
+    game = Game.new(Rules.preset("qq"), seed=6)
+    driver = HandDriver(game, [Seat.of_bot(b) for b in bots], seed=6)
+    assert driver.run() and driver.run()
+    driver.end_hand()
+    assert [len(b.ends) for b in bots] == [1, 1, 1, 1]
+    assert bots[0].ends[0]["deltas"] == game.deltas() and bots[0].ends[0]["complete"] is True
+    draws = [e for e in bots[0].ends[0]["events"] if e["type"] == "draw"]
+    assert draws and all(("tile" in e) == (e["seat"] == 0) for e in draws)
+    rebuilt = HandDriver(Game(game.rules, game.deal, game.dealer), [Seat.of_bot(b) for b in bots])
+    rebuilt.replay(game.actions)
+    assert rebuilt.run()
+    assert [len(b.ends) for b in bots] == [1, 1, 1, 1]  # a hand rebuilt from its log is not told again

@@ -200,6 +200,7 @@ class HandDriver:
         the hand as it was after its last logged action."""
         for action in actions:
             self.game.apply(action)
+        self.ended = self.game.over  # a finished hand was told so when it was played
 
     @property
     def seq(self) -> int:
