@@ -85,17 +85,20 @@ def test_the_observations_read_back_are_the_seats_views_replayed_from_the_record
     assert i == len(obs)
 
 
-def test_the_same_seed_makes_the_same_dataset(made: tuple[Path, dict[str, Any]], tmp_path: Path) -> None:
+def test_the_same_seed_makes_the_same_dataset_whatever_the_workers(
+        made: tuple[Path, dict[str, Any]], tmp_path: Path) -> None:
     out, _ = made
     again = tmp_path / "again"
-    _dataset(again)
+    summary = _dataset(again, "--workers", "2")
+    assert summary["workers"] == 2 and summary["rows"] == made[1]["rows"]
     assert read_dataset(again).equals(read_dataset(out))
+    assert _records(again) == _records(out)
 
 
 def test_bad_dataset_arguments_are_bad_input(tmp_path: Path) -> None:
     a_file = tmp_path / "file"
     a_file.write_text("x", encoding="utf-8")
-    for args, code in ((["--games", "0"], "bad_games"), (["--games", "1", "--workers", "0"], "bad_input"),
+    for args, code in ((["--games", "0"], "bad_games"), (["--games", "1", "--workers", "0"], "bad_workers"),
                        (["--games", "1", "--bots", "nobody"], "unknown_bot"),
                        (["--games", "1", "--out", str(a_file / "sub")], "unwritable")):
         if "--out" not in args:

@@ -48,5 +48,12 @@ def bot_faults(bot: Bot) -> int:
     return int(getattr(bot, "faults", 0))
 
 
+def close_bot(bot: Bot) -> None:
+    """Stop what ``bot`` holds (an outside program) once it is no longer needed."""
+    close = getattr(bot, "close", None)
+    if close is not None:
+        close()
+
+
 __all__ = ["BOTS", "DEFAULT_TIMEOUT", "PREFIXES", "Bot", "HeuristicBot", "OutsideBot", "RandomBot", "bot_faults",
-           "make_bot"]
+           "close_bot", "make_bot"]

@@ -49,7 +49,14 @@ def _read_lines(stream: IO[str], lines: queue.Queue[str | None]) -> None:
     lines.put(None)  # the program's output ended
 
 
-def _stop(proc: subprocess.Popen[str]) -> None:
+def _stop(proc: subprocess.Popen[str], grace: float = 1.0) -> None:
+    """End the program: its stdin is closed (a bot ends when its input ends); after ``grace``
+    seconds it is killed."""
+    if proc.poll() is None and grace > 0 and proc.stdin is not None:
+        with contextlib.suppress(OSError, ValueError):
+            proc.stdin.close()
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            proc.wait(timeout=grace)
     if proc.poll() is None:
         proc.kill()
     with contextlib.suppress(subprocess.TimeoutExpired):
@@ -126,16 +133,17 @@ class OutsideBot:
             raise BotFault("the program has ended")
         return line
 
-    def close(self) -> None:
-        """Stop the program (it is started again when next needed)."""
+    def close(self, grace: float = 1.0) -> None:
+        """Stop the program (it is started again when next needed): its input ends, and it is
+        killed if it has not ended after ``grace`` seconds."""
         if self._proc is not None:
-            _stop(self._proc)
+            _stop(self._proc, grace)
             self._proc = None
 
     def _fault(self) -> None:
         self.faults += 1
         self._broken = True
-        self.close()
+        self.close(grace=0)  # it misbehaved: no time to wind down
 
     # --- the bot protocol -----------------------------------------------------------------------------
     def start_hand(self, seed: int) -> None:

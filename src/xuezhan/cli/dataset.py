@@ -9,7 +9,8 @@ import click
 
 from ..bots import DEFAULT_TIMEOUT
 from ..errors import XuezhanError
-from ._common import emit_json, guarded, json_option, load_rules, rules_option
+from ..scale import check_workers
+from ._common import emit_json, guarded, json_option, load_rules, rules_option, workers_options
 from .games import _bot_names
 
 
@@ -19,38 +20,36 @@ from .games import _bot_names
               help="One bot for every seat, or four comma-separated names.")
 @click.option("--out", "out", type=click.Path(file_okay=False, path_type=Path), required=True,
               help="Folder for the shards (shard-*.parquet) and their records (_records/*.jsonl).")
-@click.option("--workers", type=int, default=1, show_default=True, help="Processes that play shards at once.")
 @click.option("--shard-hands", type=int, default=500, show_default=True, help="Hands per shard.")
 @click.option("--seed", type=int, default=0, show_default=True, help="Same seed, same dataset.")
 @click.option("--bot-timeout", type=float, default=DEFAULT_TIMEOUT, show_default=True, metavar="SECONDS",
               help="Seconds an outside bot (cmd:) has for each decision.")
 @rules_option
+@workers_options
 @json_option
 @guarded
-def dataset_cmd(games: int, bots: str, out: Path, workers: int, shard_hands: int, seed: int, bot_timeout: float,
-                rules_spec: str, as_json: bool) -> int:
+def dataset_cmd(games: int, bots: str, out: Path, shard_hands: int, seed: int, bot_timeout: float,
+                rules_spec: str, workers: int, backend: str, as_json: bool) -> int:
     """Bots play N hands; every decision is written as one row (observation, mask, action, points)."""
     if games < 1:
         raise XuezhanError("bad_games", "--games must be at least 1")
     if shard_hands < 1:
         raise XuezhanError("bad_input", "--shard-hands must be at least 1")
-    if workers < 1:
-        raise XuezhanError("bad_input", "--workers must be at least 1")
+    check_workers(workers, backend)
     if not bot_timeout > 0:
         raise XuezhanError("bad_input", "--bot-timeout must be positive")
     names = _bot_names(bots)
     rules = load_rules(rules_spec)
-    from ..rl.dataset import _pyarrow, plan, prepare_out, write_shard
+    from ..rl.dataset import make_dataset
 
-    _pyarrow()  # missing_dependency before anything is played
-    prepare_out(out)
     start = time.perf_counter()
-    results = [write_shard(out, shard, hands, names, seed=seed, rules=rules, bot_timeout=bot_timeout)
-               for shard, hands in plan(games, shard_hands)]
+    results = make_dataset(out, games, names, seed=seed, rules=rules, shard_hands=shard_hands, workers=workers,
+                           backend=backend, bot_timeout=bot_timeout)
     seconds = time.perf_counter() - start
     rows = sum(r.rows for r in results)
     summary = {"games": games, "rows": rows, "shards": len(results), "out": str(out), "bots": names,
-               "seed": seed, "workers": workers, "seconds": seconds,
+               "seed": seed, "workers": workers, "backend": backend, "seconds": seconds,
+               "hands_per_second": games / seconds if seconds > 0 else None,
                "files": [f for r in results for f in r.files]}
     if as_json:
         emit_json(summary)

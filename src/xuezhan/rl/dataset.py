@@ -1,9 +1,10 @@
 """Training data: bots play hands, every decision becomes one row of a Parquet shard.
 
 ``xuezhan dataset --games N --bots A,B,C,D --out DIR`` (``pip install 'xuezhan[dataset]'``)
-plays N hands in shards of ``shard_hands`` hands. Shard ``i`` is a match of its own,
-seeded with :func:`shard_seed` ``(seed, i)``, so shards can be played anywhere in any
-order and the dataset is the same. Each shard writes two files:
+plays N hands in shards of ``shard_hands`` hands (:func:`xuezhan.scale.shards`). Shard ``i``
+is a match of its own, seeded with :func:`shard_seed` ``(seed, i)``, so shards can be
+played by any worker in any order (:func:`xuezhan.scale.map_shards`, ``--workers W``,
+``--backend ray``) and the dataset is the same. Each shard writes two files:
 
 - ``shard-IIIII.parquet``: one row per action of each hand (every decision of every
   seat, forced ones included), in the order they were taken:
@@ -49,6 +50,7 @@ from ..engine.views import SeatView
 from ..errors import XuezhanError
 from ..match import Hand, hand_record, hand_seed
 from ..rules import Rules
+from ..scale import Shard, map_shards, shards
 from ..selfplay import simulate
 from .encoding import OBS_FIELDS, OBS_SIZE, observation_list
 
@@ -60,7 +62,7 @@ def _pyarrow() -> Any:
         import pyarrow as pa
         import pyarrow.parquet as pq
     except ImportError:
-        raise XuezhanError("missing_dependency", "datasets need pyarrow: pip install 'xuezhan[dataset]'") from None
+        raise XuezhanError("missing_extra", "datasets need pyarrow: pip install 'xuezhan[dataset]'") from None
     return pa, pq
 
 
@@ -167,9 +169,30 @@ def write_shard(out: Path, shard: int, hands: int, bots: Sequence[str], *, seed:
     return ShardResult(shard, hands, len(columns.step), files, time.perf_counter() - start)
 
 
-def plan(games: int, shard_hands: int) -> list[tuple[int, int]]:
-    """``(shard, hands)`` of each shard of a dataset of ``games`` hands."""
-    return [(i, min(shard_hands, games - i * shard_hands)) for i in range((games + shard_hands - 1) // shard_hands)]
+@dataclass(frozen=True)
+class DatasetShard:
+    """Plays and writes one shard of a dataset (picklable: it may run in another process)."""
+
+    out: str
+    bots: tuple[str, ...]
+    seed: int
+    rules: Rules
+    bot_timeout: float = 5.0
+
+    def __call__(self, shard: Shard) -> ShardResult:
+        return write_shard(Path(self.out), shard.index, shard.size, self.bots, seed=self.seed, rules=self.rules,
+                           bot_timeout=self.bot_timeout)
+
+
+def make_dataset(out: Path, games: int, bots: Sequence[str], *, seed: int = 0, rules: Rules | None = None,
+                 shard_hands: int = DEFAULT_SHARD_HANDS, workers: int = 1, backend: str = "local",
+                 bot_timeout: float = 5.0) -> list[ShardResult]:
+    """Write a dataset of ``games`` hands to ``out``, its shards spread over ``workers``
+    (:func:`xuezhan.scale.map_shards`): the same files whatever the workers and backend."""
+    _pyarrow()  # missing_extra before anything is played
+    prepare_out(out)
+    job = DatasetShard(str(out), tuple(bots), seed, rules or Rules.preset("qq"), bot_timeout)
+    return map_shards(job, shards(games, shard_hands), workers=workers, backend=backend)
 
 
 def prepare_out(out: Path) -> None:

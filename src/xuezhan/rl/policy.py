@@ -26,7 +26,7 @@ def _torch() -> Any:
     try:
         import torch
     except ImportError:
-        raise XuezhanError("missing_dependency",
+        raise XuezhanError("missing_extra",
                            "a policy bot needs PyTorch: pip install 'xuezhan[train]'") from None
     return torch
 
