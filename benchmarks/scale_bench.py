@@ -45,9 +45,11 @@ def main() -> None:
     }
     try:
         import ray
+
+        have_ray = True
     except ImportError:
-        ray = None
-    if ray is not None:
+        have_ray = False
+    if have_ray:
         ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, logging_level=logging.WARNING)
         try:
             on_ray, remote = run(args.games, bots, 2, "ray")
