@@ -284,3 +284,41 @@ def test_no_observation_holds_a_tile_the_seat_may_not_see(rules: Rules) -> None:
                                           rl.action_mask(original.legal_actions(seat)))
                     checked += 1
     assert checked > 50
+
+
+def test_an_illegal_answer_in_the_parallel_env_is_refused_before_any_answer_is_applied() -> None:
+    env = rl.parallel_env(seed=6)
+    obs, _ = env.reset()
+    deciding = [a for a in env.agents if obs[a]["action_mask"].any()]
+    assert len(deciding) == 4  # 定缺: everyone at once
+    actions = {a: int(np.flatnonzero(obs[a]["action_mask"])[0]) for a in env.agents}
+    last = deciding[-1]
+    actions[last] = next(i for i in range(rl.ACTION_SPACE_SIZE) if not obs[last]["action_mask"][i])
+    before = env.table.game.action_count
+    with pytest.raises(IllegalActionError):
+        env.step(actions)
+    assert env.table.game.action_count == before
+    with pytest.raises(XuezhanError) as exc:
+        env.step({a: actions[a] for a in deciding[:-1]})
+    assert exc.value.code == "bad_action"
+
+
+def test_an_outside_bot_opponent_keeps_running_from_hand_to_hand() -> None:
+    import shlex
+    import sys
+
+    name = f"cmd:{shlex.quote(sys.executable)} -m xuezhan bot stdio --bot heuristic"
+    outside = rl.single_agent_env(opponents=[name, "heuristic", "heuristic"], seed=21)
+    inside = rl.single_agent_env(opponents="heuristic", seed=21)
+    bot = outside.table.seats[1].bot
+    for _ in range(2):
+        a, _ = outside.reset()
+        b, _ = inside.reset()
+        done = False
+        while not done:
+            assert np.array_equal(a["observation"], b["observation"])
+            step = int(np.flatnonzero(a["action_mask"])[-1])
+            a, ra, done, _, _ = outside.step(step)
+            b, rb, done_b, _, _ = inside.step(step)
+            assert ra == rb and done == done_b
+    assert outside.table.seats[1].bot is bot and getattr(bot, "faults", None) == 0

@@ -32,7 +32,7 @@ from gymnasium import spaces
 from pettingzoo import AECEnv, ParallelEnv
 
 from ..engine.actions import ACTION_SPACE_SIZE, action_index
-from ..errors import XuezhanError
+from ..errors import IllegalActionError, XuezhanError
 from ..rules import Rules
 from .encoding import OBS_HIGH, OBS_LOW, OBS_SIZE, action_mask, encode
 from .table import PLAYERS, LearningTable
@@ -134,8 +134,8 @@ class XuezhanAEC(AECEnv[str, Obs, int | None]):
             return
         if action is None:
             raise XuezhanError("bad_action", f"{agent} must decide: None is the action of a finished agent only")
+        self.table.step(PLAYERS.index(agent), int(action))  # an illegal action raises, changing nothing
         self._cumulative_rewards[agent] = 0.0
-        self.table.step(PLAYERS.index(agent), int(action))
         self.rewards = dict(zip(PLAYERS, map(float, self.table.rewards()), strict=True))
         if self.table.over:
             self.terminations = dict.fromkeys(self.agents, True)
@@ -186,10 +186,13 @@ class XuezhanParallel(ParallelEnv[str, Obs, int]):
     ]:
         table = self.table
         deciding = table.deciding()
-        for seat in deciding:
+        for seat in deciding:  # every answer is checked before any is applied
             agent = PLAYERS[seat]
             if agent not in actions:
                 raise XuezhanError("bad_action", f"{agent} must decide and was given no action")
+            index = int(actions[agent])
+            if all(action_index(a) != index for a in table.legal(seat)):
+                raise IllegalActionError("illegal_action", f"{agent} may not take action {index} now")
         for seat in deciding:
             if table.over or not table.legal(seat):
                 continue  # an earlier answer closed the window (a win beats a claim)

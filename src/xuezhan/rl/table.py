@@ -40,8 +40,13 @@ class LearningTable:
         self.rules = load_rules(rules)
         self.learners = tuple(sorted(learners))
         self.opponents = dict(opponents)
-        for name in self.opponents.values():
-            make_bot(name)  # an unknown bot is bad input now, not at the first hand
+        # the seats are kept from hand to hand (an outside program keeps running); a bot's
+        # decisions depend on the seed it is given at each hand only
+        self.seats = [
+            Seat.of_bot(make_bot(self.opponents[s], random.Random(s))) if s in self.opponents
+            else Seat.of_person(PLAYERS[s])
+            for s in range(4)
+        ]
         self.driver: HandDriver | None = None
         self.seed = 0
         self._last = [0, 0, 0, 0]
@@ -51,12 +56,7 @@ class LearningTable:
         """Deal a new hand from ``seed`` (hand 1 of a match seeded with ``seed``) and let the bots
         play until a learner must decide."""
         self.seed = seed
-        rng = random.Random(seed)
-        seats = [
-            Seat.of_bot(make_bot(self.opponents[s], random.Random(rng.getrandbits(64))))
-            if s in self.opponents else Seat.of_person(PLAYERS[s])
-            for s in range(4)
-        ]
+        seats = self.seats
         match = Match(RoomConfig(rules=self.rules, hands=1), PLAYERS, seed=seed, records=False)
         runtime = MatchRuntime(match, lambda hand: seats)
         self.driver = runtime.start_hand()
