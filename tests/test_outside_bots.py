@@ -245,3 +245,8 @@ def test_the_driver_tells_listening_bots_once_that_the_hand_is_over() -> None:
     rebuilt.replay(game.actions)
     assert rebuilt.run()
     assert [len(b.ends) for b in bots] == [1, 1, 1, 1]  # a hand rebuilt from its log is not told again
+
+
+def test_the_remote_view_answers_everything_a_seat_view_answers() -> None:
+    public = {n for n in dir(SeatView) if not n.startswith("_")} - {"seat"}
+    assert public and public <= set(vars(RemoteView)), sorted(public - set(vars(RemoteView)))
