@@ -47,6 +47,7 @@ dealer's first discard.
 
 from __future__ import annotations
 
+from array import array
 from collections.abc import Sequence
 from typing import Final
 
@@ -121,11 +122,14 @@ _HAND, _DRAWN, _OFFERED, _PHASE, _WALL, _DEALER, _TURN, _UNSEEN = (
 _PHASE_INDEX: Final = {p: i for i, p in enumerate(PHASES)}
 
 
-def observation_list(view: SeatView) -> list[float]:
-    """The observation of ``view`` as a Python list (see the module docstring for the layout)."""
+_ZEROS: Final = array("f", bytes(4 * OBS_SIZE))
+
+
+def _fill(view: SeatView) -> array[float]:
+    """The observation of ``view`` in a fresh ``array('f')`` (layout in the module docstring)."""
     me = view.seat
-    buf = [0.0] * OBS_SIZE
-    buf[_HAND : _HAND + 27] = view.counts
+    buf = array("f", _ZEROS)
+    buf[_HAND : _HAND + 27] = array("f", view.counts)
     drawn = view.drawn
     if drawn is not None:
         buf[_DRAWN + drawn] = 1.0
@@ -136,60 +140,63 @@ def observation_list(view: SeatView) -> list[float]:
     buf[_WALL] = view.live
     buf[_DEALER + (view.dealer - me) % 4] = 1.0
     buf[_TURN + (view.turn - me) % 4] = 1.0
-    buf[_UNSEEN : _UNSEEN + 27] = [4 - c for c in view.visible_counts()]
+    buf[_UNSEEN : _UNSEEN + 27] = array("f", [4 - c for c in view.visible_counts()])
     voids = view.voids()
     deltas = view.deltas()
-    won_on = [0] * 4
-    won_tiles: list[list[int]] = [[], [], [], []]
-    for seat in range(4):
-        won_tiles[seat] = view.win_tiles(seat)
-        won_on[seat] = len(won_tiles[seat])
     for k in range(4):
         seat = (me + k) % 4
         base = _SEAT0 + k * _SEAT_BLOCK
         for m in view.melds(seat):
-            kind = str(m.kind)
-            buf[base + _OFF[kind] + m.tile] = 1.0
+            buf[base + _OFF[m.kind] + m.tile] = 1.0
         buf[base + _OFF["hidden_kongs"]] = view.hidden_kongs(seat)
         river = view.river(seat)
         if river:
             states = view.river_state(seat)
             order = base + _OFF["river_order"]
-            buf[order : order + len(river)] = [
+            buf[order : order + len(river)] = array("f", [
                 -(t + 1) if st == RIVER_CLAIMED else t + 1 for t, st in zip(river, states, strict=True)
-            ]
+            ])
             at = base + _OFF["river"]
             for t, st in zip(river, states, strict=True):
                 if st != RIVER_CLAIMED:
                     buf[at + t] += 1
-        if won_tiles[seat]:
+        won_tiles = view.win_tiles(seat)
+        if won_tiles:
             at = base + _OFF["won_on"]
-            for t in won_tiles[seat]:
+            for t in won_tiles:
                 buf[at + t] += 1
         shown = view.shown_counts(seat)
         if shown is not None:
             at = base + _OFF["shown"]
-            buf[at : at + 27] = shown
+            buf[at : at + 27] = array("f", shown)
         buf[base + _OFF["concealed"]] = view.concealed_count(seat)
         void = voids[seat]
         buf[base + _OFF["void"] + (3 if void is None else void)] = 1.0
-        buf[base + _OFF["won"]] = 1.0 if view.won(seat) else 0.0
+        if view.won(seat):
+            buf[base + _OFF["won"]] = 1.0
         buf[base + _OFF["wins"]] = view.wins(seat)
-        buf[base + _OFF["escaped"]] = 1.0 if view.escaped(seat) else 0.0
+        if view.escaped(seat):
+            buf[base + _OFF["escaped"]] = 1.0
         buf[base + _OFF["points"]] = deltas[seat]
     return buf
 
 
+def observation_list(view: SeatView) -> list[float]:
+    """The observation of ``view`` as a Python list (see the module docstring for the layout)."""
+    return _fill(view).tolist()
+
+
 def encode(view: SeatView) -> npt.NDArray[np.float32]:
     """The observation of one seat's view: a ``float32`` vector of :data:`OBS_SIZE` values."""
-    return np.array(observation_list(view), dtype=np.float32)
+    return np.frombuffer(_fill(view), dtype=np.float32)
 
 
 def encode_batch(views: Sequence[SeatView]) -> npt.NDArray[np.float32]:
     """The observations of many views at once: a ``(len(views), OBS_SIZE)`` ``float32`` array."""
     if not views:
         return np.zeros((0, OBS_SIZE), dtype=np.float32)
-    return np.array([observation_list(v) for v in views], dtype=np.float32)
+    joined = bytearray(b"".join(_fill(v).tobytes() for v in views))  # writable, as training loops expect
+    return np.frombuffer(joined, dtype=np.float32).reshape(len(views), OBS_SIZE)
 
 
 def action_mask(legal: Sequence[Action]) -> npt.NDArray[np.int8]:
