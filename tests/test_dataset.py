@@ -48,6 +48,7 @@ def test_the_rows_of_each_hand_are_the_decisions_of_its_record(made: tuple[Path,
     df = pd.read_parquet(out)
     records = _records(out)
     assert summary["games"] == 5 and summary["shards"] == 2 and len(records) == 5
+    assert summary["bot_faults"] == {"heuristic": 0, "random": 0}
     assert summary["rows"] == len(df) == sum(len(r["actions"]) for r in records.values())
     for rid, rows in df.groupby("record_id", sort=False):
         rec = records[str(rid)]

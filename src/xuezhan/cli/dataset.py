@@ -50,7 +50,8 @@ def dataset_cmd(games: int, bots: str, out: Path, shard_hands: int, seed: int, b
     summary = {"games": games, "rows": rows, "shards": len(results), "out": str(out), "bots": names,
                "seed": seed, "workers": workers, "backend": backend, "seconds": seconds,
                "hands_per_second": games / seconds if seconds > 0 else None,
-               "files": [f for r in results for f in r.files]}
+               "files": [f for r in results for f in r.files],
+               "bot_faults": {n: sum(r.bot_faults.get(n, 0) for r in results) for n in dict.fromkeys(names)}}
     if as_json:
         emit_json(summary)
     else:

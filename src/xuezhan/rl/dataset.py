@@ -139,6 +139,7 @@ class ShardResult:
     rows: int
     files: tuple[str, str]
     seconds: float
+    bot_faults: dict[str, int] = field(default_factory=dict)
 
 
 def write_shard(out: Path, shard: int, hands: int, bots: Sequence[str], *, seed: int, rules: Rules,
@@ -154,7 +155,7 @@ def write_shard(out: Path, shard: int, hands: int, bots: Sequence[str], *, seed:
         columns.add_hand(hand, bots)
         records.append(json.dumps({"id": record_id(hand), **hand_record(hand)}, ensure_ascii=False))
 
-    simulate(hands, bots, seed=match_seed, rules=rules, on_hand=on_hand, bot_timeout=bot_timeout)
+    stats = simulate(hands, bots, seed=match_seed, rules=rules, on_hand=on_hand, bot_timeout=bot_timeout)
     metadata = {"seed": seed, "shard": shard, "match_seed": match_seed, "bots": list(bots),
                 "rules": rules.to_mapping(), "obs_fields": OBS_FIELDS, "action_space": ACTION_SPACE_SIZE}
     parquet = out / f"shard-{shard:05d}.parquet"
@@ -166,7 +167,7 @@ def write_shard(out: Path, shard: int, hands: int, bots: Sequence[str], *, seed:
     except OSError as exc:
         raise XuezhanError("unwritable", f"cannot write {out}: {exc.strerror or exc}") from None
     files = (parquet.name, f"_records/{jsonl.name}")
-    return ShardResult(shard, hands, len(columns.step), files, time.perf_counter() - start)
+    return ShardResult(shard, hands, len(columns.step), files, time.perf_counter() - start, stats.bot_faults)
 
 
 @dataclass(frozen=True)
