@@ -250,3 +250,32 @@ def test_the_driver_tells_listening_bots_once_that_the_hand_is_over() -> None:
 def test_the_remote_view_answers_everything_a_seat_view_answers() -> None:
     public = {n for n in dir(SeatView) if not n.startswith("_")} - {"seat"}
     assert public and public <= set(vars(RemoteView)), sorted(public - set(vars(RemoteView)))
+
+
+def test_a_line_a_bot_writes_after_the_end_of_a_hand_is_not_taken_as_an_answer(tmp_path: Path) -> None:
+    import time
+
+    script = tmp_path / "chatty.py"
+    script.write_text(
+        "import json, sys\n"
+        "for line in sys.stdin:\n"
+        "    m = json.loads(line)\n"
+        "    if m['type'] == 'end_hand':\n"
+        "        print('good game', flush=True)\n"
+        "    elif m['type'] == 'request':\n"
+        "        print(json.dumps({'action': m['legal'][0]}), flush=True)\n",
+        encoding="utf-8",
+    )
+    bot = make_bot(f"cmd:{PY} {shlex.quote(str(script))}")
+    for seed in (12, 13):
+        game = Game.new(Rules.preset("qq"), seed=seed)
+        bot.start_hand(seed)
+        while not game.over:
+            seat = game.pending()[0]
+            legal = game.legal_actions(seat)
+            if seat == 0 and len(legal) > 1:
+                assert bot.choose(SeatView(game, 0), legal) == legal[0]
+            game.apply(legal[0])
+        bot.end_hand(SeatView(game, 0))  # type: ignore[attr-defined]
+        time.sleep(0.5)  # the stray line arrives before the next hand's first request
+    assert getattr(bot, "faults", None) == 0

@@ -124,6 +124,17 @@ class OutsideBot:
         except (OSError, ValueError):
             raise BotFault("the program has ended") from None
 
+    def _drain(self) -> None:
+        """Drop lines written before a request (they cannot answer it); the end of the output
+        means the program has ended."""
+        while True:
+            try:
+                line = self._lines.get_nowait()
+            except queue.Empty:
+                return
+            if line is None:
+                raise BotFault("the program has ended")
+
     def _receive(self) -> str:
         try:
             line = self._lines.get(timeout=self.timeout)
@@ -160,6 +171,7 @@ class OutsideBot:
         if not self._broken:
             try:
                 self._begin(view)
+                self._drain()
                 self._send(request_message(view, legal))
                 line = self._receive()
                 try:
