@@ -191,10 +191,11 @@ class RemoteView(SeatView):
         raise NotImplementedError("an outside program is sent the result at end_hand")
 
 
-def serve(bot: Bot, stdin: IO[str], stdout: IO[str], *, seed: int = 0) -> int:
+def serve(bot: Bot, stdin: IO[str], stdout: IO[str], *, seed: int = 0, stderr: IO[str] | None = None) -> int:
     """Play ``bot`` over the protocol: read messages from ``stdin``, answer requests on ``stdout``,
     until ``stdin`` ends. Returns how many requests were answered. A line that is not a message
-    of the protocol is answered with nothing (xuezhan counts that as the bot's fault)."""
+    of the protocol is answered with nothing (xuezhan counts that as the bot's fault) and
+    named on ``stderr``."""
     rules = Rules.preset("qq")
     answered = 0
     hands = 0
@@ -216,6 +217,8 @@ def serve(bot: Bot, stdin: IO[str], stdout: IO[str], *, seed: int = 0) -> int:
                 answered += 1
             elif kind == "end_hand":
                 pass
-        except (ValueError, KeyError, TypeError, AttributeError, IndexError):
-            continue
+        except (ValueError, KeyError, TypeError, AttributeError, IndexError) as exc:
+            if stderr is not None:
+                stderr.write(f"xuezhan bot: not a protocol message ({type(exc).__name__}: {exc}): {line[:80]!r}\n")
+                stderr.flush()
     return answered

@@ -25,7 +25,7 @@ def bot_cmd() -> None:
 def stdio_cmd(name: str, seed: int) -> int:
     """Play bot NAME over the JSON-lines bot protocol on stdin and stdout (until stdin ends)."""
     bot = make_bot(name, random.Random(seed))
-    serve(bot, sys.stdin, sys.stdout, seed=seed)
+    serve(bot, sys.stdin, sys.stdout, seed=seed, stderr=sys.stderr)
     return 0
 
 
