@@ -154,8 +154,9 @@ def test_serve_answers_each_request_with_a_legal_action() -> None:
     view = SeatView(game, seat)
     lines = [json.dumps(start_message(view)), "not json", json.dumps(request_message(view, game.legal_actions(seat))),
              json.dumps({"type": "end_hand", "result": {}})]
-    out = io.StringIO()
-    assert serve(make_bot("random"), io.StringIO("\n".join(lines) + "\n"), out) == 1
+    out, err = io.StringIO(), io.StringIO()
+    assert serve(make_bot("random"), io.StringIO("\n".join(lines) + "\n"), out, stderr=err) == 1
+    assert "not json" in err.getvalue() and err.getvalue().count("\n") == 1
     answer = json.loads(out.getvalue())
     assert Action.from_json(answer["action"]) in game.legal_actions(seat)
 
