@@ -13,6 +13,10 @@ space of :func:`xuezhan.engine.actions.action_index`, and rewards are points, pa
 change hands (a kong's payment at once, a win's at the win, 查叫 and 退税 at the end), so
 that a seat's rewards over the hand add up to its points for the hand.
 
+``render()`` with ``render_mode="ansi"`` returns the table as text: with every hand face up
+in the PettingZoo environments (they hold all four seats), as the learner's seat sees it in
+the Gymnasium environment.
+
 Seeds: ``reset(seed=S)`` deals the hand that a match seeded with ``S`` deals first (the
 same hand as ``xuezhan simulate --seed S``); each later ``reset()`` without a seed deals
 from ``S + 1``, ``S + 2``, ... The ``seed`` given when the environment is made is the
