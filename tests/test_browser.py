@@ -4,11 +4,11 @@ The server (uvicorn) runs in a thread of this module on a free loopback port, wi
 act at once and people's clocks long enough for a browser. Without Chromium these tests
 fail, they never skip: ``scripts/ensure_chromium.sh`` installs it.
 
-A whole hand is played by taps on a phone (390x844, touch) and by clicks on a tablet and a
-desktop; at each size nothing scrolls sideways and every tile of the hand and every button of
+A whole hand is played by taps on a phone (390x844 upright and 844x390 on its side) and a
+tablet, and by clicks on a desktop; at each size nothing scrolls sideways and every tile of the hand and every button of
 the decision lies inside the screen and is at least a touch target (44 px) big.
 
-``XUEZHAN_SCREENSHOTS=1`` also writes the screenshots of docs/screenshots/ (phone, tablet,
+``XUEZHAN_SCREENSHOTS=1`` also writes the screenshots of docs/screenshots/ (phone and
 desktop); without it nothing is written.
 """
 
@@ -45,8 +45,10 @@ SIZES: dict[str, dict[str, Any]] = {
     "phone": {"viewport": {"width": 390, "height": 844}, "has_touch": True, "is_mobile": True,
               "device_scale_factor": 2},
     "tablet": {"viewport": {"width": 768, "height": 1024}, "has_touch": True},
+    "landscape": {"viewport": {"width": 844, "height": 390}, "has_touch": True, "is_mobile": True},
     "desktop": {"viewport": {"width": 1366, "height": 768}},
 }
+SHOT_SIZES = ("phone", "desktop")
 _names = itertools.count(1)
 
 
@@ -62,7 +64,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Any]
     config = ServerConfig.fast(bot_delay=0.02, bot_claim_delay=0.01, turn_timeout=300.0, claim_timeout=300.0,
                                choice_timeout=300.0, next_hand_delay=600.0)
     db = tmp_path_factory.mktemp("browser") / "web.sqlite3"
-    app = create_app(f"sqlite:///{db}", config=config, secret=b"browser-test")
+    app = create_app(f"sqlite:///{db}", config=config)
     port = _free_port()
     srv = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning",
                                         ws_per_message_deflate=False))
@@ -177,9 +179,9 @@ def _play_hand(page: Page, size: str, touch: bool) -> dict[str, int]:
             # the first tap picks the tile, the second discards it
             if _press(page, "[data-testid=hand] .selected", touch):
                 presses["discard"] += 1
-                if presses["discard"] == 4 and WRITE_SHOTS:
+                if presses["discard"] == 4 and WRITE_SHOTS and size in SHOT_SIZES:
                     page.wait_for_timeout(200)
-                    page.screenshot(path=str(SHOTS / f"{size}-table.png"))
+                    page.screenshot(path=str(SHOTS / f"{size}-table.png"), scale="css")
         else:
             page.wait_for_timeout(25)
     return presses
@@ -197,9 +199,9 @@ def test_a_whole_hand_by_taps_and_clicks_at_every_size(server: tuple[str, Any], 
     page.wait_for_selector("[data-testid=lobby] [data-testid=quickstart]", state="visible")
     assert page.evaluate("document.documentElement.lang") == "zh-CN"
     assert page.evaluate("document.documentElement.scrollWidth") <= SIZES[size]["viewport"]["width"]
-    if WRITE_SHOTS:
+    if WRITE_SHOTS and size in SHOT_SIZES:
         SHOTS.mkdir(parents=True, exist_ok=True)
-        page.screenshot(path=str(SHOTS / f"{size}-lobby.png"))
+        page.screenshot(path=str(SHOTS / f"{size}-lobby.png"), scale="css")
     _press(page, "[data-testid=quickstart]", touch)
     page.wait_for_selector("[data-testid=table] [data-testid=hand] [data-tile]", state="visible")
     # a visible countdown on the player's own decision
@@ -214,8 +216,8 @@ def test_a_whole_hand_by_taps_and_clicks_at_every_size(server: tuple[str, Any], 
 
     dialog = page.locator("[data-testid=settlement]")
     page.wait_for_function("document.querySelector('#settle-countdown').textContent.length > 0")
-    if WRITE_SHOTS:
-        page.screenshot(path=str(SHOTS / f"{size}-settlement.png"))
+    if WRITE_SHOTS and size in SHOT_SIZES:
+        page.screenshot(path=str(SHOTS / f"{size}-settlement.png"), scale="css")
     assert i18n.t("web.settle.title", "zh-CN", n=1) in dialog.inner_text()
     assert page.locator("#settle-rows tr").count() == 4
     assert table.hand is not None

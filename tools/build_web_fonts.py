@@ -17,7 +17,6 @@ and style, and printable ASCII. Run it again after a catalog gains characters
 from __future__ import annotations
 
 import argparse
-import json
 import tomllib
 from collections.abc import Iterator
 from pathlib import Path
@@ -106,12 +105,11 @@ def main() -> None:
     text = page_text()
     FONTS.mkdir(exist_ok=True)
     ICONS.mkdir(exist_ok=True)
-    plain = "".join(ch for ch in text if not is_emoji(ch))
+    plain = "".join(ch for ch in text if ord(ch) < 0x1F000)  # arrows and symbols too, where the font has them
     for name, face in CJK_FACES.items():
-        cut(args.cjk, FONTS / f"{name}.woff", plain + "↗◉", face)
+        cut(args.cjk, FONTS / f"{name}.woff", plain, face)
     emoji = "".join(ch for ch in text if is_emoji(ch)) + "\u200d\ufe0f"
     cut(args.emoji, FONTS / "noto-emoji.woff", emoji)
-    (FONTS / "chars.json").write_text(json.dumps({"text": text}, ensure_ascii=False) + "\n", encoding="utf-8")
     draw_icons(args.cjk)
     for path in sorted(FONTS.glob("*.woff")):
         cmap = TTFont(str(path)).getBestCmap()

@@ -12,7 +12,7 @@ function fmtValue(v) {
   return typeof v === "number" ? v.toLocaleString(I18N.lang) : String(v);
 }
 
-// t("lobby.title") reads web.lobby.title; t("common.coins", {count}) reads a common message.
+// t("lobby.join") reads web.lobby.join; t("common.coins", {count}) reads a common message.
 function t(key, params) {
   const full = key.startsWith("common.") ? key : "web." + key;
   let m = I18N.messages[full];
@@ -303,14 +303,17 @@ async function loadTiers() {
 }
 
 function affordable(tier) { return !S.me || typeof S.me.coins !== "number" || S.me.coins >= (tier.min_balance || 0); }
+// a tier whose worst hand the balance covers: no stake warning there
+function safe(tier) { return affordable(tier) && (!S.me || typeof tier.max_loss !== "number" || S.me.coins >= tier.max_loss); }
 
 function renderTiers() {
   const box = $("tier-list");
   const tiers = S.tiers || [];
   $("tier-box").hidden = tiers.length === 0;
+  $("room-tier-label").hidden = tiers.length === 0;
   if (!tiers.length) return;
   if (!S.tier || !tiers.some((x) => x.id === S.tier)) {
-    const ok = tiers.filter(affordable);
+    const ok = tiers.filter(safe).length ? tiers.filter(safe) : tiers.filter(affordable);
     S.tier = (ok.length ? ok[ok.length - 1] : tiers[0]).id;
   }
   box.replaceChildren(...tiers.map((x) => el("button", {
@@ -1169,7 +1172,9 @@ function renderReplayControls() {
   const last = R.k === steps.length - 1;
   const prompt = $("prompt");
   prompt.hidden = false;
-  const result = last && R.data.result ? (R.data.result.ledger || []).map((e) => el("li", { text: lineText(e) })) : [];
+  const res = last && R.data.result ? R.data.result : null;
+  const result = res ? [...(res.winners || []), ...(res.explain || []).map((x) => ({ text: x })), ...(res.ledger || [])]
+    .map((e) => el("li", { text: lineText(e) })).filter((li) => li.textContent) : [];
   prompt.replaceChildren(
     el("div", { class: "replay-line", id: "replay-line", text: recordActionWords(step.action) }),
     el("div", { class: "row replay-controls" },
