@@ -204,6 +204,10 @@ def test_a_whole_hand_by_taps_and_clicks_at_every_size(server: tuple[str, Any], 
         page.screenshot(path=str(SHOTS / f"{size}-lobby.png"), scale="css")
     _press(page, "[data-testid=quickstart]", touch)
     page.wait_for_selector("[data-testid=table] [data-testid=hand] [data-tile]", state="visible")
+    # the hand's children are its tiles, each marked with its name
+    tiles = page.evaluate("Array.from(document.querySelectorAll('[data-testid=hand] [data-tile]'))"
+                          ".map(t => t.parentElement.dataset.testid + ':' + t.dataset.tile)")
+    assert len(tiles) in (13, 14) and all(t.startswith("hand:") and t != "hand:back" for t in tiles), tiles
     # a visible countdown on the player's own decision
     page.wait_for_selector("#my-clock b", state="visible")
     assert page.inner_text("#my-clock b").strip()[0].isdigit()

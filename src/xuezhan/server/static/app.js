@@ -117,9 +117,10 @@ function tileWords(name) {
   return t("tile.name", { n: name[0], suit: t(`suit.${name[1]}`) });
 }
 
-function tileImg(name, cls) {
-  return el("img", { class: "tile" + (cls ? " " + cls : ""), src: `/tiles/${name || "back"}.svg`, alt: tileWords(name),
-    draggable: "false", dataset: { tile: name || "back" } });
+// a tile's picture; inside a hand's button (which carries data-tile itself) it is bare
+function tileImg(name, cls, bare) {
+  return el("img", { class: "tile" + (cls ? " " + cls : ""), src: `/tiles/${name || "back"}.svg`, alt: bare ? "" : tileWords(name),
+    draggable: "false", dataset: bare ? null : { tile: name || "back" } });
 }
 
 function parseTiles(text) {
@@ -311,6 +312,7 @@ function renderTiers() {
   const tiers = S.tiers || [];
   $("tier-box").hidden = tiers.length === 0;
   $("room-tier-label").hidden = tiers.length === 0;
+  for (const id of ["room-n-label", "room-a-label"]) $(id).hidden = tiers.length > 0;
   if (!tiers.length) return;
   if (!S.tier || !tiers.some((x) => x.id === S.tier)) {
     const ok = tiers.filter(safe).length ? tiers.filter(safe) : tiers.filter(affordable);
@@ -399,7 +401,12 @@ function createRoom(ev) {
     coefficient: Number($("room-n").value), fee: Number($("room-a").value), hands: Number($("room-hands").value),
     public: $("room-public").checked,
   };
-  if (S.tiers && S.tiers.length) body.tier = $("room-tier").value;
+  if (S.tiers && S.tiers.length) {
+    // in a tiered lobby the stake (N and A) is the tier's
+    body.tier = $("room-tier").value;
+    delete body.coefficient;
+    delete body.fee;
+  }
   postRoom("/api/rooms", body);
 }
 
@@ -861,9 +868,11 @@ function renderMine() {
     if (hinted === x && canDiscard) cls.push("hinted");
     return el("button", { type: "button", class: cls.join(" "), dataset: { tile: x }, "aria-label": tileWords(x),
       "aria-pressed": cls.includes("selected") ? "true" : null, disabled: !playable || undefined,
-      on: { click: () => tapTile(idx, x, tiles, acts) } }, tileImg(x));
+      on: { click: () => tapTile(idx, x, tiles, acts) } }, tileImg(x, "", true));
   });
-  for (let k = 0; k < hidden; k++) buttons.push(el("span", { class: "tile-btn back", dataset: { tile: "back" } }, tileImg("back")));
+  for (let k = 0; k < hidden; k++) {
+    buttons.push(el("span", { class: "tile-btn back", dataset: { tile: "back" }, role: "img", "aria-label": tileWords("back") }, tileImg("back", "", true)));
+  }
   hand.replaceChildren(...buttons);
   hand.classList.toggle("choosing", canDiscard || exchanging);
 
