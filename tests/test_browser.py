@@ -149,6 +149,14 @@ def _check_layout(page: Page, size: str) -> int:
                   w: r.width, h: r.height};
         })""")
     assert boxes
+    # the four rivers lie side by side, never over one another, and inside the screen
+    rivers = page.evaluate("""() => [0, 1, 2, 3].map(i => {
+        const r = document.getElementById('river-' + i).getBoundingClientRect();
+        return [r.left, r.top, r.right, r.bottom]; })""")
+    for a, b in itertools.combinations(rivers, 2):
+        assert a[2] <= b[0] + 0.5 or b[2] <= a[0] + 0.5 or a[3] <= b[1] + 0.5 or b[3] <= a[1] + 0.5, (size, a, b)
+    for r in rivers:
+        assert r[0] >= -0.5 and r[2] <= width + 0.5 and r[2] > r[0] and r[3] > r[1], (size, r)
     for box in boxes:
         assert box["l"] >= -0.5 and box["t"] >= -0.5, (size, box)
         assert box["r"] <= width + 0.5 and box["b"] <= height + 0.5, (size, box)
@@ -228,6 +236,11 @@ def test_a_whole_hand_by_taps_and_clicks_at_every_size(server: tuple[str, Any], 
     game = table.hand.game
     assert page.locator("#settle-ledger li").count() == max(1, len(game.ledger))
     assert page.locator("#settle-winners .winner").count() == len(game.winners)
+    # every discard lies in its river, and a claimed one (taken into a peng or kong) is marked
+    seats = [game.seat_state(i) for i in range(4)]
+    assert page.locator(".river .rt").count() == sum(len(s.river) for s in seats)
+    claimed = sum(1 for s in seats for st in s.river_state if st == 1)
+    assert page.locator(".river .rt.claimed").count() == claimed
     my_coins = page.locator("#settle-rows tr").nth(table.players.index(name)).locator("td").nth(2).inner_text()
     assert app.state.bank.account(name).balance == 20_000 + int(my_coins.replace(",", "").replace("+", ""))
     # the next hand's countdown, in the dialog
