@@ -67,6 +67,7 @@ async function setLang(lang) {
   if (!r.ok) document.cookie = `lang=${encodeURIComponent(lang)}; path=/; max-age=31536000; samesite=lax`;
   await loadMessages(lang);
   if (S.me) S.me.lang = lang;
+  S.tiers = null; // their names come from the server, in the language asked for
   rerender();
 }
 
@@ -87,7 +88,7 @@ const S = {
   trustee: false, decision: null, answered: null,
   sel: null, exch: [], hint: null, hintFor: null,
   handEnd: null, handEndAt: 0, lookAtTable: false, matchEnd: null,
-  logOpen: false, replay: null,
+  logOpen: false, replay: null, events: [],
 };
 
 // --- small helpers ----------------------------------------------------------------------------------------
@@ -293,7 +294,12 @@ async function route() {
 function rerender() {
   if (!$("lobby-view").hidden) loadLobby();
   if (!$("wallet-view").hidden) loadWallet();
-  if (!$("table-view").hidden) { $("log").replaceChildren(); renderAll(); }
+  if (!$("table-view").hidden) {
+    // the log again, in the new language
+    $("log").replaceChildren();
+    for (const ev of S.events) logEvent(ev);
+    renderAll();
+  }
 }
 
 // --- the lobby ---------------------------------------------------------------------------------------------------
@@ -471,7 +477,7 @@ async function setPassword(ev) {
 function resetTable(code, watch) {
   Object.assign(S, { code, watch, seat: null, room: null, view: null, version: 0, handNo: 0, names: null,
     handEnd: null, matchEnd: null, timer: null, deadline: null, trustee: false, decision: null, answered: null,
-    sel: null, exch: [], hint: null, replaced: false, lookAtTable: false, logOpen: false });
+    sel: null, exch: [], hint: null, replaced: false, lookAtTable: false, logOpen: false, events: [] });
   $("log").replaceChildren();
   closeDialogs();
 }
@@ -566,7 +572,10 @@ function onMessage(msg) {
       break;
     }
     case "state":
-      if (msg.reset) { $("log").replaceChildren(); S.sel = null; S.exch = []; }
+      if (msg.reset) { $("log").replaceChildren(); S.events = []; S.sel = null; S.exch = []; }
+      if (msg.decision !== null && msg.decision !== undefined && msg.decision !== S.decision && navigator.vibrate) {
+        try { navigator.vibrate(40); } catch (e) { /* not allowed before a tap */ }
+      }
       if (msg.hand_no !== S.handNo) { S.lookAtTable = false; S.handEnd = null; }
       if (msg.decision !== S.decision) { S.sel = null; S.exch = []; S.hint = null; }
       S.handNo = msg.hand_no;
@@ -577,7 +586,7 @@ function onMessage(msg) {
       S.deadline = typeof msg.deadline_ms === "number" ? msg.deadline_ms : null;
       S.stateAt = performance.now();
       S.trustee = !!msg.trustee;
-      for (const ev of msg.events || []) logEvent(ev);
+      for (const ev of msg.events || []) { S.events.push(ev); logEvent(ev); }
       break;
     case "hand_end":
       S.handEnd = msg;
@@ -695,6 +704,7 @@ function renderBar() {
       if (room.status === "finished") status = t("table.match_over");
     }
     if (S.seat === null) status += " · " + t("table.watching");
+    if (room && room.spectators) status += " · " + t("table.spectators", { count: room.spectators });
     if (!S.ws && S.wsWanted) status += " · " + t("table.reconnecting");
     if (S.replaced) status += " · " + t("table.replaced");
   }
