@@ -113,7 +113,7 @@ async def seat_client(url: str, code: str, token: str, seat: int, stats: Stats, 
 
 
 async def login(http: httpx.AsyncClient, nickname: str) -> str:
-    r = await http.post("/api/login", json={"nickname": nickname})
+    r = await http.post("/api/login", json={"name": nickname})
     r.raise_for_status()
     return r.cookies["xz_session"]
 
@@ -139,7 +139,7 @@ def serve(port: int, db: str) -> None:
 
     config = ServerConfig.fast(turn_timeout=120.0, claim_timeout=120.0, choice_timeout=120.0, next_hand_delay=0.0,
                                max_rooms=10_000, http_rate_per_second=10_000.0, http_rate_burst=10_000)
-    app = create_app(f"sqlite:///{db}", config=config, secret=b"bench")
+    app = create_app(f"sqlite:///{db}", config=config)
     uvicorn.run(app, host="127.0.0.1", port=port, log_level="warning", ws_per_message_deflate=False,
                 ws_max_size=65536)
 

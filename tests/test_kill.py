@@ -222,7 +222,7 @@ def books(store: Store) -> dict[str, int]:
 def play(served: Served, rng: random.Random | None) -> Run:
     """Play one quickstart match to its end; with ``rng``, kill the server at random moments."""
     run = Run()
-    status, body, cookie = served.request("POST", "/api/login", {"nickname": "kim"})
+    status, body, cookie = served.request("POST", "/api/login", {"name": "kim"})
     assert status == 200 and cookie, body
     status, body, _ = served.request("POST", "/api/quickstart", {"hands": HANDS, "fee": FEE}, cookie)
     assert status == 200, body

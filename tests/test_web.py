@@ -41,7 +41,7 @@ def _free_port() -> int:
 def server(tmp_path: Path) -> Iterator[tuple[str, Any]]:
     config = ServerConfig(bot_delay=0.05, bot_claim_delay=0.02, turn_timeout=300.0, claim_timeout=300.0,
                           choice_timeout=300.0, next_hand_delay=600.0)
-    app = create_app(f"sqlite:///{tmp_path / 'web.sqlite3'}", config=config, secret=b"web-test")
+    app = create_app(f"sqlite:///{tmp_path / 'web.sqlite3'}", config=config)
     port = _free_port()
     srv = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning",
                                         ws_per_message_deflate=False))
