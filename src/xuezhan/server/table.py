@@ -34,7 +34,7 @@ import logging
 import random
 import secrets
 from collections.abc import Callable
-from typing import Any, Final
+from typing import Any, Final, TypeVar
 
 from .. import i18n
 from ..bots import make_bot
@@ -60,6 +60,8 @@ from .status import Status as Status
 from .words import error_text
 
 log = logging.getLogger("xuezhan.server")
+
+T = TypeVar("T")
 
 LOG_RETRY: Final = 0.5
 """Seconds between tries to write a hand's log while the database fails."""
@@ -173,6 +175,13 @@ class Table:
         self.journal = journal
         self.match_key = key
         return MatchRuntime(match, self._seats_for, on_start=journal.begin, on_action=journal.action)
+
+    async def _write(self, fn: Callable[..., T], *args: Any) -> T:
+        """A write of the table's match: on the hand logs' writer thread when there is one (one
+        writer, no lock waits), else on a worker thread."""
+        if self.writer is not None:
+            return await self.writer.call(fn, *args)
+        return await asyncio.to_thread(fn, *args)
 
     async def _flush(self) -> bool:
         """Write the hand's log; ``False`` while the database fails. Then the table holds still:
@@ -584,7 +593,7 @@ class Table:
         if self.match is None:
             return
         try:
-            await asyncio.to_thread(self.bank.save_match, self.match_key, self.match)
+            await self._write(self.bank.save_match, self.match_key, self.match)
         except Exception:  # the match is saved again with its next hand
             log.exception("table %s: saving the match failed", self.code)
 
@@ -675,7 +684,7 @@ class Table:
         players = [p for p in self.players if p is not None]
         seed = self._match_seed()
         try:
-            key, match = await asyncio.to_thread(self.bank.open_match, self.code, players, seed)
+            key, match = await self._write(self.bank.open_match, self.code, players, seed)
         except XuezhanError as exc:
             self._tell_all(error_message(exc.code, exc.message))
             return
@@ -757,7 +766,7 @@ class Table:
         assert self.match is not None
         for attempt in range(4):
             try:
-                settled = await asyncio.to_thread(self.bank.settle_hand, self.match_key, result, self.match)
+                settled = await self._write(self.bank.settle_hand, self.match_key, result, self.match)
             except Exception:
                 log.exception("table %s: settling hand %d failed (attempt %d)", self.code, result.hand_no,
                               attempt + 1)

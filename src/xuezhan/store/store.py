@@ -920,25 +920,27 @@ class Store:
         self._fault("hand")
 
         net: dict[int, int] = {}
-
-        def move(payer: int, payee: int, amount: int, reason: str, memo: str) -> None:
-            transfer = CoinTransfer(settlement_id=settlement.id, reason=reason, memo=memo)
-            s.add(transfer)
-            s.flush()
-            self._post(s, transfer.id, {payer: -amount, payee: amount})
-            net[payer] = net.get(payer, 0) - amount
-            net[payee] = net.get(payee, 0) + amount
-
-        memo = f"{key}"
+        moves: list[tuple[int, int, int, str]] = []  # payer, payee, amount, reason
         for i, p in enumerate(people):
             if coins.fees[i]:
-                move(ids[p], house, coins.fees[i], "fee", memo)
+                moves.append((ids[p], house, coins.fees[i], "fee"))
         for i, p in enumerate(people):
             if coins.paid[i]:
-                move(ids[p], table, coins.paid[i], "stake", memo)
+                moves.append((ids[p], table, coins.paid[i], "stake"))
         for i, p in enumerate(people):
             if coins.received[i]:
-                move(table, ids[p], coins.received[i], "winnings", memo)
+                moves.append((table, ids[p], coins.received[i], "winnings"))
+        # the transfers in one batch, then their postings in one: a short transaction holds the lock briefly
+        transfers = [CoinTransfer(settlement_id=settlement.id, reason=reason, memo=key) for *_, reason in moves]
+        s.add_all(transfers)
+        s.flush()
+        postings: list[Posting] = []
+        for transfer, (payer, payee, amount, _) in zip(transfers, moves, strict=True):
+            postings += [Posting(transfer_id=transfer.id, account_id=payer, amount=-amount),
+                         Posting(transfer_id=transfer.id, account_id=payee, amount=amount)]
+            net[payer] = net.get(payer, 0) - amount
+            net[payee] = net.get(payee, 0) + amount
+        s.add_all(postings)
         s.flush()
         self._fault("postings")
 
