@@ -209,11 +209,10 @@ def lobby(tmp_path: Path) -> Iterator[Any]:
     apps: list[tuple[Any, TestClient]] = []
 
     def build(**limits: Any) -> tuple[Any, TestClient]:
-        app = create_app(f"sqlite:///{tmp_path / f'xz{len(apps)}.sqlite3'}", config=ServerConfig.fast(**limits),
-                         secret=b"test-secret")
+        app = create_app(f"sqlite:///{tmp_path / f'xz{len(apps)}.sqlite3'}", config=ServerConfig.fast(**limits))
         client = TestClient(app)
         client.__enter__()
-        assert client.post("/api/login", json={"nickname": "quin"}).status_code == 200
+        assert client.post("/api/login", json={"name": "quin"}).status_code == 200
         apps.append((app, client))
         return app, client
 

@@ -359,3 +359,143 @@ def test_a_friend_joins_by_code_and_a_spectator_by_link_sees_no_concealed_tile(
     assert not watch.problems and not friend_watch.problems, watch.problems + friend_watch.problems
     for c in (host_ctx, friend_ctx, watcher_ctx):
         c.close()
+
+
+# --- accounts, tiers, the wallet and the replay (the server's side of "Web: accounts and the page") ---
+
+
+PASSWORD = "correct horse 1"
+
+
+def _register(page: Any, url: str, name: str) -> None:
+    page.goto(url + "/")
+    page.wait_for_selector("#login-name", state="visible")
+    page.fill("#login-name", name)
+    page.fill("#login-password", PASSWORD)
+    page.tap("#register-btn")
+    page.wait_for_selector("[data-testid=quickstart]", state="visible")
+
+
+def test_register_tiers_stake_warning_wallet_and_login_again(server: tuple[str, Any], browser: Browser) -> None:
+    url, app = server
+    ctx = _context(browser, "phone")
+    page = ctx.new_page()
+    watch = Watch(page)
+    name = f"Ann{next(_names)}"
+    _register(page, url, name)
+    page.wait_for_selector("#tier-list .tier", state="visible")
+    tiers = page.evaluate("Array.from(document.querySelectorAll('#tier-list .tier')).map(b => b.dataset.tier)")
+    assert tiers == ["novice", "junior", "middle", "senior"]
+    # the default is the highest tier whose worst hand the balance covers: no warning there
+    assert page.get_attribute("#tier-list .tier.chosen", "data-tier") == "junior"
+    assert page.is_disabled("#tier-list .tier[data-tier=senior]") is False  # shown, with what it needs
+    # a tier whose worst hand is more than the balance asks first; cancel changes nothing
+    page.tap("#tier-list .tier[data-tier=middle]")
+    page.tap("[data-testid=quickstart]")
+    page.wait_for_selector("#confirm[open]")
+    assert any(ch.isdigit() for ch in page.inner_text("#confirm-text"))  # the server's sentence, with the stake
+    page.tap("#confirm-cancel")
+    page.wait_for_timeout(300)
+    assert page.evaluate("location.hash") in ("", "#/")
+    # accepting the risk seats the player
+    page.tap("[data-testid=quickstart]")
+    page.wait_for_selector("#confirm[open]")
+    page.tap("#confirm-ok")
+    page.wait_for_selector("[data-testid=table] [data-testid=hand] [data-tile]", state="visible")
+    table = _table_of(app, name)
+    assert table.hand is not None
+    page.tap("#leave-btn")
+    page.wait_for_selector("#confirm[open]")
+    page.tap("#confirm-ok")
+    page.wait_for_selector("[data-testid=lobby]", state="visible")
+
+    # the wallet: the balance and the ledger in words
+    page.goto(url + "/#/wallet")
+    page.wait_for_selector("#ledger-list li", state="visible")
+    assert page.locator("#ledger-list li").count() >= 1
+    assert i18n.t("common.coins", "zh-CN", count=0).split(" ")[-1] in page.inner_text("#wallet-coins")
+    coins = page.inner_text("#me-coins")
+
+    # log out; a wrong password is refused with the server's words; the right one signs in again
+    page.tap("#logout-btn")
+    page.wait_for_selector("#login-name", state="visible")
+    page.fill("#login-name", name)
+    page.fill("#login-password", "wrong password")
+    page.tap("#login-btn")
+    page.wait_for_function("document.querySelector('#login-error').textContent.length > 0")
+    page.fill("#login-password", PASSWORD)
+    page.tap("#login-btn")
+    page.wait_for_selector("[data-testid=quickstart]", state="visible")
+    assert page.inner_text("#me-coins") == coins
+    assert not watch.problems, watch.problems
+    ctx.close()
+
+
+def test_a_guest_keeps_the_account_and_the_language_follows_the_account(
+    server: tuple[str, Any], browser: Browser
+) -> None:
+    url, _ = server
+    ctx = _context(browser, "tablet")
+    page = ctx.new_page()
+    watch = Watch(page)
+    name = f"Bo{next(_names)}"
+    page.goto(url + "/")
+    page.fill("#login-name", name)
+    page.tap("#guest-btn")
+    page.wait_for_selector("#guest-note", state="visible")
+    page.select_option("#lang-select", "en")
+    page.wait_for_function("document.documentElement.lang === 'en'")
+    page.goto(url + "/#/wallet")
+    page.wait_for_selector("#wallet-guest", state="visible")
+    page.fill("#password-new", "short")
+    page.tap("#password-form button[type=submit]")
+    page.fill("#password-new", PASSWORD)
+    page.tap("#password-form button[type=submit]")
+    page.wait_for_selector("#wallet-guest", state="hidden")
+    assert not watch.problems, watch.problems
+    ctx.close()
+
+    # another device, in Chinese: signing in brings the account's language back
+    other = _context(browser, "phone", lang="zh-CN")
+    page = other.new_page()
+    page.goto(url + "/")
+    page.wait_for_function("document.documentElement.lang === 'zh-CN'")
+    page.fill("#login-name", name)
+    page.fill("#login-password", PASSWORD)
+    page.tap("#login-btn")
+    page.wait_for_selector("[data-testid=quickstart]", state="visible")
+    page.wait_for_function("document.documentElement.lang === 'en'")
+    assert page.inner_text("[data-testid=quickstart]") == i18n.t("web.lobby.quick_button", "en")
+    other.close()
+
+
+def test_a_finished_hand_replays_step_by_step(server: tuple[str, Any], browser: Browser) -> None:
+    url, _ = server
+    ctx = _context(browser, "desktop")
+    page = ctx.new_page()
+    watch = Watch(page)
+    name = f"Cy{next(_names)}"
+    page.goto(url + "/")
+    page.fill("#login-name", name)
+    page.click("#guest-btn")
+    page.click("[data-testid=quickstart]")
+    page.wait_for_selector("[data-testid=actions] [data-action=dingque]", state="visible")
+    page.click("#trustee-btn")  # the bot plays the hand out for the player
+    deadline = time.monotonic() + 60
+    while not page.locator("[data-testid=settlement][open]").count():
+        assert time.monotonic() < deadline
+        page.wait_for_timeout(50)
+    page.click("#settle-leave")
+    page.wait_for_selector("[data-replay]", state="visible")
+    page.click("[data-replay]")
+    page.wait_for_selector("#replay-line", state="visible")
+    first = page.inner_text("#replay-line")
+    hand = page.evaluate(
+        "Array.from(document.querySelectorAll('[data-testid=hand] [data-tile]')).map(t => t.dataset.tile)")
+    assert len(hand) in (13, 14) and "back" not in hand
+    page.click("#replay-next")
+    assert page.inner_text("#replay-line") != first
+    page.click("#replay-last")
+    page.wait_for_selector(".replay-result li", state="visible")
+    assert not watch.problems, watch.problems
+    ctx.close()

@@ -55,6 +55,7 @@ claim_timeout = 0
 choice_timeout = 0
 next_hand_delay = 0.05
 seed = {SERVER_SEED}
+custom_stakes = true  # the match is at a fee of its own
 """
 
 
@@ -105,7 +106,7 @@ class Served:
             if self.proc.poll() is not None:
                 raise AssertionError(f"the server exited with {self.proc.returncode}:\n{self.tail()}")
             try:
-                status, _, _ = self.request("GET", "/api/me")
+                status, _, _ = self.request("GET", "/api/tiers")
                 if status == 200:
                     return
             except OSError:
@@ -222,7 +223,7 @@ def books(store: Store) -> dict[str, int]:
 def play(served: Served, rng: random.Random | None) -> Run:
     """Play one quickstart match to its end; with ``rng``, kill the server at random moments."""
     run = Run()
-    status, body, cookie = served.request("POST", "/api/login", {"nickname": "kim"})
+    status, body, cookie = served.request("POST", "/api/login", {"name": "kim"})
     assert status == 200 and cookie, body
     status, body, _ = served.request("POST", "/api/quickstart", {"hands": HANDS, "fee": FEE}, cookie)
     assert status == 200, body

@@ -207,7 +207,7 @@ def test_an_operator_seats_an_outside_bot_at_the_web_tables() -> None:
     from xuezhan.store import Store
 
     config = ServerConfig.from_mapping({"seat_bot": STDIO_HEURISTIC, "bot_timeout": 2})
-    bank = StoreBank(Store("sqlite://"), secret=b"outside")
+    bank = StoreBank(Store("sqlite://"))
     person = bank.create_account("ann")[0]
     table = Table("OUT1", "outside", RoomConfig(), person, bank, config)
     table.players = [None, person.player, None, None]

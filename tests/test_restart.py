@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 from sqlalchemy import select, update
 from starlette.testclient import TestClient
-from test_server import SECRET, Client, Http, table_of
+from test_server import Client, Http, table_of
 
 from xuezhan.match import HandResult
 from xuezhan.server import ServerConfig, create_app
@@ -40,7 +40,7 @@ def serve() -> Iterator[Build]:
     running: list[Any] = []
 
     def build(db: str, **overrides: Any) -> Any:
-        app = create_app(db, config=ServerConfig.fast(**overrides), secret=SECRET)
+        app = create_app(db, config=ServerConfig.fast(**overrides))
         runner = TestClient(app)
         runner.__enter__()
         app.state.runner = runner
@@ -190,13 +190,13 @@ def test_a_match_between_hands_resumes_between_hands(serve: Build, db: str) -> N
     kim.connect(code)
     kim.send({"type": "trustee", "on": True})
     end = kim.wait_for(lambda m: m["type"] == "hand_end", timeout=60.0)
-    balance = kim.http.get("/api/me").json()["account"]["balance"]
+    balance = kim.http.get("/api/me").json()["coins"]
     assert balance == 20_000 + end["coins"][0]
     stop(first)
 
     again = serve(db, next_hand_delay=600.0)
     kim2 = Back(again, kim)
-    assert kim2.http.get("/api/me").json()["account"]["balance"] == balance
+    assert kim2.http.get("/api/me").json()["coins"] == balance
     kim2.connect(code)
     room = kim2.wait_for(lambda m: m["type"] == "room")["room"]
     assert room["status"] == "between" and room["hand_no"] == 1

@@ -66,8 +66,8 @@ def from_selfplay(seed: int) -> dict[str, Any]:
 
 def from_web(seed: int, db: str) -> dict[str, Any]:
     config = ServerConfig.fast(seed=seed, turn_timeout=0.0, claim_timeout=0.0, choice_timeout=0.0)
-    with TestClient(create_app(db, config=config, secret=b"same-seed")) as c:
-        assert c.post("/api/login", json={"nickname": "kim"}).status_code == 200
+    with TestClient(create_app(db, config=config)) as c:
+        assert c.post("/api/login", json={"name": "kim"}).status_code == 200
         code = c.post("/api/quickstart", json={"hands": 1}).json()["code"]
         with c.websocket_connect(f"/ws/{code}") as ws:
             while ws.receive_json()["type"] != "match_end":

@@ -20,11 +20,11 @@ from starlette.websockets import WebSocketDisconnect
 
 from xuezhan.engine.views import SeatView, events_for
 from xuezhan.server import ServerConfig, create_app
+from xuezhan.server.outbound import marked_view
 from xuezhan.server.table import Status, Table
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
 
-SECRET = b"test-secret"
 WAIT = 30.0  # seconds: a generous bound, never a timing assertion
 
 
@@ -60,7 +60,7 @@ class Client:
         self.http = Http(app.state.runner)
         app.state.clients.append(self)
         self.nickname = nickname
-        r = self.http.post("/api/login", json={"nickname": nickname})
+        r = self.http.post("/api/login", json={"name": nickname})
         assert r.status_code == 200, r.text
         self.inbox: queue.Queue[dict[str, Any] | None] = queue.Queue()
         self.seen: list[dict[str, Any]] = []
@@ -160,7 +160,7 @@ def make_app(tmp_path: Path) -> Iterator[Callable[..., Any]]:
 
     def build(db: str | None = None, **overrides: Any) -> Any:
         config = ServerConfig.fast(**overrides)
-        app = create_app(db or f"sqlite:///{tmp_path / 'xz.sqlite3'}", config=config, secret=SECRET)
+        app = create_app(db or f"sqlite:///{tmp_path / 'xz.sqlite3'}", config=config)
         runner = TestClient(app)
         runner.__enter__()  # the lifespan: tables' tasks live on this client's event loop
         app.state.runner = runner
@@ -248,16 +248,17 @@ def test_four_clients_play_a_whole_hand(make_app: Callable[..., Any]) -> None:
     assert sum(end["points"]) == 0
     assert end["fees"] == [5, 5, 5, 5]
     assert sum(end["coins"]) == -sum(end["fees"])  # coins are never created; the house keeps the fees
-    for k, e in enumerate(end["ledger"]):
-        assert e["words"].startswith(f"{names[e['from']]} pays {names[e['to']]} {e['points']} point"), k
+    for k, e in enumerate(end["ledger"]):  # the players' language: zh-CN unless they say otherwise
+        assert e["text"].startswith(f"{names[e['from']]} 付给 {names[e['to']]} {e['points']} 分"), k
     for w in end["winners"]:
-        assert names[w["seat"]] in w["words"] and w["fan"] >= 1
+        assert names[w["seat"]] in w["text"] and w["fan"] >= 1
+    assert all(isinstance(line, str) and line for line in end["explain"])
 
     table = table_of(app, code)
     # the balances shown are the store's, after the hand
     for seat, p in enumerate(players):
-        me = p.http.get("/api/me").json()["account"]
-        assert me["balance"] == 20_000 + end["coins"][seat] == end["balances"][seat]
+        me = p.http.get("/api/me").json()
+        assert me["coins"] == 20_000 + end["coins"][seat] == end["balances"][seat]
         hist = p.http.get("/api/history").json()["hands"]
         assert [(h["room"], h["hand_no"], h["coins"]) for h in hist] == [(code, 1, end["coins"][seat])]
     assert table.status is Status.BETWEEN
@@ -334,7 +335,7 @@ def test_reconnect_mid_hand_restores_the_exact_table(make_app: Callable[..., Any
     assert after["events"] == log_before  # and the whole story of the hand
     assert after["trustee"] is False and not table.trustee(2)
     assert table.hand is not None
-    assert after["view"] == SeatView(table.hand.game, 2).to_json()
+    assert after["view"] == marked_view(SeatView(table.hand.game, 2).to_json())
     assert after["events"] == events_for(table.hand.game, 2)
     # and the returning player can act at once
     pick = players[2].choose()
@@ -429,8 +430,7 @@ def test_leaving_an_active_hand_is_an_escape(make_app: Callable[..., Any]) -> No
     assert end["coins"][0] == -48 * base * 10
     table = table_of(app, code)
     assert table.players[0] != "max"  # a bot took the seat for the next hand
-    me = p.http.get("/api/me").json()["account"]
-    assert me["balance"] == 20_000 - 48 * base * 10
+    assert p.http.get("/api/me").json()["coins"] == 20_000 - 48 * base * 10
     p.close()
 
 
@@ -555,16 +555,19 @@ def test_spectators_cannot_act_and_flooding_is_limited(make_app: Callable[..., A
 def test_lobby_requests_are_checked(make_app: Callable[..., Any]) -> None:
     app = make_app()
     c = Http(app.state.runner)
-    assert c.get("/api/me").json() == {"account": None, "tables": []}
+    r = c.get("/api/me")
+    assert r.status_code == 401 and r.json()["error"]["code"] == "not_signed_in"
     assert c.post("/api/quickstart", json={}).status_code == 401
-    for nick in ["", "x" * 30, "a:b", "<b>", "bot smith", 12]:
-        r = c.post("/api/login", json={"nickname": nick})
-        assert r.status_code == 400 and r.json()["error"]["code"] == "bad_nickname", nick
-    assert c.post("/api/login", content=b"nickname=x").json()["error"]["code"] == "bad_request"
-    assert c.post("/api/login", json={"nickname": "quin"}).status_code == 200
+    for nick in ["", "x" * 30, "a:b", "<b>", 12]:
+        r = c.post("/api/login", json={"name": nick})
+        assert r.status_code == 400 and r.json()["error"]["code"] == "bad_name", nick
+    r = c.post("/api/login", json={"name": "bot smith"})
+    assert r.status_code == 400 and r.json()["error"]["code"] == "reserved_name"
+    assert c.post("/api/login", content=b"name=x").json()["error"]["code"] == "bad_request"
+    assert c.post("/api/login", json={"name": "quin"}).status_code == 200
     other = Http(app.state.runner)
-    r = other.post("/api/login", json={"nickname": "quin"})
-    assert r.status_code == 409 and r.json()["error"]["code"] == "nickname_taken"
+    r = other.post("/api/login", json={"name": "quin"})
+    assert r.status_code == 409 and r.json()["error"]["code"] == "name_taken"
     for body in [{"preset": "nope"}, {"hands": 0}, {"coefficient": -1}, {"fee": True}, {"options": {"fly": 1}},
                  {"options": {"base_score": 0}}, {"extra": 1}, {"fee": 10**9}]:
         r = c.post("/api/rooms", json=body)
@@ -585,7 +588,7 @@ def test_lobby_requests_are_checked(make_app: Callable[..., Any]) -> None:
     assert c.get("/static/app.js").status_code == 200
     # a socket without a session, or to no room, is told why and closed
     with Http(app.state.runner).websocket_connect(f"/ws/{code}") as ws:
-        assert ws.receive_json()["code"] == "not_logged_in"
+        assert ws.receive_json()["code"] == "not_signed_in"
     with c.websocket_connect("/ws/NOSUCHROOM") as ws:
         assert ws.receive_json()["code"] == "unknown_room"
     with pytest.raises(WebSocketDisconnect), c.websocket_connect(f"/ws/{code}",
@@ -599,9 +602,9 @@ def test_lobby_requests_are_checked(make_app: Callable[..., Any]) -> None:
 def test_a_restart_keeps_settled_coins_and_finished_hands(tmp_path: Path) -> None:
     db = f"sqlite:///{tmp_path / 'restart.sqlite3'}"
     config = ServerConfig.fast(turn_timeout=0.01, claim_timeout=0.01, choice_timeout=0.01)
-    app = create_app(db, config=config, secret=SECRET)
+    app = create_app(db, config=config)
     with TestClient(app) as c:
-        c.post("/api/login", json={"nickname": "rae"})
+        c.post("/api/login", json={"name": "rae"})
         code = c.post("/api/quickstart", json={}).json()["code"]
         cookies = dict(c.cookies)
         with c.websocket_connect(f"/ws/{code}") as ws:
@@ -609,34 +612,31 @@ def test_a_restart_keeps_settled_coins_and_finished_hands(tmp_path: Path) -> Non
                 msg = ws.receive_json()
                 if msg["type"] == "hand_end":
                     break
-        balance = c.get("/api/me").json()["account"]["balance"]
+        balance = c.get("/api/me").json()["coins"]
     assert balance == 20_000 + msg["coins"][0]
 
-    again = create_app(db, config=config, secret=SECRET)
+    again = create_app(db, config=config)
     with TestClient(again) as c2:
         c2.cookies = cookies  # the same browser comes back
-        me = c2.get("/api/me").json()["account"]
-        assert me == {"nickname": "rae", "balance": balance}
+        me = c2.get("/api/me").json()
+        assert (me["name"], me["coins"], me["guest"]) == ("rae", balance, True)
         hist = c2.get("/api/history").json()["hands"]
         assert [(h["room"], h["hand_no"], h["coins"]) for h in hist] == [(code, 1, msg["coins"][0])]
 
 
-def test_without_a_configured_secret_a_session_outlives_a_restart(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.delenv("XUEZHAN_SECRET", raising=False)
+def test_a_session_outlives_a_restart_in_its_own_database_only(tmp_path: Path) -> None:
     db = f"sqlite:///{tmp_path / 'sessions.sqlite3'}"
     config = ServerConfig.fast()
     with TestClient(create_app(db, config=config)) as c:
-        assert c.post("/api/login", json={"nickname": "lin"}).status_code == 200
+        assert c.post("/api/login", json={"name": "lin"}).status_code == 200
         cookies = dict(c.cookies)
-    with TestClient(create_app(db, config=config)) as c2:  # the key that signs sessions is in the database
+    with TestClient(create_app(db, config=config)) as c2:  # sessions are kept in the database
         c2.cookies = cookies
-        assert c2.get("/api/me").json()["account"]["nickname"] == "lin"
+        assert c2.get("/api/me").json()["name"] == "lin"
     other = f"sqlite:///{tmp_path / 'other.sqlite3'}"
-    with TestClient(create_app(other, config=config)) as c3:  # another database, another key
+    with TestClient(create_app(other, config=config)) as c3:  # another database knows no such session
         c3.cookies = cookies
-        assert c3.get("/api/me").json()["account"] is None
+        assert c3.get("/api/me").status_code == 401
 
 
 def test_a_hand_whose_coins_cannot_be_recorded_stops_the_match(make_app: Callable[..., Any],
@@ -656,7 +656,7 @@ def test_a_hand_whose_coins_cannot_be_recorded_stops_the_match(make_app: Callabl
     assert end["coins"] is None and end["balances"] is None
     p.wait_for(lambda m: m["type"] == "match_end")
     assert status_of(table_of(app, code)) is Status.FINISHED
-    assert p.http.get("/api/me").json()["account"]["balance"] == 20_000  # nothing moved
+    assert p.http.get("/api/me").json()["coins"] == 20_000  # nothing moved
     p.close()
 
 

@@ -53,7 +53,7 @@ class Played:
 
 
 async def _play(seed: int, hands: int, preset: str, options: dict[str, Any]) -> Played:
-    bank = StoreBank(Store("sqlite://"), secret=b"hidden")
+    bank = StoreBank(Store("sqlite://"))
     accounts: list[Account] = [bank.create_account(n)[0] for n in ("north", "south", "east", "west", "eye")]
     room = RoomConfig.from_mapping({"rules": {"preset": preset, "options": options}, "hands": hands,
                                     "coefficient": 1})

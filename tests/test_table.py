@@ -49,7 +49,7 @@ async def _until(check: Any, what: str) -> None:
 
 
 async def _scenario(db: Path) -> None:
-    bank = DownBank(Store(f"sqlite:///{db}"), secret=b"down")
+    bank = DownBank(Store(f"sqlite:///{db}"))
     ann = bank.create_account("ann")[0]
     room = RoomConfig.from_mapping({"rules": "qq", "hands": 1})
     config = ServerConfig.fast(seed=4, turn_timeout=0.0, claim_timeout=0.0, choice_timeout=0.0)
@@ -109,7 +109,7 @@ def test_a_table_holds_still_while_its_log_cannot_be_written(tmp_path: Path) -> 
 
 
 def test_a_person_named_like_a_seat_is_a_person() -> None:
-    bank = StoreBank(Store("sqlite://"), secret=b"names")
+    bank = StoreBank(Store("sqlite://"))
     person = bank.create_account("seat1")[0]
     table = Table("NAMES1", "names", RoomConfig(), person, bank, ServerConfig.fast())
     table.players = [None, person.player, None, None]

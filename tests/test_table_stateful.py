@@ -47,6 +47,7 @@ from xuezhan.rules import Rules
 from xuezhan.server.bank import Account, is_bot
 from xuezhan.server.config import ServerConfig
 from xuezhan.server.conn import Conn
+from xuezhan.server.outbound import marked_view
 from xuezhan.server.protocol import ClientMessage, ProtocolError, error_message, parse_action, parse_client_message
 from xuezhan.server.storebank import StoreBank
 from xuezhan.server.table import Status, Table
@@ -55,7 +56,6 @@ from xuezhan.tiles import NUM_TILES, format_tiles
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
 
 HEAVY = os.environ.get("XUEZHAN_STATEFUL") == "heavy"
-SECRET = b"stateful"
 CODE = "STATE1"
 PERSONS = ("ann", "bo", "cy", "di", "ed")
 WATCHERS = ("eye", "ear")
@@ -120,7 +120,7 @@ def check_view(game: Game, seat: int | None, view: dict[str, Any]) -> None:
     """``view`` is what ``seat`` may see of ``game`` now, and nothing more."""
     assert view["seat"] == seat
     if seat is not None:
-        assert view == SeatView(game, seat).to_json()
+        assert view == marked_view(SeatView(game, seat).to_json())
     else:
         assert view["hand"] is None and view["drawn"] is None and view["legal"] == []
         assert view["wall"] == game.live
@@ -177,7 +177,7 @@ class TableMachine(RuleBasedStateMachine):
         self.url = f"sqlite:///{self.dir}/table.sqlite3"
         self.config = ServerConfig.fast(seed=0)
         self.room = RoomConfig()
-        self.bank = StoreBank.open(self.url, secret=SECRET)
+        self.bank = StoreBank.open(self.url)
         self.table: Table | None = None
         self.probe: CheckedConn | None = None
         self.conns: list[CheckedConn] = []
@@ -540,7 +540,7 @@ class TableMachine(RuleBasedStateMachine):
         self._stop(old)
         self.bank.close()
         self.restarts += 1
-        self.bank = StoreBank.open(self.url, secret=SECRET)
+        self.bank = StoreBank.open(self.url)
         running = [rm for rm in self.bank.running_matches() if rm.room_code == CODE]
         assert len(running) <= 1
         if not running:

@@ -288,7 +288,7 @@ def test_every_error_code_raised_in_src_has_an_entry() -> None:
     found = scanned_error_codes()
     # the scan sees each way a code is given
     for code in ("bad_tile", "bad_option", "pass_hu_blocked", "not_your_turn", "unknown_room", "rate_limited",
-                 "bad_message", "no_ticket", "not_enough_coins", "bad_db", "unknown_term"):
+                 "bad_message", "no_ticket", "insufficient_balance", "bad_db", "unknown_term"):
         assert code in found, code
     missing = {c: sorted(files) for c, files in found.items() if vocab.find(Kind.ERROR, c) is None}
     assert missing == {}, f"error codes without a vocabulary entry: {missing}"
@@ -332,7 +332,7 @@ def test_the_server_serves_the_vocabulary(tmp_path: Path) -> None:
 
     from xuezhan.server import ServerConfig, create_app
 
-    app = create_app(f"sqlite:///{tmp_path / 'v.sqlite3'}", config=ServerConfig(), secret=b"vocab-test")
+    app = create_app(f"sqlite:///{tmp_path / 'v.sqlite3'}", config=ServerConfig())
     with TestClient(app) as client:
         res = client.get("/api/vocab")
     assert res.status_code == 200

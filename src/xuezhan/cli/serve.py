@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import errno
-import os
 import socket
 from pathlib import Path
 
@@ -42,8 +41,8 @@ def _check_port(host: str, port: int) -> None:
 def serve_cmd(host: str, port: int, db_url: str | None, config_file: Path | None) -> int:
     """The web table: open http://HOST:PORT/ in a browser.
 
-    Sessions are signed with $XUEZHAN_SECRET (set it so that players stay logged in
-    across restarts).
+    Accounts, sessions and coins are kept in the database: players stay signed in
+    across restarts until they log out or their session expires.
     """
     import uvicorn
     from sqlalchemy.exc import ArgumentError, SQLAlchemyError
@@ -57,8 +56,6 @@ def serve_cmd(host: str, port: int, db_url: str | None, config_file: Path | None
         app = create_app(db_url, config=config)
     except (ArgumentError, SQLAlchemyError, ImportError) as exc:
         raise XuezhanError("bad_db", f"cannot open the database {db_url or '(default)'}: {exc}") from None
-    if not os.environ.get("XUEZHAN_SECRET"):
-        click.echo("xuezhan: note: $XUEZHAN_SECRET is not set; sessions end when the server stops", err=True)
     click.echo(f"xuezhan: the web table is at http://{host}:{port}/", err=True)
     uvicorn.run(app, host=host, port=port, log_level="info", ws_max_size=65536, ws_per_message_deflate=False,
                 proxy_headers=False)

@@ -10,6 +10,7 @@ from .errors import MatchError
 from .items import DOUBLE_CARD, ITEM_NAMES_ZH, ItemKind, ItemUse, flush_deal, seek_quarters
 from .match import Hand, HandResult, Match, hand_record, hand_seed
 from .room import MAX_COEFFICIENT, MAX_FEE, MAX_HANDS, MAX_PEOPLE, MIN_PEOPLE, RoomConfig
+from .tiers import TIER_IDS, TIERS, Tier, best_tier, max_hand_loss, tier
 from .transfers import Transfer, net_points
 
 __all__ = [
@@ -21,6 +22,8 @@ __all__ = [
     "MAX_HANDS",
     "MAX_PEOPLE",
     "MIN_PEOPLE",
+    "TIERS",
+    "TIER_IDS",
     "BystanderBet",
     "Hand",
     "HandResult",
@@ -29,12 +32,16 @@ __all__ = [
     "Match",
     "MatchError",
     "RoomConfig",
+    "Tier",
     "Transfer",
+    "best_tier",
     "flush_deal",
     "hand_record",
     "hand_seed",
     "jiao_ma_seat",
+    "max_hand_loss",
     "mirror_for_bystanders",
     "net_points",
     "seek_quarters",
+    "tier",
 ]

@@ -23,11 +23,41 @@ from ..match import HandResult, Match, RoomConfig
 
 @dataclass(frozen=True, slots=True)
 class Account:
-    """A player: its match-layer name (``player``), the nickname people see, and its coins."""
+    """A player: its match-layer name (``player``), the name people see, its coins, whether it is
+    a guest (no password yet) and the language it chose (``None``: not chosen)."""
 
     player: str
     nickname: str
     balance: int
+    guest: bool = True
+    lang: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class WalletEntry:
+    """One movement of a player's coins (see :meth:`Bank.wallet`): ``kind`` is ``start`` (the
+    opening grant), ``relief``, ``grant`` (any other), ``fee``, ``stake`` (lost in a hand) or
+    ``winnings``; ``room`` and ``hand_no`` name the hand for the last three."""
+
+    at: str
+    delta: int
+    kind: str
+    room: str | None = None
+    hand_no: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class PastHand:
+    """A finished hand as one of its seated players may look back at it: its game record (to be
+    replayed), its result, its seat and the names of the four seats' accounts."""
+
+    hand_id: int
+    room: str
+    hand_no: int
+    seat: int
+    seating: tuple[str, ...]
+    record: dict[str, Any]
+    result: dict[str, Any]
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,9 +83,13 @@ class HandSummary:
     coins: int
     fee: int
     finished_at: str
+    hand_id: int = 0
 
     def to_json(self) -> dict[str, Any]:
         return {
+            "id": self.hand_id,
+            "at": self.finished_at,
+            "delta": self.coins,
             "room": self.room,
             "hand_no": self.hand_no,
             "seat": self.seat,
@@ -107,16 +141,48 @@ class Bank(Protocol):
     """Accounts, sessions, balances, matches and finished hands. Every method may block
     (database I/O): the server calls them from a worker thread."""
 
-    def create_account(self, nickname: str) -> tuple[Account, str]:
-        """A new account with the starting coins and a session token for it. Raises
-        :class:`~xuezhan.errors.XuezhanError` ``nickname_taken`` if the nickname is in use."""
+    def create_account(self, nickname: str, *, origin: str | None = None,
+                       password: str | None = None) -> tuple[Account, str]:
+        """A new account (a guest without ``password``) with the starting grant and a session token
+        for it. ``origin`` is where the request came from (the daily limit of new accounts per
+        address). Raises :class:`~xuezhan.errors.XuezhanError` ``name_taken`` if the name (by its
+        key, :func:`xuezhan.server.names.name_key`) is in use, ``rate_limited`` past the limit."""
         ...
+
+    def login(self, nickname: str, password: str) -> tuple[Account, str]:
+        """Sign in with a password: the account and a new session token; ``bad_login`` otherwise."""
+        ...
+
+    def set_password(self, player: str, password: str, old_password: str | None) -> Account:
+        """A guest sets a password (and keeps its account); a member changes it with the old one
+        (``bad_login`` without it)."""
+        ...
+
+    def set_lang(self, player: str, lang: str | None) -> None: ...
 
     def account_for_token(self, token: str) -> Account | None:
-        """The account a session token belongs to, or ``None``."""
+        """The account of a live session (not logged out, not expired), or ``None``."""
         ...
 
-    def end_session(self, token: str) -> None: ...
+    def end_session(self, token: str) -> None:
+        """Log out: the token is refused from now on."""
+        ...
+
+    def wallet(self, player: str, limit: int = 100) -> list[WalletEntry]:
+        """The player's coin movements, newest first."""
+        ...
+
+    def relief_taken(self, player: str, day: str) -> bool:
+        """Whether the player has taken the relief of ``day`` (``YYYY-MM-DD``, UTC)."""
+        ...
+
+    def grant_relief(self, player: str, day: str, coins: int) -> bool:
+        """Grant the relief of ``day`` once: ``False`` if it was taken already."""
+        ...
+
+    def past_hand(self, player: str, hand_id: int) -> PastHand | None:
+        """A finished hand the player sat in, or ``None``."""
+        ...
 
     def account(self, player: str) -> Account | None: ...
 

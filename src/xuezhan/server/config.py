@@ -79,7 +79,21 @@ class ServerConfig:
     max_hands: int = 64
     """The most hands a match in a room may last."""
     starting_coins: int = 20_000
-    """Coins a new account is granted."""
+    """Coins a new account is granted, once (setting a password later grants nothing more)."""
+    accounts_per_address: int = 3
+    """New accounts (guests or not) one client address may make a day (UTC); then ``rate_limited``."""
+    session_ttl: float = 30 * 24 * 3600.0
+    """How long a session lasts (seconds); an expired session cookie is refused."""
+    login_attempts: int = 10
+    """Sign-in and register attempts allowed per name and per client address in ``login_window``."""
+    login_window: float = 300.0
+    relief_floor: int = 1_000
+    """Below this balance a player may take the daily relief coins (the novice tier's minimum)."""
+    relief_amount: int = 2_000
+    """The daily relief, once a day (UTC) per account."""
+    custom_stakes: bool = False
+    """Rooms may set their own coefficient, fee and stake options instead of a tier's (tests and
+    friendly servers); such a room has no tier and its stake is only within the limits below."""
     bot_name: str = "heuristic"
     """The bot that plays a person's seat under 托管, and the bot seats unless ``seat_bot`` is set."""
     seat_bot: str = ""
@@ -121,7 +135,8 @@ class ServerConfig:
     def fast(cls, **overrides: Any) -> ServerConfig:
         """Settings for tests and benchmarks: bots act at once, short timeouts."""
         base = cls(turn_timeout=5.0, claim_timeout=5.0, choice_timeout=5.0, bot_delay=0.0,
-                   bot_claim_delay=0.0, next_hand_delay=0.5, rate_per_second=1000.0, rate_burst=1000)
+                   bot_claim_delay=0.0, next_hand_delay=0.5, rate_per_second=1000.0, rate_burst=1000,
+                   accounts_per_address=1_000_000, login_attempts=1_000_000, custom_stakes=True)
         return dataclasses.replace(base, **overrides)
 
     @classmethod

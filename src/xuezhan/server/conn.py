@@ -7,6 +7,7 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
+from ..i18n import DEFAULT_LANG, Lang
 from .bank import Account
 from .protocol import ClientMessage
 
@@ -22,8 +23,11 @@ class Conn:
     own writer task sends it. A client that lets the outbox fill up is disconnected.
     """
 
-    def __init__(self, account: Account, *, watch: bool = False, queue_size: int = 256) -> None:
+    def __init__(self, account: Account, *, watch: bool = False, queue_size: int = 256,
+                 lang: Lang = DEFAULT_LANG) -> None:
         self.account = account
+        self.lang: Lang = lang
+        """The language of this connection's messages (names of bots, settlements, errors)."""
         self.watch = watch
         self.seat: int | None = None
         self.outbox: asyncio.Queue[str | None] = asyncio.Queue(queue_size)

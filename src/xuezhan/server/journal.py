@@ -6,7 +6,9 @@ shows the change to anyone, so what people saw is what a restarted server rebuil
 (:meth:`xuezhan.runtime.MatchRuntime.resume_hand`). One :class:`LogWriter` per server
 writes what every table flushes at about the same time in one transaction (a group
 commit), so many tables cost about as much as one. A failed write is kept and tried again
-at the next flush; it never stops the table.
+at the next flush; it never stops the table. The tables' other writes (a match opened or
+saved, a hand settled) run on the same thread (:meth:`LogWriter.call`): one writer, so no
+write ever waits on SQLite's lock (whose busy handler sleeps in steps of up to 100 ms).
 """
 
 from __future__ import annotations
@@ -15,13 +17,16 @@ import asyncio
 import concurrent.futures
 import logging
 import threading
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 from ..engine.actions import Action
 from ..match import Hand
 from .bank import Bank, LogEntry
 
 log = logging.getLogger("xuezhan.server")
+
+T = TypeVar("T")
 
 
 def hand_start(hand: Hand) -> dict[str, Any]:
@@ -59,6 +64,10 @@ class LogWriter:
             self._queue.append((key, entries, done))
         self._thread.submit(self._drain)
         await asyncio.wrap_future(done)
+
+    async def call(self, fn: Callable[..., T], *args: Any) -> T:
+        """Run ``fn(*args)`` on the writer's thread, between two group commits."""
+        return await asyncio.wrap_future(self._thread.submit(fn, *args))
 
     def _drain(self) -> None:
         """On the writer's thread: write everything queued (an earlier drain may have taken it all)."""

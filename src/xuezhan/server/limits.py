@@ -45,3 +45,31 @@ class AddressLimiter:
         else:
             self._buckets.move_to_end(address)
         return bucket.take()
+
+
+class AttemptLimiter:
+    """At most ``limit`` attempts per key in any ``window`` seconds (sign-in and register attempts,
+    per name and per client address); the least recently used keys forgotten beyond ``size``."""
+
+    def __init__(self, limit: int, window: float, size: int = 10_000) -> None:
+        self.limit = limit
+        self.window = window
+        self.size = size
+        self._seen: OrderedDict[str, list[float]] = OrderedDict()
+
+    def allow(self, *keys: str, now: float | None = None) -> bool:
+        """Count one attempt on every key; ``False`` (and nothing counted) if any key is over its limit."""
+        now = time.monotonic() if now is None else now
+        recent: list[list[float]] = []
+        for key in keys:
+            stamps = [t for t in self._seen.get(key, ()) if now - t < self.window]
+            if len(stamps) >= self.limit:
+                return False
+            recent.append(stamps)
+        for key, stamps in zip(keys, recent, strict=True):
+            stamps.append(now)
+            self._seen[key] = stamps
+            self._seen.move_to_end(key)
+        while len(self._seen) > self.size:
+            self._seen.popitem(last=False)
+        return True

@@ -1,7 +1,8 @@
-"""The table's messages about a finished hand and a finished match, in words.
+"""The table's messages about a finished hand and a finished match, in a player's words.
 
-Pure functions of the hand's result and the names at the table: the table sends them,
-and sends them again to whoever (re)connects between hands.
+Pure functions of the hand's result, the names at the table and a language: the table
+builds them once per language when the hand ends, sends each connection its own, and
+sends them again to whoever (re)connects between hands.
 """
 
 from __future__ import annotations
@@ -10,36 +11,36 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ..engine.game import Game
+from ..i18n import Lang
 from ..match import HandResult, Match, RoomConfig
-from ..tiles import tile_name
 from .bank import Settled, is_bot
-from .protocol import ledger_words, pattern_words, winner_words
+from .words import coins_text, display_name, explain, ledger_text, pattern_words, winner_text
 
 
 def hand_end_message(
     result: HandResult,
     game: Game,
-    names: Sequence[str],
+    people: Mapping[str, str],
     settled: Settled | None,
     room: RoomConfig,
     *,
     final: bool,
+    lang: Lang,
 ) -> dict[str, Any]:
-    """``hand_end``: winners and ledger entries in words, points, fees and coins moved."""
+    """``hand_end``: winners and ledger lines with their ``text``, the settlement explained
+    (``explain``), points, fees and coins moved. ``people``: a person's shown name by player."""
+    names = [display_name(p, people, lang) for p in result.seating]
     winners = []
     for w in game.winners:
         data = w.to_json()
         src = w.from_seat
         data["name"] = names[w.seat]
         data["from_name"] = None if src is None else names[src]
-        data["pattern"] = pattern_words(w.score.base, w.score.extras_dict)
-        data["words"] = winner_words(names[w.seat], data["from_name"], tile_name(w.tile), w.score.fan,
-                                     w.score.multiple, w.score.base, w.score.extras_dict)
+        data["pattern"] = pattern_words(w.score.base, w.score.extras_dict, lang)
+        data["text"] = winner_text(w, names, lang)
         winners.append(data)
-    ledger = [
-        {**e.to_json(), "words": ledger_words(names[e.from_seat], names[e.to_seat], e.points, e.reason)}
-        for e in game.ledger
-    ]
+    ledger = [{**e.to_json(), "text": ledger_text(e, names, lang)} for e in game.ledger]
+    sentences = explain(game, names, lang)
     coins: list[int] | None = None
     fees: list[int] | None = None
     balances: list[int | None] | None = None
@@ -47,13 +48,15 @@ def hand_end_message(
         coins = list(settled.changes[:4])
         fees = list(settled.fees[:4])
         balances = list(settled.balances[:4])
+        sentences += [coins_text(names[i], coins[i], fees[i], lang) for i in range(4)]
     return {
         "type": "hand_end",
         "hand_no": result.hand_no,
-        "names": list(names),
+        "names": names,
         "bots": [is_bot(p) for p in result.seating],
         "winners": winners,
         "ledger": ledger,
+        "explain": sentences,
         "points": game.deltas(),
         "coins": coins,
         "fees": fees,
@@ -66,11 +69,11 @@ def hand_end_message(
     }
 
 
-def match_end_message(match: Match, names: Mapping[str, str]) -> dict[str, Any]:
+def match_end_message(match: Match, people: Mapping[str, str], lang: Lang) -> dict[str, Any]:
     """``match_end``: the match's totals, best first."""
-    people = sorted(match.running.items(), key=lambda kv: -kv[1])
+    ranked: Sequence[tuple[str, int]] = sorted(match.running.items(), key=lambda kv: -kv[1])
     return {
         "type": "match_end",
         "hands": match.hands_played,
-        "standings": [{"name": names.get(p, p), "bot": is_bot(p), "points": pts} for p, pts in people],
+        "standings": [{"name": display_name(p, people, lang), "bot": is_bot(p), "points": pts} for p, pts in ranked],
     }

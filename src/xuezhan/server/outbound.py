@@ -8,12 +8,26 @@ from typing import TYPE_CHECKING, Any
 
 from ..engine import views
 from ..engine.game import Phase
+from ..engine.state import RIVER_CLAIMED
+from ..i18n import LANGS, Lang
 from .bank import is_bot
 from .conn import Conn, dumps
 from .status import Status
+from .words import display_name
 
 if TYPE_CHECKING:
     from .table import Table
+
+
+def marked_view(view: dict[str, Any]) -> dict[str, Any]:
+    """A seat view as the table sends it: each river entry ``{"tile", "claimed"}``, ``claimed``
+    when another seat took the tile (peng, kong), so the page can mark it."""
+    seats = []
+    for entry in view["seats"]:
+        river = [{"tile": tile, "claimed": state == RIVER_CLAIMED}
+                 for tile, state in zip(entry["river"], entry["river_state"], strict=True)]
+        seats.append({**entry, "river": river})
+    return {**view, "seats": seats}
 
 
 class Outbound:
@@ -22,12 +36,12 @@ class Outbound:
     def __init__(self, table: Table) -> None:
         self.table = table
 
-    def seat_json(self, seat: int, brief: bool = False) -> dict[str, Any]:
+    def seat_json(self, seat: int, brief: bool = False, lang: Lang = "zh-CN") -> dict[str, Any]:
         t = self.table
         player = t.players[seat]
         if player is None:
             return {"seat": seat, "name": None, "bot": False}
-        out: dict[str, Any] = {"seat": seat, "name": t.names.get(player, player), "bot": is_bot(player)}
+        out: dict[str, Any] = {"seat": seat, "name": display_name(player, t.names, lang), "bot": is_bot(player)}
         if brief:
             return out
         out["connected"] = seat in t.seat_conn
@@ -38,7 +52,7 @@ class Outbound:
         out["owner"] = player == t.owner
         return out
 
-    def room_message(self) -> dict[str, Any]:
+    def room_message(self, lang: Lang = "zh-CN") -> dict[str, Any]:
         t = self.table
         rules = t.room.rules
         return {
@@ -46,6 +60,7 @@ class Outbound:
             "room": {
                 "code": t.code,
                 "name": t.name,
+                "tier": t.tier.id if t.tier is not None else None,
                 "public": t.public,
                 "status": str(t.status),
                 "hand_no": t.hand_no(),
@@ -54,7 +69,7 @@ class Outbound:
                 "base_score": rules.base_score,
                 "coefficient": t.room.coefficient,
                 "fee": t.room.fee,
-                "seats": [self.seat_json(i) for i in range(4)],
+                "seats": [self.seat_json(i, lang=lang) for i in range(4)],
                 "spectators": sum(1 for c in t.conns if c.seat is None),
                 "next_hand_ms": self.ms_until(t.next_hand_at) if t.status is Status.BETWEEN else None,
             },
@@ -67,6 +82,7 @@ class Outbound:
             "type": "hello",
             "seat": conn.seat,
             "nickname": conn.account.nickname,
+            "lang": conn.lang,
             "room": t.code,
             "timeouts": {"turn": c.turn_timeout, "claim": c.claim_timeout, "choice": c.choice_timeout},
         }
@@ -110,8 +126,20 @@ class Outbound:
             "events": events,
             "decision": self.decision_of(conn.seat),
             "timer": self.timer_for(conn.seat),
+            "deadline_ms": self.deadline_ms(conn.seat),
             "trustee": t.trustee(conn.seat) if conn.seat is not None else False,
         }
+
+    def deadline_ms(self, seat: int | None) -> int | None:
+        """Milliseconds left for the decision this seat's person must take now (``None``: none,
+        or the bot decides for the seat)."""
+        t = self.table
+        driver = t.driver
+        if seat is None or driver is None or t.status is not Status.PLAYING or t.bot_controls(seat):
+            return None
+        if seat not in driver.game.pending():
+            return None
+        return self.ms_until(t.clocks.deadline.get(seat, 0.0))
 
     def decision_of(self, seat: int | None) -> int | None:
         """The version at which the seat's open decision began: one answer per decision."""
@@ -124,26 +152,30 @@ class Outbound:
         t = self.table
         if t.hand is None:
             return
-        conn.send(self.state_message(conn, views.seat_view_json(t.hand.game, conn.seat)))
+        conn.send(self.state_message(conn, marked_view(views.seat_view_json(t.hand.game, conn.seat))))
 
     def broadcast_state(self) -> None:
         t = self.table
         if t.hand is None:
             return
-        seen = views.table_views(t.hand.game, {conn.seat for conn in t.conns})
+        seen = {seat: marked_view(view)
+                for seat, view in views.table_views(t.hand.game, {conn.seat for conn in t.conns}).items()}
         for conn in list(t.conns):
             conn.send(self.state_message(conn, seen[conn.seat]))
 
     def broadcast_room(self, exclude: Conn | None = None) -> None:
         t = self.table
-        text = dumps(self.room_message())
+        texts: dict[Lang, str] = {}
         for conn in list(t.conns):
             if conn is not exclude:
+                text = texts.get(conn.lang)
+                if text is None:
+                    text = texts[conn.lang] = dumps(self.room_message(conn.lang))
                 conn.send_text(text)
 
     def hand_end_for(self, conn: Conn) -> dict[str, Any]:
         t = self.table
         assert t.last_hand_end is not None
-        msg = dict(t.last_hand_end)
+        msg = dict(t.last_hand_end[conn.lang if conn.lang in LANGS else "zh-CN"])
         msg["next_hand_ms"] = self.ms_until(t.next_hand_at) if t.status is Status.BETWEEN else None
         return msg

@@ -5,7 +5,8 @@ Client to server (every field other than those listed is refused):
 - ``{"type": "action", "action": {"type": "discard", "tile": "5m"}, "version": 17}``: one
   engine action for the connection's own seat (the seat is never read from the client);
   ``version`` (required) is the table version the client saw, so a stale click is refused.
-- ``{"type": "sit", "seat": 2}``: take a seat (``seat`` optional: any free one).
+- ``{"type": "sit", "seat": 2, "accept_risk": true}``: take a seat (``seat`` optional: any free
+  one; ``accept_risk`` after the player confirmed a ``stake_warning``).
 - ``{"type": "leave"}``: leave the seat; during a hand this is an escape (逃跑, RULES 10).
 - ``{"type": "start"}``: start the match (bots fill empty seats), or a new match after the last.
 - ``{"type": "ready"}``: ready for the next hand.
@@ -29,7 +30,7 @@ from ..vocab import Kind
 
 CLIENT_TYPES: Final[dict[str, frozenset[str]]] = {
     "action": frozenset({"type", "action", "version"}),
-    "sit": frozenset({"type", "seat"}),
+    "sit": frozenset({"type", "seat", "accept_risk"}),
     "leave": frozenset({"type"}),
     "start": frozenset({"type"}),
     "ready": frozenset({"type"}),
@@ -79,6 +80,8 @@ def parse_client_message(text: str, max_bytes: int) -> ClientMessage:
         seat = data.get("seat")
         if seat is not None and (not isinstance(seat, int) or isinstance(seat, bool) or not 0 <= seat <= 3):
             raise ProtocolError("bad_message", "'seat' must be 0-3")
+        if "accept_risk" in data and not isinstance(data["accept_risk"], bool):
+            raise ProtocolError("bad_message", "'accept_risk' must be true or false")
     elif kind == "trustee" and not isinstance(data.get("on"), bool):
         raise ProtocolError("bad_message", "'on' must be true or false")
     return ClientMessage(kind, data)

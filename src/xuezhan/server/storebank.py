@@ -1,10 +1,12 @@
 """The :class:`~xuezhan.server.bank.Bank` of a real server: :class:`xuezhan.store.Store` underneath.
 
 Accounts, balances, rooms, matches, finished hands and their settlement are the
-store's (one idempotent transaction per hand). Sessions are signed tokens: the
-account name, a random nonce and an HMAC-SHA256 under the server's secret
-(``XUEZHAN_SECRET``; without one, a random secret made on the first start and kept in
-the database, so sessions outlive a restart). Bots play under four accounts topped up from the mint by the house.
+store's (one idempotent transaction per hand). Passwords are hashed with argon2id
+(argon2-cffi, OWASP's parameters: 19 MiB, two passes, one lane). Sessions are random tokens kept in the database by
+their SHA-256 (the token itself lives only in the player's cookie), with an expiry;
+logging out revokes one, so a logged-out or expired token is refused everywhere, and
+sessions outlive a restart. Bots play under four accounts topped up from the mint by
+the house.
 
 Hands in play are the store's hand logs; the id of each hand's log is kept here once
 known, so logging an action is one small insert.
@@ -12,40 +14,65 @@ known, so logging an action is one small insert.
 
 from __future__ import annotations
 
-import base64
-import binascii
 import hashlib
 import hmac
 import secrets
-import threading
+from datetime import UTC, datetime, timedelta
 from typing import Any, Final
+
+from argon2 import PasswordHasher
+from argon2.exceptions import InvalidHashError, VerificationError
 
 from ..errors import XuezhanError
 from ..match import HandResult, Match, RoomConfig
-from ..store import Store, StoreError
-from .bank import BOT_PLAYERS, Account, HandSummary, LogEntry, LoggedHand, RunningMatch, Settled, is_bot
+from ..store import PlayerInfo, Store, StoreError
+from .bank import (
+    BOT_PLAYERS,
+    Account,
+    HandSummary,
+    LogEntry,
+    LoggedHand,
+    PastHand,
+    RunningMatch,
+    Settled,
+    WalletEntry,
+    is_bot,
+)
+from .names import name_key
 
 BOT_FLOAT: Final = 10_000_000
 """Coins a bot account is topped up to when it runs low, so its losses are always paid in full."""
+SESSION_TTL: Final = 30 * 24 * 3600.0
+"""How long a session lasts, in seconds (30 days)."""
 
 
-def _b64(data: bytes) -> str:
-    return base64.urlsafe_b64encode(data).rstrip(b"=").decode("ascii")
+def _digest(token: str) -> str:
+    return hashlib.sha256(token.encode("utf-8", "surrogatepass")).hexdigest()
 
 
-def _unb64(text: str) -> bytes:
-    return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
+def _account(info: PlayerInfo) -> Account:
+    return Account(info.name, info.name, info.coins, guest=info.password_hash is None, lang=info.lang)
 
 
 class StoreBank:
-    """A :class:`~xuezhan.server.bank.Bank` on a :class:`~xuezhan.store.Store` (thread-safe)."""
+    """A :class:`~xuezhan.server.bank.Bank` on a :class:`~xuezhan.store.Store` (thread-safe).
 
-    def __init__(self, store: Store, *, secret: bytes | None = None, starting_coins: int = 20_000) -> None:
+    ``starting_coins``: each new account's opening grant (once per account);
+    ``accounts_per_address``: how many accounts one client address may make a day (UTC);
+    ``session_ttl``: seconds a session lasts."""
+
+    def __init__(self, store: Store, *, starting_coins: int = 20_000, accounts_per_address: int = 3,
+                 session_ttl: float = SESSION_TTL) -> None:
         self.store = store
-        self.secret = secret if secret else store.setting("session_secret", lambda: secrets.token_hex(32)).encode()
         self.starting_coins = starting_coins
-        self._revoked: set[str] = set()
-        self._lock = threading.Lock()
+        self.accounts_per_address = accounts_per_address
+        self.session_ttl = session_ttl
+        # OWASP's argon2id setting (19 MiB, 2 passes, 1 lane): safe, and quick enough not to stall the lobby
+        self.hasher = PasswordHasher(time_cost=2, memory_cost=19 * 1024, parallelism=1)
+        # addresses are kept as keyed digests: the database never holds a client's address
+        self._address_key = store.setting("address_key", lambda: secrets.token_hex(32)).encode()
+        # a hash to check a password against when the name is unknown, so both cases take as long
+        self._dummy_hash = self.hasher.hash(secrets.token_hex(16))
         for bot in BOT_PLAYERS:
             try:
                 store.create_account(bot, BOT_FLOAT)
@@ -54,59 +81,106 @@ class StoreBank:
                     raise
 
     @classmethod
-    def open(cls, url: str | None, *, secret: bytes | None = None, starting_coins: int = 20_000) -> StoreBank:
-        return cls(Store(url), secret=secret, starting_coins=starting_coins)
+    def open(cls, url: str | None, **options: Any) -> StoreBank:
+        return cls(Store(url), **options)
 
     # --- sessions ----------------------------------------------------------------------------------------
-    def _sign(self, body: str) -> str:
-        return hmac.new(self.secret, body.encode("ascii"), hashlib.sha256).hexdigest()
-
-    def _token_for(self, name: str) -> str:
-        body = f"{_b64(name.encode('utf-8'))}.{secrets.token_urlsafe(18)}"
-        return f"{body}.{self._sign(body)}"
-
-    def _name_of(self, token: str) -> str | None:
-        if len(token) > 400 or token in self._revoked:
-            return None
-        parts = token.split(".")
-        if len(parts) != 3:
-            return None
-        body = f"{parts[0]}.{parts[1]}"
-        if not hmac.compare_digest(self._sign(body), parts[2]):
-            return None
-        try:
-            return _unb64(parts[0]).decode("utf-8")
-        except (binascii.Error, UnicodeDecodeError, ValueError):
-            return None
-
-    # --- accounts ----------------------------------------------------------------------------------------
-    def create_account(self, nickname: str) -> tuple[Account, str]:
-        if is_bot(nickname) or ":" in nickname:
-            raise XuezhanError("bad_nickname", "a nickname may not contain ':'")
-        try:
-            self.store.create_account(nickname, self.starting_coins)
-        except StoreError as exc:
-            if exc.code == "account_exists":
-                raise XuezhanError("nickname_taken", f"the nickname {nickname!r} is taken") from None
-            raise
-        return Account(nickname, nickname, self.starting_coins), self._token_for(nickname)
+    def _new_session(self, name: str) -> str:
+        token = secrets.token_urlsafe(32)
+        expires = datetime.now(UTC) + timedelta(seconds=self.session_ttl)
+        self.store.open_session(name, _digest(token), expires)
+        return token
 
     def account_for_token(self, token: str) -> Account | None:
-        name = self._name_of(token)
-        if name is None or is_bot(name):
+        if not token or len(token) > 200:
             return None
-        return self.account(name)
+        info = self.store.session_player(_digest(token), datetime.now(UTC))
+        if info is None or is_bot(info.name):
+            return None
+        return _account(info)
 
     def end_session(self, token: str) -> None:
-        with self._lock:
-            self._revoked.add(token)
+        if token and len(token) <= 200:
+            self.store.revoke_session(_digest(token), datetime.now(UTC))
+
+    # --- accounts ----------------------------------------------------------------------------------------
+    def origin_of(self, address: str) -> str:
+        """The digest an address is kept as."""
+        return hmac.new(self._address_key, address.encode("utf-8", "surrogatepass"), hashlib.sha256).hexdigest()
+
+    def create_account(self, nickname: str, *, origin: str | None = None,
+                       password: str | None = None) -> tuple[Account, str]:
+        if is_bot(nickname) or ":" in nickname:
+            raise XuezhanError("bad_name", "a name may not contain ':'")
+        digest = None if origin is None else self.origin_of(origin)
+        today = datetime.now(UTC).replace(hour=0, minute=0, second=0, microsecond=0)
+        hashed = None if password is None else self.hasher.hash(password)
+        try:
+            self.store.create_player(nickname, name_key(nickname), self.starting_coins, origin=digest,
+                                     password_hash=hashed, max_from_origin=self.accounts_per_address, since=today)
+        except StoreError as exc:
+            if exc.code == "name_taken":
+                raise XuezhanError("name_taken", f"the name {nickname!r} is taken") from None
+            if exc.code == "too_many_accounts":
+                raise XuezhanError("rate_limited", exc.message) from None
+            raise
+        account = Account(nickname, nickname, self.starting_coins, guest=password is None)
+        return account, self._new_session(nickname)
+
+    def _check(self, info: PlayerInfo | None, password: str) -> PlayerInfo:
+        stored = info.password_hash if info is not None else None
+        try:
+            ok = self.hasher.verify(stored or self._dummy_hash, password) and stored is not None
+        except (VerificationError, InvalidHashError):
+            ok = False
+        if not ok or info is None:
+            raise XuezhanError("bad_login", "wrong name or password")
+        if self.hasher.check_needs_rehash(stored or ""):
+            self.store.set_password(info.name, self.hasher.hash(password))
+        return info
+
+    def login(self, nickname: str, password: str) -> tuple[Account, str]:
+        info = self._check(self.store.player_by_key(name_key(nickname)), password)
+        return _account(info), self._new_session(info.name)
+
+    def set_password(self, player: str, password: str, old_password: str | None) -> Account:
+        info = self.store.player(player)
+        if info is None:
+            raise XuezhanError("not_signed_in", "sign in first")
+        if info.password_hash is not None:
+            self._check(info, old_password or "")
+        self.store.set_password(player, self.hasher.hash(password))
+        return Account(info.name, info.name, info.coins, guest=False, lang=info.lang)
+
+    def set_lang(self, player: str, lang: str | None) -> None:
+        self.store.set_lang(player, lang)
 
     def account(self, player: str) -> Account | None:
+        info = self.store.player(player)
+        if info is not None:
+            return _account(info)
         try:
-            coins = self.store.balance(player)
+            coins = self.store.balance(player)  # a bot
         except StoreError:
             return None
         return Account(player, player, coins)
+
+    # --- coins -------------------------------------------------------------------------------------------
+    def wallet(self, player: str, limit: int = 100) -> list[WalletEntry]:
+        out: list[WalletEntry] = []
+        for line in self.store.wallet(player, limit):
+            if line.reason == "grant":
+                kind = {"opening balance": "start", "relief": "relief"}.get(line.memo, "grant")
+            else:
+                kind = line.reason
+            out.append(WalletEntry(line.at.isoformat(), line.amount, kind, line.room, line.hand_no))
+        return out
+
+    def relief_taken(self, player: str, day: str) -> bool:
+        return self.store.grant_made(f"relief/{player}/{day}")
+
+    def grant_relief(self, player: str, day: str, coins: int) -> bool:
+        return self.store.grant(player, coins, key=f"relief/{player}/{day}", memo="relief")
 
     # --- rooms, matches, hands ---------------------------------------------------------------------------
     def open_room(self, code: str, room: RoomConfig, meta: dict[str, Any] | None = None) -> None:
@@ -161,9 +235,17 @@ class StoreBank:
             raise
         return [
             HandSummary(room=h.room, hand_no=h.hand_no, seat=h.seat, points=h.points, coins=h.coins, fee=h.fee,
-                        finished_at=h.settled_at.isoformat())
+                        finished_at=h.settled_at.isoformat(), hand_id=h.hand_id)
             for h in rows
         ]
+
+    def past_hand(self, player: str, hand_id: int) -> PastHand | None:
+        found = self.store.past_hand(player, hand_id)
+        if found is None:
+            return None
+        room, hand_no, seat, record, result = found
+        seating = tuple(str(p) for p in result.get("seating", ()))
+        return PastHand(hand_id, room, hand_no, seat, seating, record, result)
 
     def close(self) -> None:
         self.store.close()

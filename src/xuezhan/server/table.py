@@ -21,7 +21,8 @@ Server to client messages (``docs/protocol.md`` lists every field):
 - ``room``: the room, its seats (names, bot or person, connected, 托管, coins, points).
 - ``state``: ``version``, ``hand_no``, your ``view`` (only what your seat may see), the new
   ``events`` (``reset: true`` when they start from the beginning of the hand) and ``timer``.
-- ``hand_end``: winners and ledger entries in words, points, fees and coins moved.
+- ``hand_end``: winners and ledger lines in the connection's language (``text``), the settlement
+  explained (``explain``), points, fees and coins moved.
 - ``match_end``: the match's totals. ``ok``: a client message was done (``for`` its type).
 - ``error``: ``code``, ``message`` and ``for``; nothing changed.
 """
@@ -33,12 +34,14 @@ import logging
 import random
 import secrets
 from collections.abc import Callable
-from typing import Any, Final
+from typing import Any, Final, TypeVar
 
+from .. import i18n
 from ..bots import make_bot
 from ..engine.actions import Action
 from ..errors import IllegalActionError, XuezhanError
-from ..match import Hand, HandResult, Match, RoomConfig
+from ..i18n import LANGS, Lang
+from ..match import TIERS, Hand, HandResult, Match, RoomConfig, Tier
 from ..runtime import HandDriver, MatchRuntime, Seat, TimeLimits
 from .bank import BOT_PLAYERS, Account, Bank, RunningMatch, Settled, is_bot
 from .clocks import Clocks
@@ -54,13 +57,14 @@ from .protocol import (
     parse_action,
 )
 from .status import Status as Status
+from .words import error_text
 
 log = logging.getLogger("xuezhan.server")
 
+T = TypeVar("T")
+
 LOG_RETRY: Final = 0.5
 """Seconds between tries to write a hand's log while the database fails."""
-
-BOT_NAMES: Final = dict(zip(BOT_PLAYERS, ("Panda 熊猫", "Crane 仙鹤", "Tiger 老虎", "Koi 锦鲤"), strict=True))
 
 
 class Table:
@@ -79,8 +83,11 @@ class Table:
         autostart: bool = False,
         on_close: Callable[[Table], None] | None = None,
         writer: LogWriter | None = None,
+        tier: Tier | None = None,
     ) -> None:
         self.code = code
+        self.tier = tier
+        """The room's tier (its stake and the balance needed to sit); ``None``: a room of its own stake."""
         self.writer = writer
         self.name = name
         self.room = room
@@ -93,6 +100,7 @@ class Table:
         self.status = Status.WAITING
         self.players: list[str | None] = [owner.player, None, None, None]
         self.names: dict[str, str] = {owner.player: owner.nickname}
+        """People's shown names by player (bots are named from the catalogs, in each reader's language)."""
         self.balances: dict[str, int] = {owner.player: owner.balance}
         self.runtime: MatchRuntime | None = None
         self._shown: Hand | None = None  # the hand in play, or the last one (its table stays in view)
@@ -110,8 +118,9 @@ class Table:
         self.out = Outbound(self)
         self.next_hand_at = 0.0
         self._idle_since = 0.0
-        self.last_hand_end: dict[str, Any] | None = None
-        self.last_match_end: dict[str, Any] | None = None
+        self.last_hand_end: dict[Lang, dict[str, Any]] | None = None
+        """The last ``hand_end``, in each language."""
+        self.last_match_end: dict[Lang, dict[str, Any]] | None = None
         self.matches_started = 0
         self.task: asyncio.Task[None] | None = None
         self.hands_finished = 0
@@ -167,6 +176,13 @@ class Table:
         self.match_key = key
         return MatchRuntime(match, self._seats_for, on_start=journal.begin, on_action=journal.action)
 
+    async def _write(self, fn: Callable[..., T], *args: Any) -> T:
+        """A write of the table's match: on the hand logs' writer thread when there is one (one
+        writer, no lock waits), else on a worker thread."""
+        if self.writer is not None:
+            return await self.writer.call(fn, *args)
+        return await asyncio.to_thread(fn, *args)
+
     async def _flush(self) -> bool:
         """Write the hand's log; ``False`` while the database fails. Then the table holds still:
         what nobody could log is shown to nobody, no bot moves and people's actions are refused
@@ -205,13 +221,14 @@ class Table:
     def meta(self) -> dict[str, Any]:
         """What the database keeps of the room beside its rules, to list it again after a restart."""
         return {"name": self.name, "owner": self.owner, "owner_name": self.names.get(self.owner, self.owner),
-                "public": self.public}
+                "public": self.public, "tier": self.tier.id if self.tier is not None else None}
 
     def summary(self) -> dict[str, Any]:
         """The room as the lobby lists it (no secrets beyond the code of a public room)."""
         return {
             "code": self.code,
             "name": self.name,
+            "tier": self.tier.id if self.tier is not None else None,
             "status": str(self.status),
             "rules": self.room.rules.preset_name,
             "options": self.room.rules.to_mapping()["options"],
@@ -241,8 +258,10 @@ class Table:
         meta = running.meta or {}
         owner_name = str(meta.get("owner") or next((p for p in running.match.seats if p), "bot:1"))
         owner = accounts.get(owner_name) or Account(owner_name, str(meta.get("owner_name") or owner_name), 0)
+        tier_id = meta.get("tier")
+        room_tier = next((t for t in TIERS if t.id == tier_id), None)
         table = cls(running.room_code, str(meta.get("name") or running.room_code), running.room, owner, bank,
-                    config, public=bool(meta.get("public", True)), on_close=on_close, writer=writer)
+                    config, public=bool(meta.get("public", True)), on_close=on_close, writer=writer, tier=room_tier)
         table.resume(running, accounts)
         return table
 
@@ -255,8 +274,6 @@ class Table:
             if account is not None:
                 self.names[player] = account.nickname
                 self.balances[player] = account.balance
-            elif is_bot(player):
-                self.names[player] = BOT_NAMES.get(player, player)
         self.runtime = self._new_runtime(match, running.key)
         logged = running.hand
         if logged is None:
@@ -388,7 +405,7 @@ class Table:
             if self.trustee(seat):
                 self._set_trustee(seat, False)
         conn.send(self.out.hello(conn))
-        conn.send(self.out.room_message())
+        conn.send(self.out.room_message(conn.lang))
         if self.hand is not None:
             conn.hand_key = -1  # the whole hand's events again: the exact table back
             self.out.send_state(conn)
@@ -397,7 +414,7 @@ class Table:
         if self.status is Status.FINISHED and self.last_match_end is not None:
             if self.last_hand_end is not None:
                 conn.send(self.out.hand_end_for(conn))
-            conn.send(self.last_match_end)
+            conn.send(self.last_match_end[conn.lang])
         self.out.broadcast_room(exclude=conn)
         if self.autostart and self.status is Status.WAITING and conn.seat is not None:
             self.autostart = False
@@ -427,7 +444,7 @@ class Table:
         elif kind == "action":
             await self._on_action(conn, msg.data)
         elif kind == "sit":
-            await self._on_sit(conn, msg.data.get("seat"))
+            await self._on_sit(conn, msg.data.get("seat"), accept_risk=msg.data.get("accept_risk") is True)
         elif kind == "leave":
             await self._on_leave(conn)
         elif kind == "start":
@@ -442,8 +459,10 @@ class Table:
         conn.send({"type": "ok", "for": kind})
 
     @staticmethod
-    def _refuse(conn: Conn, kind: str, code: str, message: str) -> None:
-        conn.send({**error_message(code, message), "for": kind})
+    def _refuse(conn: Conn, kind: str, code: str, message: str, **params: Any) -> None:
+        """Answer ``kind`` with the error ``code``: the catalog's sentence in the connection's language
+        (with ``params``), else the English ``message``."""
+        conn.send({**error_message(code, error_text(code, conn.lang, message, **params)), "for": kind})
 
     async def _on_action(self, conn: Conn, data: dict[str, Any]) -> None:
         seat = conn.seat
@@ -490,7 +509,7 @@ class Table:
         self.out.broadcast_room()
         self.out.broadcast_state()
 
-    async def _on_sit(self, conn: Conn, wanted: int | None) -> None:
+    async def _on_sit(self, conn: Conn, wanted: int | None, *, accept_risk: bool = False) -> None:
         player = conn.account.player
         if player in self.left:
             self._refuse(conn, "sit", "hand_in_progress", "you left this hand: sit again when it is over")
@@ -511,8 +530,7 @@ class Table:
             self._refuse(conn, "sit", "room_closed", "this room is closed")
             return
         balance = self.balances.get(player, 0)
-        if balance < max(1, self.room.fee):
-            self._refuse(conn, "sit", "not_enough_coins", f"this room needs at least {max(1, self.room.fee)} coins")
+        if not self._can_afford(conn, balance, accept_risk):
             return
         free = [i for i in range(4) if self._sittable(i)]
         if wanted is not None:
@@ -536,6 +554,25 @@ class Table:
             conn.hand_key = -1
             self.out.send_state(conn)
 
+    def _can_afford(self, conn: Conn, balance: int, accept_risk: bool) -> bool:
+        """The stake check of a seat (as the lobby's, :func:`xuezhan.server.app.stake_check`): refuse
+        ``insufficient_balance`` under the minimum, ``stake_warning`` when the worst hand costs more
+        than the balance and the player has not accepted the risk."""
+        t = self.tier
+        need = max(1, self.room.fee) if t is None else t.min_balance
+        tier_name = i18n.t(f"server.tier.{t.id if t is not None else 'custom'}", conn.lang)
+        if balance < need:
+            self._refuse(conn, "sit", "insufficient_balance", f"this room needs at least {need} coins",
+                         tier=tier_name, min_balance=need, coins=balance, count=balance)
+            return False
+        if t is not None and not accept_risk:
+            worst = t.max_loss(self.room.rules)
+            if balance < worst:
+                self._refuse(conn, "sit", "stake_warning", f"one hand here can cost up to {worst} coins; you have "
+                             f"{balance}", tier=tier_name, max_loss=worst, coins=balance, count=balance)
+                return False
+        return True
+
     def _sittable(self, seat: int) -> bool:
         occupant = self.players[seat]
         return occupant is None or is_bot(occupant)
@@ -556,7 +593,7 @@ class Table:
         if self.match is None:
             return
         try:
-            await asyncio.to_thread(self.bank.save_match, self.match_key, self.match)
+            await self._write(self.bank.save_match, self.match_key, self.match)
         except Exception:  # the match is saved again with its next hand
             log.exception("table %s: saving the match failed", self.code)
 
@@ -619,9 +656,7 @@ class Table:
     # --- the match ------------------------------------------------------------------------------------------
     def _new_bot(self) -> str:
         taken = set(self.players) | (set(self.match.people) if self.match is not None else set())
-        name = next(b for b in BOT_PLAYERS if b not in taken)
-        self.names[name] = BOT_NAMES[name]
-        return name
+        return next(b for b in BOT_PLAYERS if b not in taken)
 
     def _fill_with_bots(self) -> None:
         if self.match is not None and self.status is not Status.FINISHED:
@@ -649,7 +684,7 @@ class Table:
         players = [p for p in self.players if p is not None]
         seed = self._match_seed()
         try:
-            key, match = await asyncio.to_thread(self.bank.open_match, self.code, players, seed)
+            key, match = await self._write(self.bank.open_match, self.code, players, seed)
         except XuezhanError as exc:
             self._tell_all(error_message(exc.code, exc.message))
             return
@@ -710,10 +745,10 @@ class Table:
         if settled is None:
             # later hands could not be recorded either (the store takes them in order): stop here
             self.status = Status.FINISHED
-        names = [self.names.get(p, p) for p in result.seating]
-        self.last_hand_end = hand_end_message(result, game, names, settled, self.room, final=match.finished)
+        self.last_hand_end = {lang: hand_end_message(result, game, self.names, settled, self.room,
+                                                     final=match.finished, lang=lang) for lang in LANGS}
         if self.status is Status.FINISHED:
-            self.last_match_end = match_end_message(match, self.names)
+            self.last_match_end = {lang: match_end_message(match, self.names, lang) for lang in LANGS}
         elif None in match.seats:
             self._fill_with_bots()
             await self._save_match()
@@ -725,13 +760,13 @@ class Table:
         for conn in list(self.conns):
             conn.send(self.out.hand_end_for(conn))
             if self.last_match_end is not None:
-                conn.send(self.last_match_end)
+                conn.send(self.last_match_end[conn.lang])
 
     async def _settle(self, result: HandResult) -> Settled | None:
         assert self.match is not None
         for attempt in range(4):
             try:
-                settled = await asyncio.to_thread(self.bank.settle_hand, self.match_key, result, self.match)
+                settled = await self._write(self.bank.settle_hand, self.match_key, result, self.match)
             except Exception:
                 log.exception("table %s: settling hand %d failed (attempt %d)", self.code, result.hand_no,
                               attempt + 1)

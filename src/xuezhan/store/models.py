@@ -49,14 +49,41 @@ class Base(DeclarativeBase):
 
 
 class Account(Base):
-    """A player (its name is its id in matches) or a system account (names start with ``#``)."""
+    """A player (its name is its id in matches) or a system account (names start with ``#``).
+
+    ``name_key`` makes people's names unique however they are written (NFKC, case-folded);
+    ``password_hash`` (argon2) is empty for a guest; ``lang`` is the language the player chose;
+    ``origin`` is a digest of the client address the account was made from (the daily limit of
+    new accounts per address counts it), never the address itself."""
 
     __tablename__ = "accounts"
-    __table_args__ = (CheckConstraint("kind IN ('player', 'house', 'mint', 'clearing')", name="kind"),)
+    __table_args__ = (
+        CheckConstraint("kind IN ('player', 'house', 'mint', 'clearing')", name="kind"),
+        Index("ix_accounts_name_key", "name_key", unique=True),
+        Index("ix_accounts_origin", "origin"),
+    )
 
     id: Mapped[int] = mapped_column(BigId, primary_key=True)
     name: Mapped[str] = mapped_column(String(100), unique=True)
     kind: Mapped[str] = mapped_column(String(16))
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), server_default=func.now())
+    name_key: Mapped[str | None] = mapped_column(String(100))
+    password_hash: Mapped[str | None] = mapped_column(String(255))
+    lang: Mapped[str | None] = mapped_column(String(8))
+    origin: Mapped[str | None] = mapped_column(String(64))
+
+
+class SessionRow(Base):
+    """A signed-in session: the SHA-256 of its token (the token itself is only in the cookie),
+    when it expires and, once logged out, when it was revoked."""
+
+    __tablename__ = "sessions"
+
+    id: Mapped[int] = mapped_column(BigId, primary_key=True)
+    token_hash: Mapped[str] = mapped_column(String(64), unique=True)
+    account_id: Mapped[int] = mapped_column(BigId, ForeignKey("accounts.id"), index=True)
+    expires_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    revoked_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), server_default=func.now())
 
 

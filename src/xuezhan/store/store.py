@@ -40,7 +40,7 @@ import json
 import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any, Final
 
 from sqlalchemy import Engine, func, insert, select, update
@@ -64,6 +64,7 @@ from .models import (
     MatchRow,
     Posting,
     Room,
+    SessionRow,
     Setting,
     Settlement,
 )
@@ -90,6 +91,36 @@ class HandHistory:
     fee: int
     coins: int
     settled_at: datetime
+    hand_id: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerInfo:
+    """A person's account as the store keeps it (``password_hash`` ``None``: a guest)."""
+
+    id: int
+    name: str
+    password_hash: str | None
+    lang: str | None
+    coins: int
+
+
+@dataclass(frozen=True, slots=True)
+class WalletLine:
+    """One movement of a player's coins: when, how many (negative: out), the transfer's reason
+    (``grant``, ``fee``, ``stake``, ``winnings``) and memo (a grant's kind, or the hand's key)."""
+
+    at: datetime
+    amount: int
+    reason: str
+    memo: str
+    room: str | None = None
+    hand_no: int | None = None
+
+
+def _aware(at: datetime) -> datetime:
+    """A time from the database with its zone (SQLite gives times back without one: they are UTC)."""
+    return at if at.tzinfo is not None else at.replace(tzinfo=UTC)
 
 
 @dataclass(frozen=True, slots=True)
@@ -244,20 +275,156 @@ class Store:
         self._post(s, transfer.id, {mint: -coins, account_id: coins})
         self._apply_balances(s, {mint: -coins, account_id: coins})
 
-    def grant(self, name: str, coins: int, *, key: str | None = None) -> bool:
+    def grant(self, name: str, coins: int, *, key: str | None = None, memo: str = "grant") -> bool:
         """Give ``name`` new coins from the mint. With a ``key`` the grant happens once:
-        returns ``False`` if a grant with that key was already made."""
+        returns ``False`` if a grant with that key was already made. ``memo`` says why
+        (``"opening balance"``, ``"relief"``...); a wallet shows it in words."""
         try:
             with self._sessions.begin() as s:
                 if key is not None and s.scalar(select(CoinTransfer.id).where(CoinTransfer.key == key)) is not None:
                     return False
                 acc = self._account_ids(s, [name])[name]
-                self._grant(s, acc, coins, key, "grant")
+                self._grant(s, acc, coins, key, memo)
                 return True
         except IntegrityError:
             if key is not None:
                 return False  # the same key, granted concurrently
             raise
+
+    # --- people's accounts and sessions ------------------------------------------------------------------
+    def create_player(
+        self,
+        name: str,
+        name_key: str,
+        coins: int,
+        *,
+        origin: str | None = None,
+        password_hash: str | None = None,
+        lang: str | None = None,
+        max_from_origin: int | None = None,
+        since: datetime | None = None,
+    ) -> int:
+        """A person's account: ``name`` as shown, unique by ``name_key`` (``name_taken``), with a
+        starting grant of ``coins`` (once: the grant's key is the account's), made from ``origin``.
+        With ``max_from_origin`` and ``since``, refused (``too_many_accounts``) when ``origin`` has
+        made that many accounts since then; checked in the same transaction as the insert."""
+        if not isinstance(name, str) or not name or name.startswith("#") or len(name) > 100:
+            raise StoreError("bad_name", f"{name!r} is not a player name (1-100 characters, not starting with #)")
+        try:
+            with self._sessions.begin() as s:
+                if max_from_origin is not None and origin is not None and since is not None:
+                    made = s.scalar(select(func.count()).select_from(Account)
+                                    .where(Account.origin == origin, Account.created_at >= since)) or 0
+                    if made >= max_from_origin:
+                        raise StoreError("too_many_accounts", "this address has made as many accounts as it may "
+                                                              "today")
+                if s.scalar(select(Account.id).where(Account.name_key == name_key)) is not None:
+                    raise StoreError("name_taken", f"the name {name!r} is taken")
+                acc = self._new_account(s, name, "player")
+                acc.name_key = name_key
+                acc.origin = origin
+                acc.password_hash = password_hash
+                acc.lang = lang
+                s.flush()
+                if coins:
+                    self._grant(s, acc.id, coins, f"start/{acc.id}", "opening balance")
+                return acc.id
+        except IntegrityError:
+            raise StoreError("name_taken", f"the name {name!r} is taken") from None
+
+    def player(self, name: str) -> PlayerInfo | None:
+        """A person's account by its name, or ``None``."""
+        return self._player(Account.name == name)
+
+    def player_by_key(self, name_key: str) -> PlayerInfo | None:
+        """A person's account by its name key, or ``None``."""
+        return self._player(Account.name_key == name_key)
+
+    def _player(self, where: Any) -> PlayerInfo | None:
+        with self._sessions() as s:
+            row = s.execute(
+                select(Account.id, Account.name, Account.password_hash, Account.lang, Balance.coins)
+                .join(Balance, Balance.account_id == Account.id)
+                .where(where, Account.kind == "player")
+            ).first()
+            return None if row is None else PlayerInfo(*row)
+
+    def set_password(self, name: str, password_hash: str) -> None:
+        with self._sessions.begin() as s:
+            acc = self._account_ids(s, [name])[name]
+            s.execute(update(Account).where(Account.id == acc).values(password_hash=password_hash))
+
+    def set_lang(self, name: str, lang: str | None) -> None:
+        with self._sessions.begin() as s:
+            acc = self._account_ids(s, [name])[name]
+            s.execute(update(Account).where(Account.id == acc).values(lang=lang))
+
+    def open_session(self, name: str, token_hash: str, expires_at: datetime) -> None:
+        """Keep a new session of ``name`` (by the digest of its token) until ``expires_at``."""
+        with self._sessions.begin() as s:
+            acc = self._account_ids(s, [name])[name]
+            s.add(SessionRow(token_hash=token_hash, account_id=acc, expires_at=expires_at))
+
+    def session_player(self, token_hash: str, now: datetime) -> PlayerInfo | None:
+        """The account of a session that is neither revoked nor expired at ``now``, or ``None``."""
+        with self._sessions() as s:
+            row = s.execute(
+                select(Account.id, Account.name, Account.password_hash, Account.lang, Balance.coins,
+                       SessionRow.expires_at)
+                .join(Account, Account.id == SessionRow.account_id)
+                .join(Balance, Balance.account_id == Account.id)
+                .where(SessionRow.token_hash == token_hash, SessionRow.revoked_at.is_(None))
+            ).first()
+        if row is None or _aware(row[5]) <= now:
+            return None
+        return PlayerInfo(*row[:5])
+
+    def revoke_session(self, token_hash: str, now: datetime) -> None:
+        """End a session (logout): its token is refused from now on."""
+        with self._sessions.begin() as s:
+            s.execute(update(SessionRow).where(SessionRow.token_hash == token_hash, SessionRow.revoked_at.is_(None))
+                      .values(revoked_at=now))
+
+    def wallet(self, name: str, limit: int = 100) -> list[WalletLine]:
+        """``name``'s coin movements, newest first: when, how much, why (the transfer's reason and
+        memo) and, for a hand's coins, which hand (its settlement key)."""
+        with self._sessions() as s:
+            acc = self._account_ids(s, [name])[name]
+            rows = s.execute(
+                select(CoinTransfer.created_at, Posting.amount, CoinTransfer.reason, CoinTransfer.memo, Room.name,
+                       HandRow.hand_no)
+                .join(CoinTransfer, CoinTransfer.id == Posting.transfer_id)
+                .outerjoin(Settlement, Settlement.id == CoinTransfer.settlement_id)
+                .outerjoin(HandRow, HandRow.id == Settlement.hand_id)
+                .outerjoin(MatchRow, MatchRow.id == HandRow.match_id)
+                .outerjoin(Room, Room.id == MatchRow.room_id)
+                .where(Posting.account_id == acc)
+                .order_by(Posting.id.desc())
+                .limit(limit)
+            ).all()
+            return [WalletLine(_aware(at), amount, reason, memo, room, hand_no)
+                    for at, amount, reason, memo, room, hand_no in rows]
+
+    def grant_made(self, key: str) -> bool:
+        """Whether a grant with ``key`` was made."""
+        with self._sessions() as s:
+            return s.scalar(select(CoinTransfer.id).where(CoinTransfer.key == key)) is not None
+
+    def past_hand(self, name: str, hand_id: int) -> tuple[str, int, int, dict[str, Any], dict[str, Any]] | None:
+        """A settled hand ``name`` sat in (not as a bystander): its room, number, ``name``'s seat, its
+        game record and its result; ``None`` for any other hand."""
+        with self._sessions() as s:
+            row = s.execute(
+                select(Room.name, HandRow.hand_no, HandPoints.seat, HandRow.record, HandRow.result)
+                .join(HandRow, HandRow.id == HandPoints.hand_id)
+                .join(Account, Account.id == HandPoints.account_id)
+                .join(MatchRow, MatchRow.id == HandRow.match_id)
+                .join(Room, Room.id == MatchRow.room_id)
+                .where(HandPoints.hand_id == hand_id, Account.name == name, HandPoints.seat.is_not(None))
+            ).first()
+            if row is None:
+                return None
+            return str(row[0]), int(row[1]), int(row[2]), dict(row[3]), dict(row[4])
 
     def setting(self, key: str, make: Callable[[], str]) -> str:
         """The stored value of ``key``; the first caller stores ``make()`` (once, even when racing)."""
@@ -401,7 +568,7 @@ class Store:
             acc = self._account_ids(s, [name])[name]
             rows = s.execute(
                 select(Room.name, HandRow.match_id, HandRow.hand_no, HandPoints.seat, HandPoints.points,
-                       HandPoints.fee, HandPoints.coins, HandRow.created_at)
+                       HandPoints.fee, HandPoints.coins, HandRow.created_at, HandRow.id)
                 .join(HandRow, HandRow.id == HandPoints.hand_id)
                 .join(MatchRow, MatchRow.id == HandRow.match_id)
                 .join(Room, Room.id == MatchRow.room_id)
@@ -753,25 +920,27 @@ class Store:
         self._fault("hand")
 
         net: dict[int, int] = {}
-
-        def move(payer: int, payee: int, amount: int, reason: str, memo: str) -> None:
-            transfer = CoinTransfer(settlement_id=settlement.id, reason=reason, memo=memo)
-            s.add(transfer)
-            s.flush()
-            self._post(s, transfer.id, {payer: -amount, payee: amount})
-            net[payer] = net.get(payer, 0) - amount
-            net[payee] = net.get(payee, 0) + amount
-
-        memo = f"{key}"
+        moves: list[tuple[int, int, int, str]] = []  # payer, payee, amount, reason
         for i, p in enumerate(people):
             if coins.fees[i]:
-                move(ids[p], house, coins.fees[i], "fee", memo)
+                moves.append((ids[p], house, coins.fees[i], "fee"))
         for i, p in enumerate(people):
             if coins.paid[i]:
-                move(ids[p], table, coins.paid[i], "stake", memo)
+                moves.append((ids[p], table, coins.paid[i], "stake"))
         for i, p in enumerate(people):
             if coins.received[i]:
-                move(table, ids[p], coins.received[i], "winnings", memo)
+                moves.append((table, ids[p], coins.received[i], "winnings"))
+        # the transfers in one batch, then their postings in one: a short transaction holds the lock briefly
+        transfers = [CoinTransfer(settlement_id=settlement.id, reason=reason, memo=key) for *_, reason in moves]
+        s.add_all(transfers)
+        s.flush()
+        postings: list[Posting] = []
+        for transfer, (payer, payee, amount, _) in zip(transfers, moves, strict=True):
+            postings += [Posting(transfer_id=transfer.id, account_id=payer, amount=-amount),
+                         Posting(transfer_id=transfer.id, account_id=payee, amount=amount)]
+            net[payer] = net.get(payer, 0) - amount
+            net[payee] = net.get(payee, 0) + amount
+        s.add_all(postings)
         s.flush()
         self._fault("postings")
 

@@ -1,0 +1,107 @@
+"""Rooms in tiers (新手场, 初级场, 中级场, 高级场), as the coin rooms of the platforms have them.
+
+A tier fixes a room's stake: the rules' base score (底分) and a cap on a hand's multiple
+(封顶), the coefficient N (房间系数) and the fee A (每盘回收) of RULES 11, and the
+balance a player needs to sit down (``min_balance``). :func:`max_hand_loss` bounds what
+one hand can take from one seat in points, from the rules alone; ``max_loss`` is that in
+coins plus the fee. The seeds give one room (N = 200, A = 400, base 6, seed 002): it is
+the senior tier; the lower tiers scale it down (docs/decisions.md).
+
+A tier's minimum balance always covers an escape (16 × base to each of three seats, or a
+capped 大叫 each, RULES 10) and the fee: whoever may sit down can pay for leaving.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Final
+
+from ..rules import Rules
+from .errors import MatchError
+from .room import RoomConfig
+
+STAKE_OPTIONS: Final = frozenset({"base_score", "cap_multiple", "hua_zhu_multiple"})
+"""Rule options a tier sets; a room of a tier cannot change them."""
+
+
+def max_hand_loss(rules: Rules) -> int | None:
+    """An upper bound on the points one seat can lose in one hand under ``rules`` without 血流成河
+    (``blood_river``), bystanders or item cards; ``None`` when nothing bounds it (no cap, or blood
+    river, where a seat may pay the same winner again and again).
+
+    - wins: at most three winners, each paid at most ``base × cap`` plus a one-base self-draw bonus;
+    - kongs: the others' at most twelve kongs, 2 × base each; the seat's own four kongs, at most
+      6 × base each, passed on by 呼叫转移 to at most three winners, or given back by 退税;
+    - the end of the hand: 花猪 or 查大叫 to each of three seats, or an escape (16 × base or a
+      capped 大叫 to each): ``base × max(cap, 16, hua_zhu)`` three times.
+    """
+    cap = rules.cap_multiple
+    if cap is None or rules.blood_river:
+        return None
+    base = rules.base_score
+    pig = rules.hua_zhu_points // base if base else 0
+    wins = 3 * base * (cap + 1)
+    kongs = 12 * 2 * base + 3 * 4 * 6 * base + 4 * 6 * base
+    end = 3 * base * max(cap, 16, pig)
+    return wins + kongs + end
+
+
+def escape_cost(rules: Rules) -> int:
+    """The most an escape costs in points (RULES 10): three seats paid 16 × base or a capped 大叫."""
+    cap = rules.cap_multiple or 0
+    return 3 * rules.base_score * max(16, cap)
+
+
+@dataclass(frozen=True, slots=True)
+class Tier:
+    """One tier of rooms."""
+
+    id: str
+    base_score: int
+    cap_multiple: int
+    coefficient: int
+    fee: int
+    min_balance: int
+
+    def rules(self, preset: str = "qq", options: dict[str, Any] | None = None) -> Rules:
+        """The rules of a room of this tier: ``preset`` with ``options`` and the tier's stake."""
+        extra = dict(options or {})
+        clash = STAKE_OPTIONS & set(extra)
+        if clash:
+            raise MatchError("bad_room", f"the tier sets {', '.join(sorted(clash))}")
+        extra.update({"base_score": self.base_score, "cap_multiple": self.cap_multiple})
+        return Rules.preset(preset).with_options(extra)
+
+    def room(self, preset: str = "qq", options: dict[str, Any] | None = None, hands: int = 8) -> RoomConfig:
+        return RoomConfig(rules=self.rules(preset, options), coefficient=self.coefficient, fee=self.fee, hands=hands)
+
+    def max_loss(self, rules: Rules | None = None) -> int:
+        """What one hand can cost a seat at this tier, in coins (with ``rules``: a room's own)."""
+        bound = max_hand_loss(rules or self.rules())
+        assert bound is not None  # a tier always has a cap and no blood river
+        return bound * self.coefficient + self.fee
+
+
+TIERS: Final[tuple[Tier, ...]] = (
+    Tier("novice", base_score=1, cap_multiple=8, coefficient=10, fee=0, min_balance=1_000),
+    Tier("junior", base_score=1, cap_multiple=16, coefficient=50, fee=20, min_balance=5_000),
+    Tier("middle", base_score=2, cap_multiple=16, coefficient=100, fee=100, min_balance=20_000),
+    Tier("senior", base_score=6, cap_multiple=16, coefficient=200, fee=400, min_balance=100_000),
+)
+"""The tiers, lowest first. Senior is seed 002's room (N = 200, A = 400, base 6)."""
+
+TIER_IDS: Final = tuple(t.id for t in TIERS)
+
+
+def tier(tier_id: str) -> Tier:
+    """The tier named ``tier_id``; ``bad_tier`` for any other name."""
+    for t in TIERS:
+        if t.id == tier_id:
+            return t
+    raise MatchError("bad_tier", f"no tier {str(tier_id)[:20]!r}: {', '.join(TIER_IDS)}")
+
+
+def best_tier(balance: int) -> Tier:
+    """The highest tier whose worst hand the balance covers (no warning needed), at least novice."""
+    fitting = [t for t in TIERS if balance >= t.min_balance and balance >= t.max_loss()]
+    return fitting[-1] if fitting else TIERS[0]

@@ -1,0 +1,92 @@
+"""People's names and bots' names.
+
+A name is shown as typed (NFKC-normalized: full-width ``Ｂｏｂ`` is ``Bob``) and is unique by
+its *key*: NFKC, case-folded, spaces removed (``Bob``, ``ＢＯＢ`` and ``b o b`` are one name).
+Names that pass for the house or for a bot are reserved: the key is also compared in a
+*skeleton* form (look-alike letters and digits mapped to one Latin letter, everything but
+letters and digits dropped), so ``Bot``, ``ｂｏｔ``, ``B0T``, ``Вот`` (Cyrillic), ``机器人7``,
+``電腦``, ``AI``, ``system`` are all refused. Bots are named by the server from the message
+catalogs (``机器人1`` / ``Bot 1``), names no person can take.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from typing import Final
+
+from ..errors import XuezhanError
+
+MAX_LENGTH: Final = 24
+MIN_PASSWORD: Final = 8
+MAX_PASSWORD: Final = 256
+
+_MARKUP: Final = re.compile(r"[:#<>\"'&\\/]")
+
+# look-alikes of Latin letters (Cyrillic, Greek, digits, a few symbols), after NFKC and case folding
+_CONFUSABLE: Final = str.maketrans({
+    "0": "o", "1": "l", "3": "e", "4": "a", "5": "s", "7": "t", "8": "b", "9": "g", "@": "a", "$": "s", "!": "i",
+    "|": "l",
+    "а": "a", "в": "b", "е": "e", "ё": "e", "к": "k", "м": "m", "н": "h", "о": "o", "р": "p", "с": "c", "т": "t",
+    "у": "y", "х": "x", "і": "i", "ї": "i", "ј": "j", "ѕ": "s", "ԁ": "d", "ɡ": "g", "ь": "b", "ъ": "b",
+    "α": "a", "β": "b", "ε": "e", "ι": "i", "κ": "k", "ν": "v", "ο": "o", "ρ": "p", "τ": "t", "υ": "u", "χ": "x",
+    "ı": "i", "ł": "l", "ø": "o",
+})
+
+_RESERVED_PREFIXES: Final = (
+    "bot", "robot", "system", "admin", "server", "house", "moderator", "official", "gm",
+    "机器人", "機器人", "电脑", "電腦", "人机", "人機", "系统", "系統", "管理员", "管理員", "官方", "客服",
+)
+_RESERVED_WORDS: Final = ("ai", "cpu", "npc", "ai玩家", "电脑玩家", "電腦玩家", "托管", "庄家", "莊家")
+
+
+def name_key(name: str) -> str:
+    """The key that makes names unique: NFKC, case-folded, without spaces."""
+    folded = unicodedata.normalize("NFKC", unicodedata.normalize("NFKC", name).casefold())
+    return "".join(ch for ch in folded if not ch.isspace())
+
+
+def skeleton(name: str) -> str:
+    """The key with look-alike characters mapped to Latin letters and marks, spaces, punctuation and
+    digit separators dropped: what a name looks like at a glance."""
+    decomposed = unicodedata.normalize("NFKD", name_key(name).translate(_CONFUSABLE))
+    letters = "".join(ch for ch in decomposed if unicodedata.category(ch)[0] in "LN")
+    return letters.translate(_CONFUSABLE)
+
+
+def is_reserved(name: str) -> bool:
+    """A name that passes for a bot or for the house (see the module's docstring)."""
+    shape = skeleton(name)
+    bare = shape.rstrip("0123456789lo")  # "AI 2", "Bot 1" and the like
+    for word in _RESERVED_WORDS:
+        if shape == word or bare == word:
+            return True
+    return any(shape.startswith(p) for p in _RESERVED_PREFIXES) or shape.endswith(("bot", "机器人", "機器人"))
+
+
+def check_name(raw: object) -> str:
+    """A person's name as it will be shown: NFKC, trimmed, 1 to 24 characters, no control
+    characters and none of ``: # < > " ' & \\ /``; raises ``bad_name`` or ``reserved_name``."""
+    if not isinstance(raw, str):
+        raise XuezhanError("bad_name", "a name is text")
+    name = unicodedata.normalize("NFKC", raw).strip()
+    if not 1 <= len(name) <= MAX_LENGTH:
+        raise XuezhanError("bad_name", f"a name has 1 to {MAX_LENGTH} characters")
+    if any(unicodedata.category(ch)[0] in "CZ" and ch != " " for ch in name) or _MARKUP.search(name):
+        raise XuezhanError("bad_name", "a name may not hold control characters or : # < > \" ' & \\ /")
+    if not skeleton(name):
+        raise XuezhanError("bad_name", "a name needs a letter or a digit")
+    if is_reserved(name):
+        raise XuezhanError("reserved_name", "that name is kept for bots and the house")
+    return name
+
+
+def check_password(raw: object) -> str:
+    """A password of 8 to 256 characters (``weak_password`` otherwise; ``bad_request`` if not text)."""
+    if not isinstance(raw, str):
+        raise XuezhanError("bad_request", "a password is text")
+    if len(raw) < MIN_PASSWORD:
+        raise XuezhanError("weak_password", f"a password has at least {MIN_PASSWORD} characters")
+    if len(raw) > MAX_PASSWORD:
+        raise XuezhanError("weak_password", f"a password has at most {MAX_PASSWORD} characters")
+    return raw
