@@ -1,5 +1,6 @@
 """The golden corpus (tests/golden/corpus.jsonl, built by tools/gen_golden.py): every record
-replays to its expected result bit for bit, and the corpus covers what it must.
+replays to its expected result bit for bit (winners, ledger, deltas, next dealer, and a
+SHA-256 of the event list), and the corpus covers what it must.
 
 Regenerating the corpus is a deliberate act (``python tools/gen_golden.py --write``, then a
 review of the diff); this test only reads it.
@@ -8,6 +9,7 @@ review of the diff); this test only reads it.
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import json
 import typing
 from collections.abc import Iterator
@@ -51,7 +53,8 @@ def test_records_replay_to_their_expected_results(chunk: list[dict[str, Any]]) -
     for entry in chunk:
         game, complete = replay(parse_record(entry["record"]))
         res = result_json(game, complete)
-        got = canonical({k: res[k] for k in EXPECTED_KEYS})
+        events = hashlib.sha256(canonical(res["events"]).encode()).hexdigest()
+        got = canonical({**{k: res[k] for k in EXPECTED_KEYS}, "events_sha256": events})
         assert got == canonical(entry["expected"]), entry["name"]
         assert complete, entry["name"]
 

@@ -2,7 +2,8 @@
 
 Each line is ``{"name", "record", "expected"}``: a record of a whole hand (RULES 14 options,
 deal, every action) and what replaying it gives: ``complete``, ``winners``, ``ledger``,
-``deltas`` and ``next_dealer``. tests/test_golden.py replays every record and compares the
+``deltas``, ``next_dealer`` and ``events_sha256`` (SHA-256 of the result's event list, as
+compact JSON with sorted keys). tests/test_golden.py replays every record and compares the
 result bit for bit, and checks that the corpus covers every option of RULES 14, every ledger
 reason of a hand, every base pattern and every extra, under both presets.
 
@@ -18,6 +19,7 @@ records are kept; the test never plays.
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import random
 import sys
@@ -261,10 +263,15 @@ TRIES = 400
 # --- building the corpus ----------------------------------------------------------------------------------------
 
 
+def expected_of(res: dict[str, Any]) -> dict[str, Any]:
+    """What the corpus keeps of a result (tests/test_golden.py computes it the same way)."""
+    events = json.dumps(res["events"], ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+    return {**{k: res[k] for k in EXPECTED_KEYS}, "events_sha256": hashlib.sha256(events.encode()).hexdigest()}
+
+
 def entry(name: str, game: Game) -> dict[str, Any]:
-    res = result_json(game, complete=game.over)
     return {"name": name, "record": record_json(game, with_result=False),
-            "expected": {k: res[k] for k in EXPECTED_KEYS}}
+            "expected": expected_of(result_json(game, complete=game.over))}
 
 
 def corpus() -> Iterator[dict[str, Any]]:

@@ -1,0 +1,66 @@
+"""Small exact cases for the parts of hand analysis the shape tests reach only indirectly:
+the win checks on suit keys, shanten with the copies a seat owns, and the key helpers."""
+
+from __future__ import annotations
+
+import pytest
+
+from xuezhan import hand
+from xuezhan.tiles import parse_tile, parse_tiles
+
+
+def counts(text: str) -> list[int]:
+    return hand.tiles_to_counts(parse_tiles(text)) if text else [0] * 27
+
+
+def keys_and_sizes(text: str) -> tuple[tuple[int, int, int], list[int]]:
+    c = counts(text)
+    return hand.suit_keys(c), [sum(c[0:9]), sum(c[9:18]), sum(c[18:27])]
+
+
+@pytest.mark.parametrize(
+    ("tiles", "melds", "standard", "seven"),
+    [
+        ("123m456m789m123p55p", 0, True, False),
+        ("1133557799m1199p", 0, False, True),
+        ("11223344556677m", 0, True, True),  # 123 123 456 456 77, or seven pairs
+        ("123m456m789m55p", 1, True, False),  # a meld makes seven pairs impossible
+        ("1133557799m11p", 1, False, False),
+        ("123m456m789m123p5p6p", 0, False, False),
+        ("123m456m789m12p55p", 0, False, False),
+    ],
+)
+def test_complete_by_suit_keys(tiles: str, melds: int, standard: bool, seven: bool) -> None:
+    keys, sizes = keys_and_sizes(tiles)
+    assert hand.is_standard_complete(keys, sizes) is standard
+    assert hand.is_seven_pairs(keys, sizes, melds) is seven
+    assert hand.is_complete(counts(tiles), melds) is (standard or seven)
+
+
+def test_shanten_leaves_out_the_copies_in_melds() -> None:
+    # peng of 5m plus 5m 123p 456p 789p: ready on a pair of 5m, but that would be a fifth copy
+    c = counts("5m123p456p789p")
+    owned = list(c)
+    owned[parse_tile("5m")] += 3
+    assert hand.shanten(c, 1, meld_suits=1) == 0
+    assert hand.shanten(c, 1, meld_suits=1, owned=owned) == 1
+    # four sets and a pair held: complete either way; one tile short of a set: ready either way
+    full = counts("123m456m789m123p55p")
+    assert hand.shanten(full, 0, owned=full) == -1
+    short = counts("123m456m789m12p55p")
+    assert hand.shanten(short, 0, owned=short) == 0 and hand.shanten(short, 0) == 0
+
+
+@pytest.mark.parametrize(("tiles", "mask"), [("1m", 1), ("9p", 2), ("1s", 4), ("1m9s", 5), ("5m5p5s", 7), ("", 0)])
+def test_suits_mask(tiles: str, mask: int) -> None:
+    assert hand.suits_mask(counts(tiles)) == mask
+
+
+def test_suit_keys_beyond_four_copies_and_key_helpers() -> None:
+    c = [0] * 27
+    c[0], c[8], c[9], c[26] = 5, 1, 7, 2  # counts no hand holds: computed the long way
+    assert hand.suit_keys(c) == (5 + 5**8, 7, 2 * 5**8)
+    assert [hand.suit_key(c, s) for s in range(3)] == list(hand.suit_keys(c))
+    key = hand.suit_key(counts("1123m"), 0)
+    assert hand.key_counts(key) == [2, 1, 1, 0, 0, 0, 0, 0, 0] and hand.key_size(key) == 4
+    assert hand.tiles_to_counts([0, 0, 26]) == [2] + [0] * 25 + [1]
