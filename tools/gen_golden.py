@@ -304,8 +304,8 @@ def corpus() -> Iterator[dict[str, Any]]:
             play(game, policy)
             res = result_json(game, complete=True)
             if target.found(res):
-                options = " " + json.dumps(target.options) if target.options else ""
-                yield entry(f"{target.name} ({target.preset}{options})", game)
+                shown = " " + json.dumps(target.options) if target.options else ""
+                yield entry(f"{target.name} ({target.preset}{shown})", game)
                 break
         else:
             raise SystemExit(f"no hand found for {target.name} in {TRIES} tries")
