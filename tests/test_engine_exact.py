@@ -197,3 +197,17 @@ def test_a_cap_pattern_reports_the_smallest_fan_reaching_the_cap(cap: int, fan: 
     score = score_win(parse_tiles("123m456m789m123p55p"), [], T("5p"), WinContext(tian_hu=True), rules)
     assert isinstance(score, Score)
     assert (score.base, score.fan, score.multiple, score.points) == ("tian_hu", fan, cap, cap + 1)
+
+
+def test_a_robbed_bugang_tile_is_no_longer_pending_and_a_passed_win_is_private() -> None:
+    hands = [N2 + "5p", N1, "123m456m789m19p55p", KANCHAN_5P]  # seat 3 waits on 5p and passes the first
+    game = play(build(hands, "2m3m4m5p6m", actions=[*BUGANG_NOW, hu(3)], autoplay=False))
+    assert game.pending_bugang is None and game.tile_total() == 108
+    assert event(game, "pass_hu") == ({"type": "pass_hu", "seat": 3, "tile": T("5p")}, 3)
+
+
+def test_qq_seven_pairs_with_two_fours_keeps_one_gen() -> None:
+    # 1111m 4444m 55m 77m 99m: qing_long_qi_dui 6 + gen 1 (one four-of-a-kind is the dragon) = 7 fan
+    score = score_win(parse_tiles("11114444557799m"), [], T("9m"), WinContext(), Rules.preset("qq"))
+    assert isinstance(score, Score)
+    assert (score.base, score.extras_dict, score.fan) == ("qing_long_qi_dui", {"gen": 1}, 7)

@@ -64,3 +64,18 @@ def test_suit_keys_beyond_four_copies_and_key_helpers() -> None:
     key = hand.suit_key(counts("1123m"), 0)
     assert hand.key_counts(key) == [2, 1, 1, 0, 0, 0, 0, 0, 0] and hand.key_size(key) == 4
     assert hand.tiles_to_counts([0, 0, 26]) == [2] + [0] * 25 + [1]
+
+
+def test_a_wait_on_a_fifth_copy_is_skipped_not_the_end_of_the_waits() -> None:
+    # angang 1111m + 23m 456p 789p 55p: 1m would be a fifth copy; 4m is the wait
+    c = counts("23m456p789p55p")
+    owned = list(c)
+    owned[parse_tile("1m")] = 4
+    assert hand.winning_tiles(c, 1, meld_suits=1, owned=owned) == [parse_tile("4m")]
+
+
+def test_shanten_of_a_hand_that_cannot_win() -> None:
+    # melds in all three suits: no winning hand at all, with or without the owned copies
+    c = counts("1m2m3m4p")
+    assert hand.shanten(c, 3, meld_suits=0b111) == 99
+    assert hand.shanten(c, 3, meld_suits=0b111, owned=c) == 99
