@@ -35,7 +35,7 @@ from test_engine_rules import (
     transfer_record,
 )
 
-from xuezhan.engine.game import Game, KongRecord, Phase
+from xuezhan.engine.game import RIVER_OPEN, RIVER_WON, Game, KongRecord, Phase
 from xuezhan.rules import Rules
 from xuezhan.scoring import Score, WinContext, score_win
 from xuezhan.tiles import parse_tiles
@@ -211,3 +211,37 @@ def test_qq_seven_pairs_with_two_fours_keeps_one_gen() -> None:
     score = score_win(parse_tiles("11114444557799m"), [], T("9m"), WinContext(), Rules.preset("qq"))
     assert isinstance(score, Score)
     assert (score.base, score.extras_dict, score.fan) == ("qing_long_qi_dui", {"gen": 1}, 7)
+
+
+@pytest.mark.parametrize(
+    ("tiles", "split"),
+    [
+        # two splits score the same (ping_hu x1): the first one found is reported
+        ("111222333m456p55p", ("55p", "111m", "222m", "333m", "456p")),
+        # the pair first, then the sets in tile order, m before p before s
+        ("456m789m123p456p55p", ("55p", "456m", "789m", "123p", "456p")),
+    ],
+)
+def test_the_reported_split(tiles: str, split: tuple[str, ...]) -> None:
+    score = score_win(parse_tiles(tiles), [], T("5p"), WinContext(), Rules.preset("qq"))
+    assert isinstance(score, Score) and (score.base, score.split) == ("ping_hu", split)
+
+
+def test_river_states_window_opening_and_the_end() -> None:
+    rec = build([N2 + "5p", N1, READY_5P, N3], "1m", actions=[discard(0, "5p")], autoplay=False)
+    game = play(rec)
+    window = game.claim_window
+    assert window is not None and window.opened_at == game.action_count == 5  # four dingque, one discard
+    assert game.seat_state(0).river_state == (RIVER_OPEN,)
+    game = play(then(rec, hu(2), autoplay=True))
+    assert game.seat_state(0).river_state[0] == RIVER_WON
+    assert game.over and game.result_json()["complete"] is True
+    assert all(game.seat_state(s).revealed for s in range(4))  # every hand is shown at the end
+
+
+def test_no_wait_on_a_fifth_copy_across_a_peng() -> None:
+    # seat 2 pengs 5m and throws 7s: 5m 123p 456p 789p + peng 5m would wait on a fifth 5m
+    rec = build([N2 + "5m", N1, "555m123p456p789p7s", N3], "1m", voids="mmsm",
+                actions=[discard(0, "5m"), peng(2), discard(2, "7s")], autoplay=False)
+    game = play(rec)
+    assert game.waits(2) == [] and not game.is_ready(2)

@@ -10,10 +10,12 @@ file behind. What would run for long is cut short at its edge, the code before i
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import io
 import json
 import os
+import shutil
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -32,6 +34,7 @@ from xuezhan.vocab import Kind
 # --- files the arguments may name (written once, in a folder of their own) --------------------------------
 
 FILES = Path(tempfile.mkdtemp(prefix="xuezhan-fuzz-cli-"))
+atexit.register(shutil.rmtree, FILES, True)
 (FILES / "record.json").write_text(json.dumps(BASE_RECORDS[0]), encoding="utf-8")
 (FILES / "partial.json").write_text(json.dumps(BASE_RECORDS[3]), encoding="utf-8")
 (FILES / "broken.json").write_text('{"dealer": 0, "hands": [', encoding="utf-8")

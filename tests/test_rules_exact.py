@@ -78,3 +78,33 @@ def test_max_fan_of_an_empty_table_and_a_folder_as_rules_file(tmp_path: Any) -> 
     with pytest.raises(RulesError) as info:
         Rules.load(tmp_path)
     assert info.value.code == "rules_file_unreadable" and str(tmp_path) in info.value.message
+
+
+def test_fan_tables_built_directly_are_checked_too() -> None:
+    table = dict(QQ.fan)
+    cases = [
+        ((("nope", 1), *table.items()), "unknown_pattern", "no pattern or extra 'nope'"),
+        (tuple((k, v) for k, v in table.items() if k != "hai_di"), "bad_option",
+         "option 'fan': every pattern and extra needs a fan"),
+        ((*table.items(), "x"), "bad_option", "option 'fan': must be pairs of pattern id and fan"),
+        (tuple({**table, "tian_hu": "cap"}.items()), "bad_option",
+         'option \'fan\': tian_hu = "cap" needs a cap_multiple'),
+    ]
+    for fan, code, start in cases:
+        with pytest.raises(RulesError) as info:
+            Rules(fan=fan)  # type: ignore[arg-type]
+        assert (info.value.code, info.value.message[: len(start)]) == (code, start)
+    with pytest.raises(RulesError) as info:
+        Rules.preset("chengdu").with_options({"fan": {"hai_di": "cap"}})
+    assert info.value.message.startswith("option 'fan': hai_di is an extra: its fan must be an integer")
+    with pytest.raises(RulesError) as info:
+        Rules.from_mapping({"options": 3})
+    assert (info.value.code, info.value.message) == ("bad_rules", "'options' must be a table")
+
+
+def test_a_rules_file_that_is_not_text(tmp_path: Any) -> None:
+    path = tmp_path / "house.toml"
+    path.write_bytes(b"\xff\xfe\x00")
+    with pytest.raises(RulesError) as info:
+        Rules.load(path)
+    assert info.value.code == "rules_file_syntax" and "not UTF-8 text" in info.value.message
