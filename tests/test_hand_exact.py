@@ -79,3 +79,32 @@ def test_shanten_of_a_hand_that_cannot_win() -> None:
     c = counts("1m2m3m4p")
     assert hand.shanten(c, 3, meld_suits=0b111) == 99
     assert hand.shanten(c, 3, meld_suits=0b111, owned=c) == 99
+
+
+def test_win_block_and_completeness_edge_cases() -> None:
+    # counts outside 0-255 cannot be packed as bytes: never complete, suits still read
+    c = counts("123m456m789m123p55p")
+    c[0] = 300
+    assert hand.win_block(c, 0) == "not_complete"
+    c[18] = 1
+    assert hand.win_block(c, 0) == "three_suits"
+    assert hand.win_block(c, 0, void=2) == "void_suit_tile"
+    # the third suit broken
+    assert not hand.is_complete(counts("123m456m789m55p12s"), 0)
+    assert hand.win_block(counts("123m456m789m55p"), 1, meld_suits=1) is None
+    assert hand.win_block(counts("123m456m789m1123s"), 0) == "not_complete"  # two suits, the second broken
+
+
+@pytest.mark.parametrize(("tiles", "melds", "value"), [
+    ("1133557799m1199p", 0, -1), ("1133557799m119p", 0, 0),
+    # with a meld only four sets and a pair count: a pair, three pairs made pungs (3 tiles), minus one
+    ("1133557799m1p", 1, 2),
+])
+def test_shanten_counts_seven_pairs_only_without_melds(tiles: str, melds: int, value: int) -> None:
+    assert hand.shanten(counts(tiles), melds) == value
+
+
+def test_shanten_over_three_suits_counts_seven_pairs_too() -> None:
+    # two_suits=False (the bare shape, any number of suits): seven pairs across m, p and s
+    assert hand.shanten(counts("11m22m33p44p55s66s77s"), 0, two_suits=False) == -1
+    assert hand.shanten(counts("11m22m33p44p55s66s77s"), 0) > 0  # the game's rule: tiles of a suit must go
