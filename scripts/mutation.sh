@@ -4,7 +4,7 @@
 # docs/mutation.md has the scores and the surviving mutants with their reasons.
 #
 #   scripts/mutation.sh                   every mutant (long: run it on a quiet machine)
-#   scripts/mutation.sh --sample 10 --pooled   10 mutants per module, seeded (CI: a few minutes)
+#   scripts/mutation.sh --sample 20 --pooled   20 mutants per module, seeded (CI: a few minutes)
 #
 # Options: --sample N, --seed S (default 1), --bar PCT (default 85: exit 1 when a module scores
 # less; with --pooled, when the sample as a whole does), --jobs K (parallel mutants, default 1).

@@ -245,3 +245,10 @@ def test_no_wait_on_a_fifth_copy_across_a_peng() -> None:
                 actions=[discard(0, "5m"), peng(2), discard(2, "7s")], autoplay=False)
     game = play(rec)
     assert game.waits(2) == [] and not game.is_ready(2)
+
+
+def test_an_escaping_winner_gives_back_its_call_transfer_too() -> None:
+    # seat 3 wins 杠上炮 with call transfer (12 + 36 from seat 1), then leaves: qq takes both back
+    game = play(then(transfer_record({}), escape(3)))
+    assert ledger(game)[-4:] == [(1, 3, 12, "hu"), (1, 3, 36, "call_transfer"), (3, 1, 12, "escape"),
+                                 (3, 1, 36, "escape")]

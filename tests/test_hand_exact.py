@@ -108,3 +108,13 @@ def test_shanten_over_three_suits_counts_seven_pairs_too() -> None:
     # two_suits=False (the bare shape, any number of suits): seven pairs across m, p and s
     assert hand.shanten(counts("11m22m33p44p55s66s77s"), 0, two_suits=False) == -1
     assert hand.shanten(counts("11m22m33p44p55s66s77s"), 0) > 0  # the game's rule: tiles of a suit must go
+
+
+def test_capped_shanten_honours_the_void() -> None:
+    # peng of 1m + 456m 789m 11s 23s: ready on 1s/4s; with s as the void the s tiles are no help.
+    # The copies in the meld send shanten through the capped search, which must agree.
+    c = counts("456m789m11s23s")
+    owned = list(c)
+    owned[parse_tile("1m")] += 3
+    assert hand.shanten(c, 1, meld_suits=1, owned=owned) == 0
+    assert hand.shanten(c, 1, meld_suits=1, void=2, owned=owned) == hand.shanten(c, 1, meld_suits=1, void=2) > 0
