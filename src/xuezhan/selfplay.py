@@ -12,12 +12,16 @@ from typing import Any
 
 from .bots import Bot, make_bot
 from .engine.game import Game
-from .match import Hand, Match, RoomConfig
+from .match import Hand, Match, RoomConfig, hand_record
 from .rules import Rules
 from .runtime import HandDriver, MatchRuntime, Seat
+from .scale import Shard, check_workers, map_shards, shards
 
 PLAYERS = ("east", "south", "west", "north")
 """The players of a self-play match (the bots move between them with ``rotate``)."""
+
+SHARD_HANDS = 200
+"""Hands per shard of a self-play run: the shards, hence the results, never depend on the workers."""
 
 
 def play_hand(game: Game, bots: Sequence[Bot], *, seed: int | None = None) -> Game:
@@ -49,6 +53,25 @@ class Stats:
     bot_fan: dict[str, int] = field(default_factory=dict)
     bot_seats: dict[str, int] = field(default_factory=dict)
     seconds: float = 0.0
+    records: list[dict[str, Any]] = field(default_factory=list)
+    """The game record of every hand, when the run keeps them."""
+
+    def merge(self, other: Stats) -> None:
+        """Add the hands of ``other`` (the next shard of the same run) after these."""
+        self.hands += other.hands
+        self.exhausted += other.exhausted
+        self.no_win += other.no_win
+        for s in range(4):
+            self.seat_points[s] += other.seat_points[s]
+            self.seat_points_sq[s] += other.seat_points_sq[s]
+            self.seat_wins[s] += other.seat_wins[s]
+            self.seat_fan[s] += other.seat_fan[s]
+        for name, pts in other.bot_points.items():
+            self.bot_points.setdefault(name, []).extend(pts)
+            self.bot_wins[name] = self.bot_wins.get(name, 0) + other.bot_wins[name]
+            self.bot_fan[name] = self.bot_fan.get(name, 0) + other.bot_fan[name]
+            self.bot_seats[name] = self.bot_seats.get(name, 0) + other.bot_seats[name]
+        self.records.extend(other.records)
 
     def add(self, game: Game, names: Sequence[str]) -> None:
         self.hands += 1
@@ -107,6 +130,48 @@ class Stats:
         }
 
 
+@dataclass(frozen=True)
+class SimulateShard:
+    """Plays one shard of a self-play run (picklable: it may run in another process).
+
+    Shard ``[start, stop)`` plays hands ``start + 1`` .. ``stop`` of the match seeded ``seed``:
+    each hand is dealt from ``hand_seed(seed, k)`` as in one long match, and the first hand of
+    a shard has its dealer thrown by its own dice, as the first hand of any match."""
+
+    bot_names: tuple[str, ...]
+    seed: int
+    rules: Rules
+    rotate: bool = False
+    keep_records: bool = False
+
+    def __call__(self, shard: Shard, on_hand: Callable[[Hand], None] | None = None) -> Stats:
+        master = random.Random(self.seed)
+        stats = Stats(list(self.bot_names))
+        # one seat owner per bot (bots are seeded per hand from the hand's seed: this rng changes nothing)
+        owners = [Seat.of_bot(make_bot(n, random.Random(master.getrandbits(64)))) for n in self.bot_names]
+        match = Match(RoomConfig(rules=self.rules), PLAYERS, seed=self.seed, hands=shard.stop, records=False)
+        match.hands_played = shard.start
+        rotate = self.rotate
+
+        def seats_for(hand: Hand) -> list[Seat]:
+            shift = (hand.hand_no - 1) % 4 if rotate else 0
+            return [owners[(s - shift) % 4] for s in range(4)]
+
+        runtime = MatchRuntime(match, seats_for)
+        for _ in shard:
+            driver = runtime.start_hand()
+            driver.run()
+            hand = runtime.hand
+            assert hand is not None
+            stats.add(hand.game, [seat.name for seat in driver.seats])
+            if self.keep_records:
+                stats.records.append(hand_record(hand))
+            if on_hand is not None:
+                on_hand(hand)
+            runtime.finish_hand()
+        return stats
+
+
 def simulate(
     games: int,
     bot_names: Sequence[str],
@@ -115,32 +180,40 @@ def simulate(
     rules: Rules | None = None,
     on_hand: Callable[[Hand], None] | None = None,
     rotate: bool = False,
+    workers: int = 1,
+    backend: str = "local",
+    keep_records: bool = False,
+    on_shard: Callable[[Shard, Stats], None] | None = None,
+    shard_hands: int = SHARD_HANDS,
 ) -> Stats:
     """Play ``games`` hands of one match on the match runtime: hand ``k`` is dealt from
     ``hand_seed(seed, k)`` exactly as in ``xuezhan play`` and ``xuezhan serve``, and the dealer
-    of each next hand follows the rules' ``dealer_rule``. With ``rotate`` the bots move one
-    seat on every hand (for fair comparisons)."""
-    rules = rules or Rules.preset("qq")
-    master = random.Random(seed)
-    stats = Stats(list(bot_names))
-    # one seat owner per bot, kept for the whole run
-    owners = [Seat.of_bot(make_bot(name, random.Random(master.getrandbits(64)))) for name in bot_names]
-    match = Match(RoomConfig(rules=rules), PLAYERS, seed=seed, hands=games, records=False)
+    of each next hand follows the rules' ``dealer_rule`` (within each shard of
+    :data:`SHARD_HANDS` hands: see :class:`SimulateShard`). With ``rotate`` the bots move one
+    seat on every hand (for fair comparisons).
 
-    def seats_for(hand: Hand) -> list[Seat]:
-        shift = (hand.hand_no - 1) % 4 if rotate else 0
-        return [owners[(s - shift) % 4] for s in range(4)]
-
-    runtime = MatchRuntime(match, seats_for)
+    The shards run on ``workers`` through :func:`xuezhan.scale.map_shards` (``backend`` local
+    or ray) and are merged in order: the same statistics whatever the workers and backend.
+    ``on_hand`` sees every hand and needs them in this process (``workers=1``, local);
+    ``keep_records`` keeps every hand's game record in :attr:`Stats.records` instead;
+    ``on_shard`` is told of each finished shard (progress). ``shard_hands`` is part of what
+    the run computes (the dealer is thrown afresh at each shard): keep the default to compare runs."""
+    check_workers(workers, backend)
+    if on_hand is not None and (workers != 1 or backend != "local"):
+        raise ValueError("on_hand sees the hands in this process: it needs workers=1 and the local backend")
+    job = SimulateShard(tuple(bot_names), seed, rules or Rules.preset("qq"), rotate, keep_records)
+    parts = shards(games, shard_hands)
     start = time.perf_counter()
-    for _ in range(games):
-        driver = runtime.start_hand()
-        driver.run()
-        hand = runtime.hand
-        assert hand is not None
-        stats.add(hand.game, [seat.name for seat in driver.seats])
-        if on_hand is not None:
-            on_hand(hand)
-        runtime.finish_hand()
+    if on_hand is not None:
+        results = []
+        for shard in parts:
+            results.append(job(shard, on_hand))
+            if on_shard is not None:
+                on_shard(shard, results[-1])
+    else:
+        results = map_shards(job, parts, workers=workers, backend=backend, on_done=on_shard)
+    stats = Stats(list(bot_names))
+    for part in results:
+        stats.merge(part)
     stats.seconds = time.perf_counter() - start
     return stats

@@ -14,9 +14,10 @@ from ..bots import BOTS
 from ..errors import XuezhanError
 from ..match import Hand, hand_record
 from ..records import load_record, replay, result_json
-from ..selfplay import simulate
+from ..scale import Shard, check_workers
+from ..selfplay import Stats, simulate
 from ..vocab import Kind
-from ._common import emit_json, guarded, json_option, load_rules, rules_option
+from ._common import emit_json, guarded, json_option, load_rules, rules_option, workers_options
 
 
 def describe_result(res: dict[str, Any]) -> str:
@@ -79,12 +80,16 @@ def _bot_names(text: str) -> list[str]:
 @rules_option
 @click.option("--out", "out", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="Write every hand as a game record (JSON lines).")
+@workers_options
 @json_option
 @guarded
-def simulate_cmd(games: int, bots: str, seed: int, rules_spec: str, out: Path | None, as_json: bool) -> int:
+def simulate_cmd(games: int, bots: str, seed: int, rules_spec: str, out: Path | None, workers: int, backend: str,
+                 as_json: bool) -> int:
     """Self-play of N hands between bots."""
     if games < 1:
         raise XuezhanError("bad_games", "--games must be at least 1")
+    check_workers(workers, backend)
+    in_process = workers == 1 and backend == "local"
     names = _bot_names(bots)
     rules = load_rules(rules_spec)
     sink: IO[str] | None = None
@@ -109,8 +114,17 @@ def simulate_cmd(games: int, bots: str, seed: int, rules_spec: str, out: Path | 
         if progress is not None:
             progress.advance(task)
 
+    def on_shard(shard: Shard, part: Stats) -> None:
+        if progress is not None and not in_process:
+            progress.advance(task, shard.size)
+
     try:
-        stats = simulate(games, names, seed=seed, rules=rules, on_hand=on_hand)
+        stats = simulate(games, names, seed=seed, rules=rules, on_hand=on_hand if in_process else None,
+                         workers=workers, backend=backend, keep_records=out is not None and not in_process,
+                         on_shard=on_shard)
+        if sink is not None:
+            for record in stats.records:
+                sink.write(json.dumps(record, ensure_ascii=False) + "\n")
     finally:
         if progress is not None:
             progress.stop()
