@@ -5,7 +5,7 @@ records, rules or settings, broken or missing), mixed with unknown options and s
 ``xuezhan.cli.main`` must return 0, 1 or 2 and never raise; exit 2 prints a message (and, with
 ``--json``, ``{"error": {"code", "message"}}`` whose code the vocabulary names) and leaves no
 file behind. What would run for long is cut short at its edge, the code before it runs as is:
-``simulate`` plays at most one hand, the terminal and web apps are not started.
+``simulate`` plays at most one hand in this process, the terminal and web apps are not started.
 """
 
 from __future__ import annotations
@@ -68,6 +68,7 @@ COMMANDS: dict[str, tuple[list[Any], list[tuple[str, Any]]]] = {
     "replay": ([paths], [("--json", None), ("--view", None)]),
     "simulate": ([], [("--games", ints), ("--bots", bot_lists), ("--seed", ints), ("--rules", rules_specs),
                       ("--out", st.sampled_from(["out.jsonl", str(FILES / "folder"), "", "no/such/dir/x"])),
+                      ("--workers", ints), ("--backend", st.sampled_from(["local", "ray", "Ray", ""])),
                       ("--json", None)]),
     "play": ([], [("--hands", ints), ("--seed", ints), ("--bots", bot_lists), ("--rules", rules_specs),
                   ("--record-dir", st.sampled_from(["records", str(FILES / "record.json"), ""])),
