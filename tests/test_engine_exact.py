@@ -252,3 +252,15 @@ def test_an_escaping_winner_gives_back_its_call_transfer_too() -> None:
     game = play(then(transfer_record({}), escape(3)))
     assert ledger(game)[-4:] == [(1, 3, 12, "hu"), (1, 3, 36, "call_transfer"), (3, 1, 12, "escape"),
                                  (3, 1, 36, "escape")]
+
+
+def test_an_angang_after_a_peng_keeps_both_meld_suits() -> None:
+    # no 定缺: seat 2 pengs 1p (throws 9m), then draws 8s and konges 1111m: with m and s in its
+    # hand, p in one meld and m in the other, it holds three suits
+    hands = [N2 + "1p", N1_NO_1P, "11p11112345m9m37s", N3]
+    actions = [discard(0, "1p"), peng(2), discard(2, "9m"), discard(3, "8m"), discard(0, "7m"), discard(1, "6m"),
+               gang(2, "1m")]
+    game = play(build(hands, "8m7m6m8s9m", options={"dingque": False}, voids="", actions=actions, autoplay=False))
+    assert [m.kind.value for m in game.seat_state(2).melds] == ["peng", "angang"]
+    assert game.seat_state(2).suit_sizes[1] == 0  # no p tile in the hand itself
+    assert game.is_hua_zhu(2)
