@@ -387,4 +387,4 @@ def test_paid_as_discard_is_only_for_dian_gang_hua(ctx: WinContext) -> None:
     with pytest.raises(HandError) as info:
         score_win(parse_tiles(DIAN_GANG_HUA[0]), [Meld(MeldKind.GANG, T("5p"))], T(DIAN_GANG_HUA[1]), ctx,
                   Rules.preset("qq"))
-    assert info.value.code == "conflicting_context"
+    assert info.value.code == "conflicting_context" and "点杠花" in info.value.message

@@ -323,7 +323,7 @@ BOT_MIXES = (
 )
 
 
-@settings(derandomize=True, max_examples=1200, deadline=None,
+@settings(max_examples=1200, deadline=None,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(seed=st.integers(0, 2**32 - 1), rules=rule_mixes(), mix=st.sampled_from(BOT_MIXES),
        escapes=st.sampled_from((0.0, 0.0, 0.0, 0.01)), hu_rate=st.sampled_from((0.0, 0.85, 0.85)))
@@ -335,7 +335,7 @@ def test_random_hands_keep_invariants(seed: int, rules: Rules, mix: list[str], e
     check_replay(game)
 
 
-@settings(derandomize=True, max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(seed=st.integers(0, 2**32 - 1), rules=rule_mixes())
 def test_views_and_whole_event_lists_every_step(seed: int, rules: Rules) -> None:
     """The whole of ``events_for`` of every seat, re-read after every step."""
@@ -367,7 +367,7 @@ def _snapshot(game: Game) -> Any:
     ])
 
 
-@settings(derandomize=True, max_examples=250, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=250, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(seed=st.integers(0, 2**32 - 1), rules=rule_mixes(), cut=st.floats(0.0, 1.0))
 def test_copy_is_independent_and_replays_the_same_choices(seed: int, rules: Rules, cut: float) -> None:
     # play the hand once to know its length, then again up to a cut point
@@ -396,7 +396,7 @@ def test_copy_is_independent_and_replays_the_same_choices(seed: int, rules: Rule
     assert twin.tile_total() == 108
 
 
-@settings(derandomize=True, max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(seed=st.integers(0, 2**32 - 1), rules=rule_mixes(), mix=st.sampled_from(BOT_MIXES))
 def test_same_seed_same_hand(seed: int, rules: Rules, mix: list[str]) -> None:
     first = Game.new(rules, seed=seed)
@@ -410,7 +410,7 @@ def test_same_seed_same_hand(seed: int, rules: Rules, mix: list[str]) -> None:
     assert other.deal != first.deal  # and the seed matters
 
 
-@settings(derandomize=True, max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(seed=st.integers(0, 2**32 - 1), rules=rule_mixes(), bystanders=st.integers(0, 4))
 def test_room_hands_with_bystanders_and_swap_cards(seed: int, rules: Rules, bystanders: int) -> None:
     """叫马 tiles leave the tail and item-card swaps trade with the live wall: still 108 tiles,

@@ -15,7 +15,7 @@ Nothing below uses ``xuezhan.hand`` to compute an expected answer. The reference
 - distance table: brute force over every target vector of ``m`` sets and ``p`` pairs.
 
 The ``mahjong`` package (v2) is a second, independent opinion on the regular form.
-All examples are derandomized, so every run tests the same hands.
+Examples are derandomized under the CI profile (tests/conftest.py), so every CI run tests the same hands.
 """
 
 from __future__ import annotations
@@ -36,9 +36,7 @@ Counts = list[int]
 INF = 99
 
 _BASE = settings(
-    derandomize=True,
     deadline=None,
-    database=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
 )
 

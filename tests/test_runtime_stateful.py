@@ -413,7 +413,7 @@ def _settings() -> settings:
     if HEAVY:
         return settings(max_examples=300, stateful_step_count=120, deadline=None,
                         suppress_health_check=[HealthCheck.too_slow])
-    return settings(max_examples=100, stateful_step_count=50, deadline=None, derandomize=True,
+    return settings(max_examples=100, stateful_step_count=50, deadline=None,
                     suppress_health_check=[HealthCheck.too_slow])
 
 

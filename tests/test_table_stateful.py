@@ -603,7 +603,7 @@ def _settings() -> settings:
     if HEAVY:
         return settings(max_examples=100, stateful_step_count=60, deadline=None,
                         suppress_health_check=[HealthCheck.too_slow])
-    return settings(max_examples=20, stateful_step_count=40, deadline=None, derandomize=True,
+    return settings(max_examples=20, stateful_step_count=40, deadline=None,
                     suppress_health_check=[HealthCheck.too_slow])
 
 

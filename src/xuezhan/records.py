@@ -124,7 +124,7 @@ def parse_record(data: Any) -> Record:
     direction = None
     if "exchange_direction" in data:
         name = data["exchange_direction"]
-        if name not in EXCHANGE_DIRECTIONS:
+        if not isinstance(name, str) or name not in EXCHANGE_DIRECTIONS:
             raise RecordError("bad_record", "'exchange_direction' must be counter, opposite or clockwise")
         direction = EXCHANGE_DIRECTIONS[name]
     elif rules.exchange_three == "random":

@@ -246,6 +246,8 @@ class Rules:
         path = Path(text)
         if not path.suffix == ".toml" and not path.exists():
             raise RulesError("unknown_preset", f"unknown preset {text!r}: use 'qq', 'chengdu' or a .toml file")
+        if path.exists() and not path.is_file():  # a folder, a device or a pipe (which could never end)
+            raise RulesError("rules_file_unreadable", f"cannot read rules file {text}: not a file")
         try:
             raw = path.read_text(encoding="utf-8")
         except OSError as exc:

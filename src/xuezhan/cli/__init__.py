@@ -47,6 +47,9 @@ def main(argv: list[str] | None = None) -> int:
     if not args:
         click.echo(cli.get_help(click.Context(cli, info_name="xuezhan")))
         return 0
+    if any("\x00" in a for a in args):  # no shell passes one; a path with it cannot even be looked up
+        emit_error("bad_input", "an argument contains a NUL character", "--json" in args)
+        return 2
     try:
         rv = cli.main(args=args, prog_name="xuezhan", standalone_mode=False)
     except click.exceptions.Abort:
