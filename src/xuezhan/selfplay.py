@@ -51,11 +51,17 @@ class Stats:
     seconds: float = 0.0
 
     def add(self, game: Game, names: Sequence[str]) -> None:
+        exhausted = any(e.get("type") == "wall_empty" for e in game.events[-3:])
+        self.add_result(game.deltas(), [(w.seat, w.score.fan) for w in game.winners], exhausted, names)
+
+    def add_result(
+        self, deltas: Sequence[int], wins: Sequence[tuple[int, int]], exhausted: bool, names: Sequence[str]
+    ) -> None:
+        """Count one hand from its deltas, its wins as (seat, fan) and whether the wall ran out."""
         self.hands += 1
-        deltas = game.deltas()
-        if not game.winners:
+        if not wins:
             self.no_win += 1
-        if any(e.get("type") == "wall_empty" for e in game.events[-3:]):
+        if exhausted:
             self.exhausted += 1
         for seat in range(4):
             name = names[seat]
@@ -65,11 +71,11 @@ class Stats:
             self.bot_seats[name] = self.bot_seats.get(name, 0) + 1
             self.bot_wins.setdefault(name, 0)
             self.bot_fan.setdefault(name, 0)
-        for w in game.winners:
-            self.seat_wins[w.seat] += 1
-            self.seat_fan[w.seat] += w.score.fan
-            self.bot_wins[names[w.seat]] += 1
-            self.bot_fan[names[w.seat]] += w.score.fan
+        for seat, fan in wins:
+            self.seat_wins[seat] += 1
+            self.seat_fan[seat] += fan
+            self.bot_wins[names[seat]] += 1
+            self.bot_fan[names[seat]] += fan
 
     def to_json(self) -> dict[str, Any]:
         n = max(self.hands, 1)
@@ -142,5 +148,40 @@ def simulate(
         if on_hand is not None:
             on_hand(hand)
         runtime.finish_hand()
+    stats.seconds = time.perf_counter() - start
+    return stats
+
+
+def simulate_native(
+    games: int,
+    bot_names: Sequence[str],
+    *,
+    seed: int = 0,
+    rules: Rules | None = None,
+    on_record: Callable[[dict[str, Any]], None] | None = None,
+) -> Stats:
+    """:func:`simulate` on the compiled core (:mod:`xuezhan.native`): the same hands, the same
+    decisions and the same statistics, many hands per call. ``on_record`` gets each hand's game
+    record (as ``match.hand_record`` writes it). Raises ``native_unavailable`` or
+    ``native_refused`` (:func:`xuezhan.native.refusal`) when the core cannot play these."""
+    from . import native
+    from .match import hand_seed
+
+    rules = rules or Rules.preset("qq")
+    stats = Stats(list(bot_names))
+    names = list(bot_names)
+    start = time.perf_counter()
+    done = 0
+    last_next: int | None = None  # the first hand's dealer is thrown by its dice
+    while done < games:
+        k = min(native.BATCH * 8, games - done)
+        seeds = [hand_seed(seed, done + i + 1) for i in range(k)]
+        hands = native.play_hands(seeds, rules, names, first_dealer=last_next, records=on_record is not None)
+        for i, h in enumerate(hands):
+            stats.add_result(h.deltas, h.wins, h.exhausted, names)
+            if on_record is not None:
+                on_record({**h.record(rules), "seed": h.seed, "match": {"seed": seed, "hand_no": done + i + 1}})
+        last_next = hands[-1].next_dealer
+        done += k
     stats.seconds = time.perf_counter() - start
     return stats

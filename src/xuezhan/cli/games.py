@@ -14,7 +14,7 @@ from ..bots import BOTS
 from ..errors import XuezhanError
 from ..match import Hand, hand_record
 from ..records import load_record, replay, result_json
-from ..selfplay import simulate
+from ..selfplay import simulate, simulate_native
 from ..vocab import Kind
 from ._common import emit_json, guarded, json_option, load_rules, rules_option
 
@@ -79,14 +79,25 @@ def _bot_names(text: str) -> list[str]:
 @rules_option
 @click.option("--out", "out", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="Write every hand as a game record (JSON lines).")
+@click.option("--engine", type=click.Choice(["python", "native"]), default=None,
+              help="The compiled core (the default when it is built and plays these rules and bots) or the "
+                   "pure-Python engine; both give the same records.")
 @json_option
 @guarded
-def simulate_cmd(games: int, bots: str, seed: int, rules_spec: str, out: Path | None, as_json: bool) -> int:
+def simulate_cmd(
+    games: int, bots: str, seed: int, rules_spec: str, out: Path | None, engine: str | None, as_json: bool
+) -> int:
     """Self-play of N hands between bots."""
     if games < 1:
         raise XuezhanError("bad_games", "--games must be at least 1")
     names = _bot_names(bots)
     rules = load_rules(rules_spec)
+    from .. import native
+
+    refused = native.refusal(rules, names) if engine != "python" else None
+    use_native = engine != "python" and refused is None
+    if engine == "native" and refused is not None:
+        click.echo(f"the Python engine plays: {refused}", err=True)
     sink: IO[str] | None = None
     if out is not None:
         try:
@@ -103,14 +114,21 @@ def simulate_cmd(games: int, bots: str, seed: int, rules_spec: str, out: Path | 
         progress.start()
         task = progress.add_task("hands", total=games)
 
-    def on_hand(hand: Hand) -> None:
+    def on_record(record: dict[str, Any]) -> None:
         if sink is not None:
-            sink.write(json.dumps(hand_record(hand), ensure_ascii=False) + "\n")
+            sink.write(json.dumps(record, ensure_ascii=False) + "\n")
         if progress is not None:
             progress.advance(task)
 
+    def on_hand(hand: Hand) -> None:
+        on_record(hand_record(hand))
+
     try:
-        stats = simulate(games, names, seed=seed, rules=rules, on_hand=on_hand)
+        if use_native:
+            stats = simulate_native(games, names, seed=seed, rules=rules,
+                                    on_record=on_record if sink is not None or progress is not None else None)
+        else:
+            stats = simulate(games, names, seed=seed, rules=rules, on_hand=on_hand)
     finally:
         if progress is not None:
             progress.stop()
@@ -119,6 +137,9 @@ def simulate_cmd(games: int, bots: str, seed: int, rules_spec: str, out: Path | 
     summary = stats.to_json()
     summary["seed"] = seed
     summary["rules"] = rules.to_mapping()
+    summary["engine"] = "native" if use_native else "python"
+    if engine == "native" and refused is not None:
+        summary["native_refused"] = refused
     if as_json:
         emit_json(summary)
         return 0
