@@ -18,8 +18,10 @@ and step). Other bots run on the Python engine.
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from types import ModuleType
 from typing import Any, Final
 
 from ..engine.actions import REASONS, Action, ActionType, LedgerEntry
@@ -29,13 +31,15 @@ from ..errors import XuezhanError
 from ..rules import BASE_PATTERNS, EXTRAS, Rules
 from ..tiles import format_tiles, tile_name
 
-try:
-    from . import _core  # type: ignore[attr-defined]
-except ImportError as exc:  # not built (no compiler when installed)
-    _core = None
-    _IMPORT_ERROR: str | None = str(exc)
-else:
-    _IMPORT_ERROR = None
+
+def _load() -> tuple[ModuleType | None, str | None]:
+    try:
+        return importlib.import_module("xuezhan.native._core"), None
+    except ImportError as exc:  # not built (no compiler when installed)
+        return None, str(exc)
+
+
+_core, _IMPORT_ERROR = _load()
 
 NATIVE_BOTS: Final = ("random",)
 """Bots the compiled core plays itself."""

@@ -1,0 +1,272 @@
+"""The compiled core (xuezhan.native) against the Python engine, the reference.
+
+Differential: over 10,000 seeded hands of random self-play per run (both presets, every
+non-default value of every option of RULES 14, and random mixes of them), the core's game
+records are byte-identical to the Python engine's (actions, events, winners, ledger, deltas,
+next dealer), and so are the self-play statistics. Then: rules the core does not implement are
+refused and the Python engine plays them; malformed batches are clear errors; without the core
+everything runs on the Python engine.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from collections import Counter
+from typing import Any
+
+import pytest
+from test_cli_games import run_json
+
+from xuezhan import native
+from xuezhan.errors import XuezhanError
+from xuezhan.match import hand_record, hand_seed
+from xuezhan.native import _core
+from xuezhan.rules import Rules
+from xuezhan.selfplay import simulate, simulate_native
+
+if not native.available():  # the README's commands build it; a missing core is a failure, not a skip
+    raise RuntimeError(f"the compiled core is not built: {native.why_unavailable()}")
+
+# --- the rule sets of the differential ---------------------------------------------------------------------
+
+# every option of RULES 14 with every value it can take (besides the presets' own)
+_VALUES: dict[str, tuple[Any, ...]] = {
+    "base_score": (1, 2, 6, 10),
+    "cap_multiple": ("none", 4, 8, 64),
+    "dingque": (True, False),
+    "self_draw_bonus": ("base", "fan", "none"),
+    "zhigang_payment": ("discarder", "everyone"),
+    "late_bugang_pays": (True, False),
+    "call_transfer": (True, False),
+    "dian_gang_hua": ("self_draw", "discard"),
+    "pass_hu_scope": ("same_tile", "any_tile"),
+    "must_hu_last_four": (True, False),
+    "hua_zhu_multiple": (0, 16, "cap"),
+    "cha_jiao_pays": ("max", "min"),
+    "dead_wait_counts": (True, False),
+    "long_qi_dui_mode": ("pattern", "roots"),
+    "dealer_rule": ("first_winner", "dice", "discarder"),
+    "end_on_first_win": (True, False),
+    "kong_draw_from_tail": (True, False),
+    "exchange_three": ("none", "clockwise", "counter", "opposite", "random"),
+    "blood_river": (True, False),
+}
+_FANS: dict[str, tuple[Any, ...]] = {
+    "jiang_dui": (4, 5), "qiang_gang_hu": (0, 1, 2), "hai_di": (0, 1, 2), "jin_gou_diao": (0, 1),
+    "tian_hu": (6, "cap"), "di_hu": (6, "cap"), "gen": (0, 1, 2), "gang_shang_hua": (0, 1),
+    "zi_mo_jia_fan": (1, 2), "qing_yi_se": (2, 3),
+}
+
+
+def _build(preset: str, options: dict[str, Any]) -> Rules | None:
+    try:
+        return Rules.preset(preset).with_options(options)
+    except XuezhanError:  # an impossible mix ("cap" without a cap)
+        return None
+
+
+def _rule_sets() -> list[tuple[str, Rules, int]]:
+    """(name, rules, hands): the presets, each option value alone, and random mixes."""
+    sets: list[tuple[str, Rules, int]] = [("qq", Rules.preset("qq"), 3000), ("chengdu", Rules.preset("chengdu"), 3000)]
+    for option, values in _VALUES.items():
+        for value in values:
+            preset = "chengdu" if value == "cap" else "qq"
+            rules = _build(preset, {option: value})
+            if rules is not None and rules != Rules.preset(preset):
+                sets.append((f"{preset}-{option}={value}", rules, 100))
+    for pid, values in _FANS.items():
+        for value in values:
+            rules = _build("chengdu", {"fan": {pid: value}})
+            if rules is not None and rules != Rules.preset("chengdu"):
+                sets.append((f"chengdu-fan-{pid}={value}", rules, 60))
+    rng = random.Random(2026)
+    while sum(n for _, _, n in sets) < 14_000:
+        options: dict[str, Any] = {k: rng.choice(v) for k, v in _VALUES.items() if rng.random() < 0.5}
+        options["fan"] = {k: rng.choice(v) for k, v in _FANS.items() if rng.random() < 0.3}
+        rules = _build(rng.choice(("qq", "chengdu")), options)
+        if rules is not None:
+            sets.append((f"mix-{len(sets)}", rules, 100))
+    return sets
+
+
+RULE_SETS = _rule_sets()
+
+
+def python_records(games: int, seed: int, rules: Rules) -> list[str]:
+    out: list[str] = []
+    simulate(games, ["random"] * 4, seed=seed, rules=rules,
+             on_hand=lambda hand: out.append(json.dumps(hand_record(hand), ensure_ascii=False)))
+    return out
+
+
+def native_records(games: int, seed: int, rules: Rules) -> list[str]:
+    out: list[str] = []
+    simulate_native(games, ["random"] * 4, seed=seed, rules=rules,
+                    on_record=lambda record: out.append(json.dumps(record, ensure_ascii=False)))
+    return out
+
+
+def test_the_rule_sets_cover_every_option_value_and_ten_thousand_hands() -> None:
+    assert sum(n for _, _, n in RULE_SETS) >= 10_000
+    for option, values in _VALUES.items():
+        seen = {getattr(r, option) for _, r, _ in RULE_SETS}
+        for v in values:
+            want = None if (option, v) == ("cap_multiple", "none") else v
+            assert want in seen, (option, v)
+
+
+@pytest.mark.parametrize(("name", "rules", "hands"), RULE_SETS, ids=[name for name, _, _ in RULE_SETS])
+def test_records_are_byte_identical(name: str, rules: Rules, hands: int) -> None:
+    seed = sum(name.encode())  # a different match for every rule set
+    py = python_records(hands, seed, rules)
+    nat = native_records(hands, seed, rules)
+    assert len(py) == len(nat) == hands
+    for k, (a, b) in enumerate(zip(py, nat, strict=True)):
+        assert a == b, f"hand {k + 1} of {name} differs"
+
+
+def test_the_rule_sets_reach_every_kind_of_move() -> None:
+    # the hands compared hold every kind of move: a differential of plain discards would prove little
+    seen: Counter[str] = Counter()
+    for name, rules, hands in RULE_SETS[:2] + [r for r in RULE_SETS if "exchange" in r[0] or "blood" in r[0]]:
+        for line in native_records(hands, sum(name.encode()), rules):
+            for e in json.loads(line)["result"]["events"]:
+                seen[e["type"]] += 1
+                seen["robbed"] += bool(e.get("robbing"))
+    for kind in ("exchange", "dingque", "peng", "angang", "bugang_declared", "bugang", "zhigang", "hu", "pass_hu",
+                 "wall_empty", "pay", "end", "robbed"):
+        assert seen[kind] > 0, kind
+
+
+def test_the_statistics_are_the_same() -> None:
+    rules = Rules.preset("chengdu")
+    a = simulate(300, ["random"] * 4, seed=11, rules=rules).to_json()
+    b = simulate_native(300, ["random"] * 4, seed=11, rules=rules).to_json()
+    a.pop("hands_per_second")
+    b.pop("hands_per_second")
+    assert a == b
+
+
+def test_a_hand_without_records_keeps_its_summary_only() -> None:
+    seeds = [hand_seed(4, k) for k in range(1, 6)]
+    bare = native.play_hands(seeds, Rules.preset("qq"))
+    full = native.play_hands(seeds, Rules.preset("qq"), records=True)
+    for h, f in zip(bare, full, strict=True):
+        assert (h.dealer, h.next_dealer, h.deltas, h.wins, h.exhausted) == (f.dealer, f.next_dealer, f.deltas,
+                                                                           f.wins, f.exhausted)
+        assert sum(h.deltas) == 0
+        record = f.record(Rules.preset("qq"))
+        assert record["result"]["deltas"] == list(f.deltas)
+    with pytest.raises(XuezhanError) as info:
+        bare[0].record(Rules.preset("qq"))
+    assert info.value.code == "no_record"
+
+
+def test_the_core_draws_pythons_random_numbers() -> None:
+    for seed in (0, 1, 2**32 - 1, 2**32, 2**63 - 1, 2**64 - 1):
+        r = random.Random(seed)
+        assert _core.mt_random(seed, 1300) == [r.random() for _ in range(1300)]
+
+
+# --- the command line ----------------------------------------------------------------------------------------
+
+
+def test_simulate_engines_give_the_same_summary_and_records(tmp_path: Any, capsys: pytest.CaptureFixture[str]) -> None:
+    out: dict[str, Any] = {}
+    for engine in ("python", "native"):
+        path = tmp_path / f"{engine}.jsonl"
+        rc, data = run_json(capsys, "simulate", "--games", "40", "--bots", "random", "--seed", "9", "--rules",
+                            "chengdu", "--engine", engine, "--out", str(path))
+        assert rc == 0
+        assert data.pop("engine") == engine
+        data.pop("hands_per_second")
+        out[engine] = (data, path.read_bytes())
+    assert out["python"] == out["native"]
+    assert len(out["native"][1].splitlines()) == 40
+
+
+def test_simulate_uses_the_core_by_default_when_it_can(capsys: pytest.CaptureFixture[str]) -> None:
+    rc, data = run_json(capsys, "simulate", "--games", "5", "--bots", "random")
+    assert rc == 0 and data["engine"] == "native"
+    rc, data = run_json(capsys, "simulate", "--games", "2", "--bots", "random,heuristic,random,random")
+    assert rc == 0 and data["engine"] == "python" and "native_refused" not in data
+
+
+def test_rules_the_core_refuses_are_played_by_python(tmp_path: Any, capsys: pytest.CaptureFixture[str]) -> None:
+    rules_file = tmp_path / "jue.toml"
+    rules_file.write_text('preset = "chengdu"\n[fan]\njue_zhang = 1\n', encoding="utf-8")
+    rules = Rules.load(str(rules_file))
+    assert native.refusal(rules) is not None
+    with pytest.raises(XuezhanError) as info:
+        native.play_hands([1], rules)
+    assert info.value.code == "native_refused"
+    rc, data = run_json(capsys, "simulate", "--games", "3", "--bots", "random", "--rules", str(rules_file),
+                        "--engine", "native")
+    assert rc == 0
+    assert data["engine"] == "python"
+    assert "jue_zhang" in data["native_refused"]
+
+
+# --- malformed requests ----------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "code"),
+    [
+        ({"seeds": [-1]}, "bad_batch"),
+        ({"seeds": [2**64]}, "bad_batch"),
+        ({"seeds": [True]}, "bad_batch"),
+        ({"seeds": ["7"]}, "bad_batch"),
+        ({"seeds": "123"}, "bad_batch"),
+        ({"seeds": 5}, "bad_batch"),
+        ({"bots": ["random"] * 3}, "bad_batch"),
+        ({"bots": "random"}, "bad_batch"),
+        ({"bots": ["random", "random", "random", "heuristic"]}, "native_refused"),
+        ({"bots": ["random", "random", "random", "nobody"]}, "native_refused"),
+        ({"first_dealer": 4}, "bad_batch"),
+        ({"first_dealer": True}, "bad_batch"),
+        ({"rules": "qq"}, "bad_batch"),
+    ],
+)
+def test_a_malformed_batch_is_a_clear_error(kwargs: dict[str, Any], code: str) -> None:
+    args: dict[str, Any] = {"seeds": [1, 2], "rules": Rules.preset("qq"), "bots": ["random"] * 4, **kwargs}
+    seeds, rules, bots = args.pop("seeds"), args.pop("rules"), args.pop("bots")
+    with pytest.raises(XuezhanError) as info:
+        native.play_hands(seeds, rules, bots, **args)
+    assert info.value.code == code
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda: _core.play([1], -1, True, (1,) * 3, (0, 0, 0, 0), False),  # too few rule words
+        lambda: _core.play([1], -1, True, (0,) * _core.RULE_WORDS, (0, 0, 0, 0), False),  # base score 0
+        lambda: _core.play([1], -1, True, native.rule_words(Rules.preset("qq")), (0, 0, 9, 0), False),
+        lambda: _core.play([1], 7, True, native.rule_words(Rules.preset("qq")), (0, 0, 0, 0), False),
+        lambda: _core.play([-5], -1, True, native.rule_words(Rules.preset("qq")), (0, 0, 0, 0), False),
+        lambda: _core.play(None, -1, True, native.rule_words(Rules.preset("qq")), (0, 0, 0, 0), False),
+        lambda: _core.play([1], -1, True, ["x"] * _core.RULE_WORDS, (0, 0, 0, 0), False),
+    ],
+)
+def test_the_core_itself_refuses_bad_input_without_crashing(call: Any) -> None:
+    with pytest.raises((ValueError, TypeError, OverflowError)):
+        call()
+
+
+# --- without the core -------------------------------------------------------------------------------------------
+
+
+def test_without_the_core_the_python_engine_plays(monkeypatch: pytest.MonkeyPatch,
+                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setattr(native, "_core", None)
+    monkeypatch.setattr(native, "_IMPORT_ERROR", "No module named 'xuezhan.native._core'")
+    assert not native.available()
+    assert "not built" in (native.refusal(Rules.preset("qq")) or "")
+    with pytest.raises(XuezhanError) as info:
+        native.play_hands([1], Rules.preset("qq"))
+    assert info.value.code == "native_unavailable"
+    rc, data = run_json(capsys, "simulate", "--games", "3", "--bots", "random")
+    assert rc == 0 and data["engine"] == "python" and data["hands"] == 3
+    rc, data = run_json(capsys, "simulate", "--games", "3", "--bots", "random", "--engine", "native")
+    assert rc == 0 and data["engine"] == "python" and "not built" in data["native_refused"]
