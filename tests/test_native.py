@@ -18,10 +18,10 @@ from typing import Any
 import pytest
 from test_cli_games import run_json
 
+import xuezhan.native._core as core
 from xuezhan import native
 from xuezhan.errors import XuezhanError
 from xuezhan.match import hand_record, hand_seed
-from xuezhan.native import _core
 from xuezhan.rules import Rules
 from xuezhan.selfplay import simulate, simulate_native
 
@@ -166,7 +166,7 @@ def test_a_hand_without_records_keeps_its_summary_only() -> None:
 def test_the_core_draws_pythons_random_numbers() -> None:
     for seed in (0, 1, 2**32 - 1, 2**32, 2**63 - 1, 2**64 - 1):
         r = random.Random(seed)
-        assert _core.mt_random(seed, 1300) == [r.random() for _ in range(1300)]
+        assert core.mt_random(seed, 1300) == [r.random() for _ in range(1300)]
 
 
 # --- the command line ----------------------------------------------------------------------------------------
@@ -240,13 +240,13 @@ def test_a_malformed_batch_is_a_clear_error(kwargs: dict[str, Any], code: str) -
 @pytest.mark.parametrize(
     "call",
     [
-        lambda: _core.play([1], -1, True, (1,) * 3, (0, 0, 0, 0), False),  # too few rule words
-        lambda: _core.play([1], -1, True, (0,) * _core.RULE_WORDS, (0, 0, 0, 0), False),  # base score 0
-        lambda: _core.play([1], -1, True, native.rule_words(Rules.preset("qq")), (0, 0, 9, 0), False),
-        lambda: _core.play([1], 7, True, native.rule_words(Rules.preset("qq")), (0, 0, 0, 0), False),
-        lambda: _core.play([-5], -1, True, native.rule_words(Rules.preset("qq")), (0, 0, 0, 0), False),
-        lambda: _core.play(None, -1, True, native.rule_words(Rules.preset("qq")), (0, 0, 0, 0), False),
-        lambda: _core.play([1], -1, True, ["x"] * _core.RULE_WORDS, (0, 0, 0, 0), False),
+        lambda: core.play([1], -1, True, (1,) * 3, (0, 0, 0, 0), False),  # too few rule words
+        lambda: core.play([1], -1, True, (0,) * core.RULE_WORDS, (0, 0, 0, 0), False),  # base score 0
+        lambda: core.play([1], -1, True, native.rule_words(Rules.preset("qq")), (0, 0, 9, 0), False),
+        lambda: core.play([1], 7, True, native.rule_words(Rules.preset("qq")), (0, 0, 0, 0), False),
+        lambda: core.play([-5], -1, True, native.rule_words(Rules.preset("qq")), (0, 0, 0, 0), False),
+        lambda: core.play(None, -1, True, native.rule_words(Rules.preset("qq")), (0, 0, 0, 0), False),  # type: ignore[arg-type]
+        lambda: core.play([1], -1, True, ["x"] * core.RULE_WORDS, (0, 0, 0, 0), False),  # type: ignore[list-item]
     ],
 )
 def test_the_core_itself_refuses_bad_input_without_crashing(call: Any) -> None:
