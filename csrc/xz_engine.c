@@ -38,8 +38,12 @@ static void mark_sets(int32_t key, int8_t *c, int sets_left, int from) {
     }
 }
 
+static void mt_init_genrand(XzMT *m, uint32_t s);
+static XzMT mt_initial;
+
 void xz_init_tables(void) {
     if (tables_ready) return;
+    mt_init_genrand(&mt_initial, 19650218U);
     int8_t c[9] = {0};
     mark_sets(0, c, 4, 0);
     for (int32_t k = 0; k < 19683; k++) { /* counts in {0, 2, 4} */
@@ -65,7 +69,8 @@ void xz_mt_seed(XzMT *m, uint64_t seed) {
     key[0] = (uint32_t)seed;
     key[1] = (uint32_t)(seed >> 32);
     len = key[1] ? 2 : 1;
-    mt_init_genrand(m, 19650218U);
+    memcpy(m->mt, mt_initial.mt, sizeof m->mt); /* init_genrand(19650218), made once in xz_init_tables */
+    m->mti = 624;
     int i = 1, j = 0;
     for (int k = 624 > len ? 624 : len; k; k--) {
         m->mt[i] = (m->mt[i] ^ ((m->mt[i - 1] ^ (m->mt[i - 1] >> 30)) * 1664525U)) + key[j] + (uint32_t)j;
@@ -186,6 +191,7 @@ void xz_deltas(const XzGame *g, int64_t out[4]) {
 static inline void seat_add(XzSeat *s, int t) {
     s->wm = -1;
     s->counts[t]++;
+    s->held |= 1U << t;
     s->keys[t / 9] += POW5[t % 9];
     s->sizes[t / 9]++;
 }
@@ -193,6 +199,7 @@ static inline void seat_add(XzSeat *s, int t) {
 static inline void seat_remove(XzSeat *s, int t, int n) {
     s->wm = -1;
     s->counts[t] -= n;
+    if (!s->counts[t]) s->held &= ~(1U << t);
     s->keys[t / 9] -= n * POW5[t % 9];
     s->sizes[t / 9] -= n;
 }
@@ -225,21 +232,23 @@ static int64_t seat_wait_mask(XzSeat *s) { /* Seat.wait_mask: tiles completing 1
     int64_t wm = 0;
     if (s->sizes[0] + s->sizes[1] + s->sizes[2] + 3 * s->nmelds == 13) {
         int seven = s->nmelds == 0;
+        int mask = seat_suit_mask(s);
+        uint8_t cls[3] = {key_class[s->keys[0]], key_class[s->keys[1]], key_class[s->keys[2]]};
         for (int suit = 0; suit < 3; suit++) {
-            int32_t k[3] = {s->keys[0], s->keys[1], s->keys[2]};
+            int m2 = mask | (1 << suit);
+            if (m2 == 7 || (s->void_suit >= 0 && (m2 >> s->void_suit & 1))) continue; /* two suits, no void */
+            uint8_t o1 = cls[(suit + 1) % 3], o2 = cls[(suit + 2) % 3];
+            int std_ok = (o1 & 3) && (o2 & 3);
+            int pairs = ((o1 & 2) != 0) + ((o2 & 2) != 0);
+            int sev_ok = seven && (o1 & 4) && (o2 & 4);
+            if ((!std_ok || pairs > 1) && !sev_ok) continue;
+            int32_t key = s->keys[suit];
             for (int r = 0; r < 9; r++) {
                 int t = suit * 9 + r;
                 if (s->counts[t] >= 4) continue;
-                k[suit] = s->keys[suit] + POW5[r];
-                if (complete_keys(k[0], k[1], k[2], seven)) wm |= (int64_t)1 << t;
-            }
-        }
-        if (wm) {
-            int mask = seat_suit_mask(s);
-            for (int suit = 0; suit < 3; suit++) {
-                int m2 = mask | (1 << suit);
-                if (m2 == 7 || (s->void_suit >= 0 && (m2 >> s->void_suit & 1)))
-                    wm &= ~((int64_t)0x1FF << (suit * 9));
+                uint8_t c = key_class[key + POW5[r]];
+                if ((std_ok && (c & 3) && pairs + ((c & 2) != 0) == 1) || (sev_ok && (c & 4)))
+                    wm |= (int64_t)1 << t;
             }
         }
     }
@@ -411,13 +420,27 @@ static void score_hand(const XzRules *R, const int8_t *counts_in, const XzSeat *
 /* ------------------------------------------------------------------------------------------
  * The deal (engine.deal)
  * ------------------------------------------------------------------------------------------ */
-typedef struct { double key; int index; } SortKey;
+/* Random.random() is (a * 2**26 + b) / 2**53: sorting by the 53-bit integer a * 2**26 + b is sorting
+ * by the float, and the tile's index in the low 7 bits keeps the sort stable, as Python's is */
+static void sort_u64(uint64_t *v, int n) {
+    /* the keys are uniform: one counting pass on the top 8 bits leaves almost nothing for the
+     * insertion sort that finishes the job */
+    uint64_t tmp[128];
+    int start[257] = {0};
+    for (int i = 0; i < n; i++) start[(v[i] >> 52) + 1]++;
+    for (int b = 0; b < 256; b++) start[b + 1] += start[b];
+    for (int i = 0; i < n; i++) tmp[start[v[i] >> 52]++] = v[i];
+    for (int i = 0; i < n; i++) {
+        uint64_t x = tmp[i];
+        int j = i;
+        while (j > 0 && v[j - 1] > x) { v[j] = v[j - 1]; j--; }
+        v[j] = x;
+    }
+}
 
-static int cmp_key(const void *a, const void *b) {
-    const SortKey *x = a, *y = b;
-    if (x->key < y->key) return -1;
-    if (x->key > y->key) return 1;
-    return x->index - y->index; /* Python's sort is stable */
+static uint64_t mt_random_bits(XzMT *m) {
+    uint64_t a = mt_next(m) >> 5, b = mt_next(m) >> 6;
+    return (a << 26) | b;
 }
 
 static void emit_start(XzGame *g, int hands_len[4], uint8_t hands[4][14]);
@@ -427,10 +450,10 @@ void xz_new_game(XzGame *g, const XzRules *R, uint64_t seed, int dealer) {
     xz_mt_seed(&mt, seed);
     if (dealer < 0) dealer = xz_throw_for_dealer(&mt);
     /* random_deal: sort the 108 tiles by uniform keys, then two dice */
-    SortKey keys[108];
-    for (int i = 0; i < 108; i++) { keys[i].key = xz_mt_random(&mt); keys[i].index = i; }
-    qsort(keys, 108, sizeof(SortKey), cmp_key);
-    for (int i = 0; i < 108; i++) g->layout[i] = (uint8_t)(keys[i].index / 4);
+    uint64_t keys[108];
+    for (int i = 0; i < 108; i++) keys[i] = (mt_random_bits(&mt) << 7) | (uint64_t)i;
+    sort_u64(keys, 108);
+    for (int i = 0; i < 108; i++) g->layout[i] = (uint8_t)((keys[i] & 127) / 4);
     int a = (int)(xz_mt_random(&mt) * 6) + 1, b = (int)(xz_mt_random(&mt) * 6) + 1;
     g->dice[0] = a; g->dice[1] = b;
     g->exchange_direction = 0;
@@ -552,22 +575,19 @@ int xz_pending(const XzGame *g, int *out) {
 }
 
 static inline XzAction mk(int seat, int type, int tile) {
-    XzAction a;
-    memset(&a, 0, sizeof a);
-    a.seat = (uint8_t)seat; a.type = (uint8_t)type; a.tile = (uint8_t)(tile < 0 ? 255 : tile); a.suit = 255;
+    XzAction a = {(uint8_t)seat, (uint8_t)type, (uint8_t)(tile < 0 ? 255 : tile), 255, {0, 0, 0}, 0};
     return a;
 }
 
 static int discards(const XzGame *g, int seat, XzAction *out, int n) {
     const XzSeat *s = &g->seats[seat];
-    if (holds_void(s)) {
-        int lo = s->void_suit * 9;
-        for (int t = lo; t < lo + 9; t++)
-            if (s->counts[t]) out[n++] = mk(seat, A_DISCARD, t);
-        return n;
+    uint32_t held = s->held;
+    if (holds_void(s)) held &= 0x1FFU << (s->void_suit * 9); /* void tiles first (定缺) */
+    while (held) {
+        int t = __builtin_ctz(held);
+        held &= held - 1;
+        out[n++] = mk(seat, A_DISCARD, t);
     }
-    for (int t = 0; t < 27; t++)
-        if (s->counts[t]) out[n++] = mk(seat, A_DISCARD, t);
     return n;
 }
 

@@ -76,6 +76,7 @@ typedef struct { uint8_t kind, tile; } XzMeld;
 
 typedef struct {
     int8_t counts[XZ_KINDS];
+    uint32_t held;      /* bit t: holds a tile t */
     int32_t keys[3];
     int sizes[3];
     XzMeld melds[8];
