@@ -14,13 +14,13 @@ class OptionalBuildExt(build_ext):
         try:
             super().run()
         except Exception as exc:  # no compiler at all
-            print(f"xuezhan: compiled core not built ({exc}); the Python engine is used")
+            print(f"xuezhan: compiled core not built ({type(exc).__name__}); the Python engine is used")
 
     def build_extension(self, ext: Extension) -> None:
         try:
             super().build_extension(ext)
         except Exception as exc:  # the compiler failed
-            print(f"xuezhan: compiled core not built ({exc}); the Python engine is used")
+            print(f"xuezhan: compiled core not built ({type(exc).__name__}); the Python engine is used")
 
 
 setup(
@@ -29,7 +29,6 @@ setup(
             "xuezhan.native._core",
             sources=["csrc/xz_engine.c", "csrc/xz_module.c"],
             depends=["csrc/xz_engine.h"],
-            extra_compile_args=["-O2"],
             optional=True,
         )
     ],

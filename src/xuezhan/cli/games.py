@@ -143,7 +143,7 @@ def simulate_cmd(
     if as_json:
         emit_json(summary)
         return 0
-    click.echo(f"{summary['hands']} hands, {summary['hands_per_second']:.0f} hands/s, "
+    click.echo(f"{summary['hands']} hands, {summary['hands_per_second']:.0f} hands/s ({summary['engine']} engine), "
                f"exhaustive draws {summary['draw_rate']:.1%}")
     for s in summary["by_seat"]:
         click.echo(f"  seat {s['seat']} {s['bot']:<10} win rate {s['win_rate']:.1%}  "
