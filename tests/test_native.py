@@ -23,7 +23,7 @@ from xuezhan import native
 from xuezhan.errors import XuezhanError
 from xuezhan.match import hand_record, hand_seed
 from xuezhan.rules import Rules
-from xuezhan.selfplay import simulate, simulate_native
+from xuezhan.selfplay import simulate
 
 if not native.available():  # the README's commands build it; a missing core is a failure, not a skip
     raise RuntimeError(f"the compiled core is not built: {native.why_unavailable()}")
@@ -101,10 +101,8 @@ def python_records(games: int, seed: int, rules: Rules) -> list[str]:
 
 
 def native_records(games: int, seed: int, rules: Rules) -> list[str]:
-    out: list[str] = []
-    simulate_native(games, ["random"] * 4, seed=seed, rules=rules,
-                    on_record=lambda record: out.append(json.dumps(record, ensure_ascii=False)))
-    return out
+    stats = simulate(games, ["random"] * 4, seed=seed, rules=rules, keep_records=True, engine="native")
+    return [json.dumps(record, ensure_ascii=False) for record in stats.records]
 
 
 def test_the_rule_sets_cover_every_option_value_and_ten_thousand_hands() -> None:
@@ -141,11 +139,20 @@ def test_the_rule_sets_reach_every_kind_of_move() -> None:
 
 def test_the_statistics_are_the_same() -> None:
     rules = Rules.preset("chengdu")
-    a = simulate(300, ["random"] * 4, seed=11, rules=rules).to_json()
-    b = simulate_native(300, ["random"] * 4, seed=11, rules=rules).to_json()
-    a.pop("hands_per_second")
-    b.pop("hands_per_second")
-    assert a == b
+    a = simulate(450, ["random"] * 4, seed=11, rules=rules).to_json()
+    b = simulate(450, ["random"] * 4, seed=11, rules=rules, engine="native").to_json()
+    c = simulate(450, ["random"] * 4, seed=11, rules=rules, engine="native", workers=2).to_json()
+    for x in (a, b, c):
+        x.pop("hands_per_second")
+    assert a == b == c
+
+
+def test_native_self_play_refuses_what_it_cannot_play() -> None:
+    with pytest.raises(XuezhanError) as info:
+        simulate(3, ["random", "heuristic", "random", "random"], engine="native")
+    assert info.value.code == "native_refused"
+    with pytest.raises(ValueError, match="on_hand"):
+        simulate(3, ["random"] * 4, engine="native", on_hand=lambda hand: None)
 
 
 def test_a_hand_without_records_keeps_its_summary_only() -> None:

@@ -1,3 +1,4 @@
 from xuezhan.cli import run
 
-run()
+if __name__ == "__main__":  # not when a spawned worker process imports the main module
+    run()

@@ -12,12 +12,17 @@ from typing import Any
 
 from .bots import Bot, make_bot
 from .engine.game import Game
-from .match import Hand, Match, RoomConfig
+from .errors import XuezhanError
+from .match import Hand, Match, RoomConfig, hand_record, hand_seed
 from .rules import Rules
 from .runtime import HandDriver, MatchRuntime, Seat
+from .scale import Shard, check_workers, map_shards, shards
 
 PLAYERS = ("east", "south", "west", "north")
 """The players of a self-play match (the bots move between them with ``rotate``)."""
+
+SHARD_HANDS = 200
+"""Hands per shard of a self-play run: the shards, hence the results, never depend on the workers."""
 
 
 def play_hand(game: Game, bots: Sequence[Bot], *, seed: int | None = None) -> Game:
@@ -49,6 +54,25 @@ class Stats:
     bot_fan: dict[str, int] = field(default_factory=dict)
     bot_seats: dict[str, int] = field(default_factory=dict)
     seconds: float = 0.0
+    records: list[dict[str, Any]] = field(default_factory=list)
+    """The game record of every hand, when the run keeps them."""
+
+    def merge(self, other: Stats) -> None:
+        """Add the hands of ``other`` (the next shard of the same run) after these."""
+        self.hands += other.hands
+        self.exhausted += other.exhausted
+        self.no_win += other.no_win
+        for s in range(4):
+            self.seat_points[s] += other.seat_points[s]
+            self.seat_points_sq[s] += other.seat_points_sq[s]
+            self.seat_wins[s] += other.seat_wins[s]
+            self.seat_fan[s] += other.seat_fan[s]
+        for name, pts in other.bot_points.items():
+            self.bot_points.setdefault(name, []).extend(pts)
+            self.bot_wins[name] = self.bot_wins.get(name, 0) + other.bot_wins[name]
+            self.bot_fan[name] = self.bot_fan.get(name, 0) + other.bot_fan[name]
+            self.bot_seats[name] = self.bot_seats.get(name, 0) + other.bot_seats[name]
+        self.records.extend(other.records)
 
     def add(self, game: Game, names: Sequence[str]) -> None:
         exhausted = any(e.get("type") == "wall_empty" for e in game.events[-3:])
@@ -113,6 +137,69 @@ class Stats:
         }
 
 
+@dataclass(frozen=True)
+class SimulateShard:
+    """Plays one shard of a self-play run (picklable: it may run in another process).
+
+    Shard ``[start, stop)`` plays hands ``start + 1`` .. ``stop`` of the match seeded ``seed``:
+    each hand is dealt from ``hand_seed(seed, k)`` as in one long match, and the first hand of
+    a shard has its dealer thrown by its own dice, as the first hand of any match."""
+
+    bot_names: tuple[str, ...]
+    seed: int
+    rules: Rules
+    rotate: bool = False
+    keep_records: bool = False
+    engine: str = "python"
+    """``"native"``: the shard's hands are played by the compiled core (:mod:`xuezhan.native`),
+    which gives the same hands, statistics and records."""
+
+    def __call__(self, shard: Shard, on_hand: Callable[[Hand], None] | None = None) -> Stats:
+        if self.engine == "native":
+            return self.native(shard)
+        master = random.Random(self.seed)
+        stats = Stats(list(self.bot_names))
+        # one seat owner per bot (bots are seeded per hand from the hand's seed: this rng changes nothing)
+        owners = [Seat.of_bot(make_bot(n, random.Random(master.getrandbits(64)))) for n in self.bot_names]
+        match = Match(RoomConfig(rules=self.rules), PLAYERS, seed=self.seed, hands=shard.stop, records=False)
+        match.hands_played = shard.start
+        rotate = self.rotate
+
+        def seats_for(hand: Hand) -> list[Seat]:
+            shift = (hand.hand_no - 1) % 4 if rotate else 0
+            return [owners[(s - shift) % 4] for s in range(4)]
+
+        runtime = MatchRuntime(match, seats_for)
+        for _ in shard:
+            driver = runtime.start_hand()
+            driver.run()
+            hand = runtime.hand
+            assert hand is not None
+            stats.add(hand.game, [seat.name for seat in driver.seats])
+            if self.keep_records:
+                stats.records.append(hand_record(hand))
+            if on_hand is not None:
+                on_hand(hand)
+            runtime.finish_hand()
+        return stats
+
+    def native(self, shard: Shard) -> Stats:
+        """The shard played by the compiled core, in batches (the same match: hand ``k`` from
+        ``hand_seed(seed, k)``, the dealer chained from hand to hand, the first one by dice)."""
+        from . import native
+
+        names = list(self.bot_names)
+        stats = Stats(names)
+        hands = native.play_hands([hand_seed(self.seed, k + 1) for k in shard], self.rules, names,
+                                  records=self.keep_records)
+        for k, h in zip(shard, hands, strict=True):
+            stats.add_result(h.deltas, h.wins, h.exhausted, names)
+            if self.keep_records:
+                stats.records.append({**h.record(self.rules), "seed": h.seed,
+                                      "match": {"seed": self.seed, "hand_no": k + 1}})
+        return stats
+
+
 def simulate(
     games: int,
     bot_names: Sequence[str],
@@ -121,67 +208,59 @@ def simulate(
     rules: Rules | None = None,
     on_hand: Callable[[Hand], None] | None = None,
     rotate: bool = False,
+    workers: int = 1,
+    backend: str = "local",
+    keep_records: bool = False,
+    on_shard: Callable[[Shard, Stats], None] | None = None,
+    shard_hands: int = SHARD_HANDS,
+    engine: str = "python",
 ) -> Stats:
     """Play ``games`` hands of one match on the match runtime: hand ``k`` is dealt from
     ``hand_seed(seed, k)`` exactly as in ``xuezhan play`` and ``xuezhan serve``, and the dealer
-    of each next hand follows the rules' ``dealer_rule``. With ``rotate`` the bots move one
-    seat on every hand (for fair comparisons)."""
+    of each next hand follows the rules' ``dealer_rule`` (within each shard of
+    :data:`SHARD_HANDS` hands: see :class:`SimulateShard`). With ``rotate`` the bots move one
+    seat on every hand (for fair comparisons).
+
+    The shards run on ``workers`` through :func:`xuezhan.scale.map_shards` (``backend`` local
+    or ray) and are merged in order: the same statistics whatever the workers and backend.
+    ``on_hand`` sees every hand and needs them in this process (``workers=1``, local);
+    ``keep_records`` keeps every hand's game record in :attr:`Stats.records` instead;
+    ``on_shard`` is told of each finished shard (progress). ``shard_hands`` is part of what
+    the run computes (the dealer is thrown afresh at each shard): keep the default to compare runs.
+
+    ``engine="native"`` plays on the compiled core (:mod:`xuezhan.native`): the same statistics
+    and records, without ``on_hand`` (there is no Python hand to show; keep the records). It
+    raises ``native_unavailable`` or ``native_refused`` where the core cannot play these rules
+    and bots (:func:`xuezhan.native.refusal`)."""
+    check_workers(workers, backend)
+    if on_hand is not None and (workers != 1 or backend != "local"):
+        raise ValueError("on_hand sees the hands in this process: it needs workers=1 and the local backend")
     rules = rules or Rules.preset("qq")
-    master = random.Random(seed)
-    stats = Stats(list(bot_names))
-    # one seat owner per bot, kept for the whole run
-    owners = [Seat.of_bot(make_bot(name, random.Random(master.getrandbits(64)))) for name in bot_names]
-    match = Match(RoomConfig(rules=rules), PLAYERS, seed=seed, hands=games, records=False)
+    if engine == "native":
+        from . import native
 
-    def seats_for(hand: Hand) -> list[Seat]:
-        shift = (hand.hand_no - 1) % 4 if rotate else 0
-        return [owners[(s - shift) % 4] for s in range(4)]
-
-    runtime = MatchRuntime(match, seats_for)
-    start = time.perf_counter()
-    for _ in range(games):
-        driver = runtime.start_hand()
-        driver.run()
-        hand = runtime.hand
-        assert hand is not None
-        stats.add(hand.game, [seat.name for seat in driver.seats])
         if on_hand is not None:
-            on_hand(hand)
-        runtime.finish_hand()
-    stats.seconds = time.perf_counter() - start
-    return stats
-
-
-def simulate_native(
-    games: int,
-    bot_names: Sequence[str],
-    *,
-    seed: int = 0,
-    rules: Rules | None = None,
-    on_record: Callable[[dict[str, Any]], None] | None = None,
-) -> Stats:
-    """:func:`simulate` on the compiled core (:mod:`xuezhan.native`): the same hands, the same
-    decisions and the same statistics, many hands per call. ``on_record`` gets each hand's game
-    record (as ``match.hand_record`` writes it). Raises ``native_unavailable`` or
-    ``native_refused`` (:func:`xuezhan.native.refusal`) when the core cannot play these."""
-    from . import native
-    from .match import hand_seed
-
-    rules = rules or Rules.preset("qq")
-    stats = Stats(list(bot_names))
-    names = list(bot_names)
+            raise ValueError("on_hand sees the Python engine's hands: the native engine keeps records instead")
+        why = native.refusal(rules, bot_names)
+        if why is None and rotate and len(set(bot_names)) > 1:
+            why = "the compiled core plays the same bot at a seat for a whole batch: no rotation"
+        if why is not None:
+            raise XuezhanError("native_unavailable" if not native.available() else "native_refused", why)
+    elif engine != "python":
+        raise ValueError(f"no engine {engine!r}: python or native")
+    job = SimulateShard(tuple(bot_names), seed, rules, rotate, keep_records, engine)
+    parts = shards(games, shard_hands)
     start = time.perf_counter()
-    done = 0
-    last_next: int | None = None  # the first hand's dealer is thrown by its dice
-    while done < games:
-        k = min(native.BATCH * 8, games - done)
-        seeds = [hand_seed(seed, done + i + 1) for i in range(k)]
-        hands = native.play_hands(seeds, rules, names, first_dealer=last_next, records=on_record is not None)
-        for i, h in enumerate(hands):
-            stats.add_result(h.deltas, h.wins, h.exhausted, names)
-            if on_record is not None:
-                on_record({**h.record(rules), "seed": h.seed, "match": {"seed": seed, "hand_no": done + i + 1}})
-        last_next = hands[-1].next_dealer
-        done += k
+    if on_hand is not None:
+        results = []
+        for shard in parts:
+            results.append(job(shard, on_hand))
+            if on_shard is not None:
+                on_shard(shard, results[-1])
+    else:
+        results = map_shards(job, parts, workers=workers, backend=backend, on_done=on_shard)
+    stats = Stats(list(bot_names))
+    for part in results:
+        stats.merge(part)
     stats.seconds = time.perf_counter() - start
     return stats

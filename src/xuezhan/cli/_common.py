@@ -52,6 +52,15 @@ def json_option(fn: Callable[..., Any]) -> Callable[..., Any]:
     return click.option("--json", "as_json", is_flag=True, help="Print JSON.")(fn)
 
 
+def workers_options(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """``--workers W`` and ``--backend local|ray`` (xuezhan.scale): same results whatever they are."""
+    fn = click.option("--backend", default="local", show_default=True, metavar="local|ray",
+                      help="Where workers run: local processes, or a Ray cluster (RAY_ADDRESS, else a local one).")(fn)
+    fn = click.option("--workers", type=int, default=1, show_default=True, metavar="W",
+                      help="Worker processes (1: this process). Same seed, same results whatever W.")(fn)
+    return fn
+
+
 def meld_options(fn: Callable[..., Any]) -> Callable[..., Any]:
     fn = click.option("--angang", multiple=True, metavar="T", help="A concealed kong of tile T (repeatable).")(fn)
     fn = click.option("--gang", multiple=True, metavar="T", help="An exposed kong of tile T (repeatable).")(fn)

@@ -9,14 +9,15 @@ from typing import IO, Any
 
 import click
 
-from .. import vocab
+from .. import native, vocab
 from ..bots import BOTS
 from ..errors import XuezhanError
 from ..match import Hand, hand_record
 from ..records import load_record, replay, result_json
-from ..selfplay import simulate, simulate_native
+from ..scale import Shard, check_workers
+from ..selfplay import Stats, simulate
 from ..vocab import Kind
-from ._common import emit_json, guarded, json_option, load_rules, rules_option
+from ._common import emit_json, guarded, json_option, load_rules, rules_option, workers_options
 
 
 def describe_result(res: dict[str, Any]) -> str:
@@ -79,25 +80,25 @@ def _bot_names(text: str) -> list[str]:
 @rules_option
 @click.option("--out", "out", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="Write every hand as a game record (JSON lines).")
+@workers_options
 @click.option("--engine", type=click.Choice(["python", "native"]), default=None,
               help="The compiled core (the default when it is built and plays these rules and bots) or the "
                    "pure-Python engine; both give the same records.")
 @json_option
 @guarded
-def simulate_cmd(
-    games: int, bots: str, seed: int, rules_spec: str, out: Path | None, engine: str | None, as_json: bool
-) -> int:
+def simulate_cmd(games: int, bots: str, seed: int, rules_spec: str, out: Path | None, workers: int, backend: str,
+                 engine: str | None, as_json: bool) -> int:
     """Self-play of N hands between bots."""
     if games < 1:
         raise XuezhanError("bad_games", "--games must be at least 1")
+    check_workers(workers, backend)
     names = _bot_names(bots)
     rules = load_rules(rules_spec)
-    from .. import native
-
     refused = native.refusal(rules, names) if engine != "python" else None
     use_native = engine != "python" and refused is None
     if engine == "native" and refused is not None:
         click.echo(f"the Python engine plays: {refused}", err=True)
+    in_process = workers == 1 and backend == "local" and not use_native
     sink: IO[str] | None = None
     if out is not None:
         try:
@@ -114,21 +115,23 @@ def simulate_cmd(
         progress.start()
         task = progress.add_task("hands", total=games)
 
-    def on_record(record: dict[str, Any]) -> None:
+    def on_hand(hand: Hand) -> None:
         if sink is not None:
-            sink.write(json.dumps(record, ensure_ascii=False) + "\n")
+            sink.write(json.dumps(hand_record(hand), ensure_ascii=False) + "\n")
         if progress is not None:
             progress.advance(task)
 
-    def on_hand(hand: Hand) -> None:
-        on_record(hand_record(hand))
+    def on_shard(shard: Shard, part: Stats) -> None:
+        if progress is not None and not in_process:
+            progress.advance(task, shard.size)
 
     try:
-        if use_native:
-            stats = simulate_native(games, names, seed=seed, rules=rules,
-                                    on_record=on_record if sink is not None or progress is not None else None)
-        else:
-            stats = simulate(games, names, seed=seed, rules=rules, on_hand=on_hand)
+        stats = simulate(games, names, seed=seed, rules=rules, on_hand=on_hand if in_process else None,
+                         workers=workers, backend=backend, keep_records=out is not None and not in_process,
+                         on_shard=on_shard, engine="native" if use_native else "python")
+        if sink is not None:
+            for record in stats.records:
+                sink.write(json.dumps(record, ensure_ascii=False) + "\n")
     finally:
         if progress is not None:
             progress.stop()

@@ -40,7 +40,7 @@ from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
-from .. import vocab
+from .. import i18n, vocab
 from ..errors import XuezhanError
 from ..match import RoomConfig
 from ..rules import option_names
@@ -368,6 +368,12 @@ def create_app(
     async def vocabulary(request: Request) -> Response:
         return JSONResponse(VOCAB_JSON, headers={"Cache-Control": "no-cache"})
 
+    async def messages(request: Request) -> Response:
+        lang = i18n.negotiate(request.headers.get("accept-language"),
+                              request.query_params.get("lang") or request.cookies.get("lang"))
+        body = {"lang": lang, "messages": i18n.to_json(lang, "web.") | i18n.to_json(lang, "common.")}
+        return JSONResponse(body, headers={"Cache-Control": "no-cache", "Vary": "Accept-Language, Cookie"})
+
     async def index(request: Request) -> Response:
         return FileResponse(STATIC / "index.html", headers={"Cache-Control": "no-cache"})
 
@@ -442,6 +448,7 @@ def create_app(
         Route("/api/rooms/{code}", room_info),
         Route("/api/history", history),
         Route("/api/vocab", vocabulary),
+        Route("/api/i18n", messages),
         Route("/tiles/{name}.svg", tile),
         WebSocketRoute("/ws/{code}", table_socket),
         Mount("/static", app=StaticFiles(directory=STATIC), name="static"),
