@@ -743,6 +743,24 @@ static int visible_copies(const XzGame *g, int seat, int t) {
     return n;
 }
 
+static int waits_of(const XzSeat *s, int *out);
+
+/* copies of t face up for seat (RULES 5): what it can see but its own concealed tiles */
+static int face_up(const XzGame *g, int seat, int t) { return visible_copies(g, seat, t) - g->seats[seat].counts[t]; }
+
+/* 绝张 (RULES 6.2 and clarification 2): every other copy of the winning tile, and every copy of
+ * each other tile the hand was waiting on, is face up (wins.is_jue_zhang) */
+static int is_jue_zhang(const XzGame *g, int seat, int tile, int self_drawn) {
+    if (face_up(g, seat, tile) != (self_drawn ? 3 : 4)) return 0;
+    XzSeat before = g->seats[seat];
+    if (self_drawn) seat_remove(&before, tile, 1);
+    int waits[27];
+    int n = waits_of(&before, waits);
+    for (int i = 0; i < n; i++)
+        if (waits[i] != tile && face_up(g, seat, waits[i]) != 4) return 0;
+    return 1;
+}
+
 static int hand_finished(const XzGame *g) {
     if (g->rules->end_on_first_win) return 1;
     if (g->rules->blood_river) return 0;
@@ -785,7 +803,7 @@ static void self_drawn_win(XzGame *g, int seat) { /* engine.wins.self_drawn_win 
     ctx.last_tile = g->drew_last;
     ctx.tian = first_action && seat == g->dealer && s->draws == 0;
     ctx.di = first_action && seat != g->dealer && s->draws == 1 && !g->after_kong;
-    ctx.last_copy = visible_copies(g, seat, tile) - 1 == 3;
+    ctx.last_copy = R->fan[F_JUE_ZHANG] != 0 && is_jue_zhang(g, seat, tile, 1); /* no fan, no need to look */
     int zhigang_pays = g->after_kong && g->zhigang_source >= 0 && R->dian_gang_hua_discard && g->nturn_kongs
                        && g->kongs[g->turn_kongs[g->nturn_kongs - 1]].kind == L_ZHIGANG;
     ctx.no_bonus = zhigang_pays; /* 点杠花 paid as a discard win: no self-draw bonus of either kind */
@@ -838,7 +856,7 @@ static void discard_wins(XzGame *g, int *hu_seats, int nhu) { /* engine.wins.dis
         ctx.after_kong = w->after_kong && !w->robbing;
         ctx.robbing = w->robbing;
         ctx.last_tile = w->last_tile;
-        ctx.last_copy = visible_copies(g, o, w->tile) == 4;
+        ctx.last_copy = R->fan[F_JUE_ZHANG] != 0 && is_jue_zhang(g, o, w->tile, 0);
         int8_t counts[27];
         memcpy(counts, s->counts, 27);
         counts[w->tile]++;
@@ -1091,8 +1109,7 @@ static void resolve_window(XzGame *g) { /* engine.claims.resolve_window */
 }
 
 /* --- the end (engine.settlement) --------------------------------------------------------------- */
-static int seat_waits(const XzGame *g, int seat, int *out) { /* hand.winning_tiles with owned copies */
-    const XzSeat *s = &g->seats[seat];
+static int waits_of(const XzSeat *s, int *out) { /* hand.winning_tiles with owned copies */
     int n = 0;
     if (s->sizes[0] + s->sizes[1] + s->sizes[2] + 3 * s->nmelds != 13) return 0;
     int mask = seat_suit_mask(s);
@@ -1112,6 +1129,8 @@ static int seat_waits(const XzGame *g, int seat, int *out) { /* hand.winning_til
     }
     return n;
 }
+
+static int seat_waits(const XzGame *g, int seat, int *out) { return waits_of(&g->seats[seat], out); }
 
 static int is_hua_zhu(const XzGame *g, int seat) {
     const XzSeat *s = &g->seats[seat];
