@@ -20,9 +20,12 @@ from test_cli_games import run_json
 
 import xuezhan.native._core as core
 from xuezhan import native
+from xuezhan.engine.game import Game
 from xuezhan.errors import XuezhanError
 from xuezhan.match import hand_record, hand_seed
+from xuezhan.records import record_json
 from xuezhan.rules import Rules
+from xuezhan.runtime import HandDriver, Seat
 from xuezhan.selfplay import simulate
 
 if not native.available():  # the README's commands build it; a missing core is a failure, not a skip
@@ -277,3 +280,55 @@ def test_without_the_core_the_python_engine_plays(monkeypatch: pytest.MonkeyPatc
     assert rc == 0 and data["engine"] == "python" and data["hands"] == 3
     rc, data = run_json(capsys, "simulate", "--games", "3", "--bots", "random", "--engine", "native")
     assert rc == 0 and data["engine"] == "python" and "not built" in data["native_refused"]
+
+
+# --- rare moves, found by the core and checked one by one --------------------------------------------------------
+
+_RARE_RULES = Rules.preset("chengdu").with_options(
+    {"dian_gang_hua": "discard", "self_draw_bonus": "fan", "zhigang_payment": "everyone", "hua_zhu_multiple": 4,
+     "fan": {"hai_di": 1, "gang_shang_pao": 1}}
+)
+
+
+def _features(hand: native.NativeHand) -> set[str]:
+    """What a hand holds that plain play seldom does, read from the core's packed result."""
+    assert hand.detail is not None
+    ledger = memoryview(hand.detail[5]).cast("q").tolist()
+    winners = memoryview(hand.detail[6]).cast("q").tolist()
+    found = {("call_transfer", "hua_zhu", "cha_jiao", "tui_shui")[r - 5] for r in ledger[3::4] if r >= 5}
+    orders = Counter(winners[5::26])
+    if any(n > 1 for n in orders.values()):
+        found.add("several_winners")
+    ids = {"qiang_gang_hu", "hai_di", "gang_shang_hua", "gang_shang_pao", "jin_gou_diao", "gen"}
+    for k in range(0, len(winners), 26):
+        w = winners[k:k + 26]
+        if w[8]:
+            found.add("robbed")
+        if w[1] < 0 and any(e == (w[0], 0) for e in zip(ledger[1::4], ledger[3::4], strict=True)):
+            found.add("dian_gang_hua")
+        extras = {native.FAN_IDS[w[10 + 2 * i]] for i in range(w[9])}
+        found |= extras & ids
+        found.add(native.FAN_IDS[w[6]])
+    return found
+
+
+def test_rare_moves_are_the_same_as_in_the_python_engine() -> None:
+    wanted = {"call_transfer", "hua_zhu", "cha_jiao", "tui_shui", "several_winners", "robbed", "dian_gang_hua",
+              "qiang_gang_hu", "hai_di", "gang_shang_hua", "gang_shang_pao", "jin_gou_diao", "gen", "dui_dui_hu",
+              "qi_dui", "qing_yi_se"}
+    examples: dict[str, list[int]] = {}
+    seeds = [hand_seed(77, k) for k in range(1, 40_001)]
+    for start in range(0, len(seeds), 4000):
+        for h in native.play_hands(seeds[start:start + 4000], _RARE_RULES, records=True, chain=False):
+            for f in _features(h) & wanted:
+                if len(examples.setdefault(f, [])) < 3:
+                    examples[f].append(h.seed)
+        if all(len(examples.get(f, [])) == 3 for f in wanted):
+            break
+    assert set(examples) == wanted
+    for feature, found in examples.items():
+        for seed in found:
+            game = Game.new(_RARE_RULES, rng=random.Random(seed))
+            HandDriver(game, [Seat.of_bot("random") for _ in range(4)], seed=seed).run()
+            nat = native.play_hands([seed], _RARE_RULES, records=True)[0].record(_RARE_RULES)
+            assert json.dumps(record_json(game)) == json.dumps(nat), (feature, seed)

@@ -51,7 +51,8 @@ _BOT_CODES: Final = {"random": 0}
 _SELF_DRAW_BONUS: Final = {"base": 0, "fan": 1, "none": 2}
 _DEALER_RULE: Final = {"first_winner": 0, "dice": 1, "discarder": 2}
 _EXCHANGE: Final = {"none": 0, "counter": 1, "opposite": 2, "clockwise": 3, "random": 4}
-_FAN_IDS: Final = (*BASE_PATTERNS, *EXTRAS)
+FAN_IDS: Final = (*BASE_PATTERNS, *EXTRAS)
+"""Base patterns and extras by the numbers the core gives them."""
 _DIRECTION_NAMES: Final = {v: k for k, v in EXCHANGE_DIRECTIONS.items()}
 _TYPES: Final = (ActionType.EXCHANGE, ActionType.DINGQUE, ActionType.DISCARD, ActionType.PENG, ActionType.GANG,
                  ActionType.HU, ActionType.PASS)
@@ -105,7 +106,7 @@ def rule_words(rules: Rules) -> tuple[int, ...]:
         int(rules.kong_draw_from_tail),
         _EXCHANGE[rules.exchange_three],
         int(rules.blood_river),
-        *(-1 if fan[pid] == "cap" else int(fan[pid]) for pid in _FAN_IDS),
+        *(-1 if fan[pid] == "cap" else int(fan[pid]) for pid in FAN_IDS),
     )
 
 
@@ -165,9 +166,9 @@ def _actions(words: list[int]) -> Iterator[Action]:
 def _winners(words: list[int]) -> Iterator[dict[str, Any]]:
     for w in _chunks(words, 26):
         seat, frm, tile, fan, multiple, order, base, points, _robbed, nextras = w[:10]
-        extras = {_FAN_IDS[w[10 + 2 * k]]: w[11 + 2 * k] for k in range(nextras)}
+        extras = {FAN_IDS[w[10 + 2 * k]]: w[11 + 2 * k] for k in range(nextras)}
         yield {"seat": seat, "from": None if frm < 0 else frm, "tile": tile_name(tile), "fan": fan,
-               "multiple": multiple, "order": order, "base": _FAN_IDS[base], "extras": extras, "points": points}
+               "multiple": multiple, "order": order, "base": FAN_IDS[base], "extras": extras, "points": points}
 
 
 def _events(words: list[int], winners: list[dict[str, Any]], hand: NativeHand) -> Iterator[dict[str, Any]]:
