@@ -942,15 +942,18 @@ def test_cap_multiple(preset: str, options: dict[str, Any], points: int) -> None
 
 @pytest.mark.parametrize(("options", "points"), [({}, 6), ({"fan": {"jue_zhang": 1}}, 12)])
 def test_jue_zhang_fan_option(options: dict[str, Any], points: int) -> None:
-    # Seat 2 holds one 5p and waits on it. The dealer's 5p it passes; seat 1 draws and throws 5p
-    # (blocked: 过水); seat 2 draws 9m and throws it; seat 3 draws and throws the last 5p: the other
-    # three copies are all in sight (its hand, two rivers), so the win is 绝张: +1 fan when it counts.
+    # Seat 2 waits on 5p holding none. It passes the dealer's 5p; seat 1 draws and throws 5p
+    # (blocked: 过水); seat 2 draws 9m and throws it; it passes seat 3's 5p; after a round of 1m 2m 3m
+    # seat 3 draws and throws the last 5p: the other three copies all lie in rivers, so the win is
+    # 绝张: +1 fan when it counts.
+    # (A hand holding one of its winning tiles never scores it: tests/test_clarifications.py.)
     rec = build(
-        [N2 + "5p", N1, READY_5P, N3],
-        "5p9m5p",
+        [N2 + "5p", N1, KANCHAN_5P, N3],
+        "5p9m5p1m2m3m5p",
         options=options,
         autoplay=False,
-        actions=[discard(0, "5p"), pass_(2), discard(1, "5p"), discard(2, "9m"), discard(3, "5p"), hu(2)],
+        actions=[discard(0, "5p"), pass_(2), discard(1, "5p"), discard(2, "9m"), discard(3, "5p"), pass_(2),
+                 discard(0, "1m"), discard(1, "2m"), discard(2, "3m"), discard(3, "5p"), hu(2)],
     )
     assert ledger(play(rec)) == [(3, 2, points, "hu")]
 

@@ -58,7 +58,8 @@ class WinContext:
     last_tile: bool = False  # 海底
     tian_hu: bool = False
     di_hu: bool = False
-    last_copy: bool = False  # 绝张: the winning tile is the last live copy
+    last_copy: bool = False  # 绝张: every other copy of each winning tile is face up (RULES 6.2)
+    paid_as_discard: bool = False  # 点杠花 under dian_gang_hua = "discard": no self-draw bonus of either kind
 
     @property
     def is_self_drawn(self) -> bool:
@@ -74,6 +75,10 @@ class WinContext:
             raise HandError("conflicting_context", "a win cannot be both tian_hu and di_hu")
         if (self.tian_hu or self.di_hu) and (self.after_kong or self.last_tile):
             raise HandError("conflicting_context", "tian_hu and di_hu are wins on the first tiles")
+        if self.paid_as_discard and not (self.self_drawn and self.after_kong):
+            raise HandError(
+                "conflicting_context", "only a self-drawn win on a kong's replacement (点杠花) is paid as a discard"
+            )
 
 
 @dataclass(frozen=True, slots=True)
@@ -295,10 +300,11 @@ def _best_score(counts: list[int], melds: Sequence[Meld], win_tile: Tile, ctx: W
         extras_common.append(("jin_gou_diao", 1))
     if ctx.last_copy:
         extras_common.append(("jue_zhang", 1))
-    if self_drawn and rules.self_draw_bonus == "fan":
+    bonus_due = self_drawn and not ctx.paid_as_discard
+    if bonus_due and rules.self_draw_bonus == "fan":
         extras_common.append(("zi_mo_jia_fan", 1))
 
-    bonus = rules.base_score if self_drawn and rules.self_draw_bonus == "base" else 0
+    bonus = rules.base_score if bonus_due and rules.self_draw_bonus == "base" else 0
     cap = rules.cap_multiple
     best: Score | None = None
     # Most points first; at equal points a "cap" pattern (tian_hu/di_hu = 满格) is the one reported,

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from ..hand import winning_tiles
 from ..scoring import MeldKind, Score, WinContext, score_win
 from ..tiles import NUM_KINDS, Tile
 from . import kongs, settlement
@@ -33,6 +34,27 @@ def visible_copies(game: Game, seat: int, t: Tile) -> int:
     return n
 
 
+def face_up_copies(game: Game, seat: int, t: Tile) -> int:
+    """Copies of ``t`` face up for ``seat`` (RULES 5): what it can see but its own concealed tiles."""
+    return visible_copies(game, seat, t) - game._seats[seat].counts[t]
+
+
+def is_jue_zhang(game: Game, seat: int, tile: Tile, self_drawn: bool) -> bool:
+    """绝张 (RULES 6.2): every other copy of the winning tile, and every copy of each other tile
+    the hand was waiting on, is face up. A discard won on lies face up in a river (a robbed
+    kong tile too); a self-drawn one is in the winner's hand."""
+    if face_up_copies(game, seat, tile) != (3 if self_drawn else 4):
+        return False
+    s = game._seats[seat]
+    counts = s.counts[:]
+    owned = s.owned()
+    if self_drawn:
+        counts[tile] -= 1
+        owned[tile] -= 1
+    waits = winning_tiles(counts, len(s.melds), meld_suits=s.meld_suits, void=s.void, owned=owned)
+    return all(face_up_copies(game, seat, w) == 4 for w in waits if w != tile)
+
+
 def score_hand(game: Game, seat: int, tile: Tile, ctx: WinContext, extra: bool) -> Score:
     s = game._seats[seat]
     tiles = s.tiles()
@@ -49,15 +71,19 @@ def self_drawn_win(game: Game, seat: int) -> None:
     first_action = game._clean_start and not game._seats[seat].won
     tian = first_action and seat == game._dealer and s.draws == 0
     di = first_action and seat != game._dealer and s.draws == 1 and not game._after_kong
-    # copies visible besides the winning tile itself
-    last_copy = visible_copies(game, seat, tile) - 1 == 3
+    # 点杠花 paid as a discard win: only a win on the zhigang's own replacement (the turn's last kong)
+    zhigang_pays = bool(
+        game._after_kong and game._zhigang_source is not None and game._rules.dian_gang_hua == "discard"
+        and game._turn_kongs and game._turn_kongs[-1].kind == "zhigang"
+    )
     ctx = WinContext(
         self_drawn=True,
         after_kong=game._after_kong,
         last_tile=game._drew_last,
         tian_hu=tian,
         di_hu=di,
-        last_copy=last_copy,
+        last_copy=is_jue_zhang(game, seat, tile, self_drawn=True),
+        paid_as_discard=zhigang_pays,
     )
     score = score_hand(game, seat, tile, ctx, extra=False)
     game._win_groups += 1
@@ -65,14 +91,10 @@ def self_drawn_win(game: Game, seat: int) -> None:
     game._winners.append(rec)
     game._emit({"type": "hu", "seat": seat, "from": None, "tile": tile, "fan": score.fan,
                 "multiple": score.multiple, "base": score.base, "extras": score.extras_dict})
-    zhigang_pays = (
-        game._after_kong and game._zhigang_source is not None and game._rules.dian_gang_hua == "discard"
-        and game._turn_kongs and game._turn_kongs[-1].kind == "zhigang"
-    )
     if zhigang_pays:
+        # it stays a self-drawn win (``from`` null); its points carry no self-draw bonus
         assert game._zhigang_source is not None
-        rec.from_seat = None
-        game._pay(game._zhigang_source, seat, score.hand_points, "hu")
+        game._pay(game._zhigang_source, seat, score.points, "hu")
     else:
         for o in range(4):
             if o != seat and game.active(o):
@@ -90,14 +112,13 @@ def discard_wins(game: Game, w: Window, hu_seats: list[int]) -> None:
     game._win_groups += 1
     transfer, transfer_kongs = kongs.call_transfer(game, w)
     for o in order:
-        # the won tile already lies in the discarder's river (a robbed one in the konger's):
-        # 绝张 when all four copies are now in sight
-        last_copy = visible_copies(game, o, w.tile) == 4
+        # the won tile already lies in the discarder's river (a robbed one in the konger's); seats
+        # winning on the same tile do not see each other's hands: they are laid down after all scored
         ctx = WinContext(
             after_kong=w.after_kong and not w.robbing,
             robbing_kong=w.robbing,
             last_tile=w.last_tile,
-            last_copy=last_copy,
+            last_copy=is_jue_zhang(game, o, w.tile, self_drawn=False),
         )
         score = score_hand(game, o, w.tile, ctx, extra=True)
         game._winners.append(WinRecord(o, w.source, w.tile, score, game._win_groups, robbed=w.robbing))
