@@ -58,7 +58,7 @@ _VALUES: dict[str, tuple[Any, ...]] = {
 _FANS: dict[str, tuple[Any, ...]] = {
     "jiang_dui": (4, 5), "qiang_gang_hu": (0, 1, 2), "hai_di": (0, 1, 2), "jin_gou_diao": (0, 1),
     "tian_hu": (6, "cap"), "di_hu": (6, "cap"), "gen": (0, 1, 2), "gang_shang_hua": (0, 1),
-    "zi_mo_jia_fan": (1, 2), "qing_yi_se": (2, 3),
+    "zi_mo_jia_fan": (1, 2), "qing_yi_se": (2, 3), "jue_zhang": (1, 2),
 }
 
 
@@ -131,7 +131,7 @@ def test_the_rule_sets_reach_every_kind_of_move() -> None:
     # the hands compared hold every kind of move: a differential of plain discards would prove little
     seen: Counter[str] = Counter()
     for name, rules, hands in RULE_SETS[:2] + [r for r in RULE_SETS if "exchange" in r[0] or "blood" in r[0]]:
-        for line in native_records(hands, sum(name.encode()), rules):
+        for line in native_records(min(hands, 800), sum(name.encode()), rules):
             for e in json.loads(line)["result"]["events"]:
                 seen[e["type"]] += 1
                 seen["robbed"] += bool(e.get("robbing"))
@@ -203,19 +203,16 @@ def test_simulate_uses_the_core_by_default_when_it_can(capsys: pytest.CaptureFix
     assert rc == 0 and data["engine"] == "python" and "native_refused" not in data
 
 
-def test_rules_the_core_refuses_are_played_by_python(tmp_path: Any, capsys: pytest.CaptureFixture[str]) -> None:
-    rules_file = tmp_path / "jue.toml"
-    rules_file.write_text('preset = "chengdu"\n[fan]\njue_zhang = 1\n', encoding="utf-8")
-    rules = Rules.load(str(rules_file))
-    assert native.refusal(rules) is not None
+def test_bots_the_core_lacks_are_played_by_python(capsys: pytest.CaptureFixture[str]) -> None:
+    assert native.refusal(Rules.preset("qq"), ["random", "heuristic", "random", "random"]) is not None
     with pytest.raises(XuezhanError) as info:
-        native.play_hands([1], rules)
+        native.play_hands([1], Rules.preset("qq"), ["heuristic"] * 4)
     assert info.value.code == "native_refused"
-    rc, data = run_json(capsys, "simulate", "--games", "3", "--bots", "random", "--rules", str(rules_file),
+    rc, data = run_json(capsys, "simulate", "--games", "2", "--bots", "random,heuristic,random,random",
                         "--engine", "native")
     assert rc == 0
     assert data["engine"] == "python"
-    assert "jue_zhang" in data["native_refused"]
+    assert "heuristic" in data["native_refused"]
 
 
 # --- malformed requests ----------------------------------------------------------------------------------------
@@ -286,7 +283,7 @@ def test_without_the_core_the_python_engine_plays(monkeypatch: pytest.MonkeyPatc
 
 _RARE_RULES = Rules.preset("chengdu").with_options(
     {"dian_gang_hua": "discard", "self_draw_bonus": "fan", "zhigang_payment": "everyone", "hua_zhu_multiple": 4,
-     "fan": {"hai_di": 1, "gang_shang_pao": 1}}
+     "fan": {"hai_di": 1, "gang_shang_pao": 1, "jue_zhang": 1}}
 )
 
 
@@ -299,7 +296,7 @@ def _features(hand: native.NativeHand) -> set[str]:
     orders = Counter(winners[5::26])
     if any(n > 1 for n in orders.values()):
         found.add("several_winners")
-    ids = {"qiang_gang_hu", "hai_di", "gang_shang_hua", "gang_shang_pao", "jin_gou_diao", "gen"}
+    ids = {"qiang_gang_hu", "hai_di", "gang_shang_hua", "gang_shang_pao", "jin_gou_diao", "jue_zhang", "gen"}
     for k in range(0, len(winners), 26):
         w = winners[k:k + 26]
         if w[8]:
@@ -314,7 +311,8 @@ def _features(hand: native.NativeHand) -> set[str]:
 
 def test_rare_moves_are_the_same_as_in_the_python_engine() -> None:
     wanted = {"call_transfer", "hua_zhu", "cha_jiao", "tui_shui", "several_winners", "robbed", "dian_gang_hua",
-              "qiang_gang_hu", "hai_di", "gang_shang_hua", "gang_shang_pao", "jin_gou_diao", "gen", "dui_dui_hu",
+              "qiang_gang_hu", "hai_di", "gang_shang_hua", "gang_shang_pao", "jin_gou_diao", "jue_zhang", "gen",
+              "dui_dui_hu",
               "qi_dui", "qing_yi_se"}
     examples: dict[str, list[int]] = {}
     seeds = [hand_seed(77, k) for k in range(1, 40_001)]

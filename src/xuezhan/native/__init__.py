@@ -71,12 +71,13 @@ def why_unavailable() -> str | None:
 def refusal(rules: Rules, bots: Sequence[str] = ()) -> str | None:
     """Why the compiled core cannot play these rules with these bots (``None``: it can).
 
-    Not implemented natively: a non-zero ``jue_zhang`` fan (绝张 is scored by the Python engine
-    alone), and every bot but those of :data:`NATIVE_BOTS`."""
+    Every option of RULES 14 is played natively; bystanders, item cards and escapes are not
+    (self-play has none), nor any bot but those of :data:`NATIVE_BOTS`. ``rules`` stays in the
+    signature so that an option added later and not compiled yet is refused here."""
     if _core is None:
         return f"the compiled core is not built ({_IMPORT_ERROR})"
-    if rules.fan_of("jue_zhang") != 0:
-        return "the compiled core does not score jue_zhang: its fan must be 0"
+    if not isinstance(rules, Rules):
+        return "no rules given"
     for name in bots:
         if name not in _BOT_CODES:
             return f"the compiled core has no {name!r} bot"
