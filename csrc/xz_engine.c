@@ -444,6 +444,7 @@ static uint64_t mt_random_bits(XzMT *m) {
 }
 
 static void emit_start(XzGame *g, int hands_len[4], uint8_t hands[4][14]);
+static void init_game(XzGame *g, const XzRules *R, uint8_t hands[4][14], int hl[4], int dealer);
 
 void xz_new_game(XzGame *g, const XzRules *R, uint64_t seed, int dealer) {
     XzMT mt;
@@ -490,6 +491,30 @@ void xz_new_game(XzGame *g, const XzRules *R, uint64_t seed, int dealer) {
     }
 #undef TOP
 #undef BOTTOM
+    init_game(g, R, hands, hl, dealer);
+}
+
+int xz_new_game_from_deal(XzGame *g, const XzRules *R, const uint8_t *tiles, int dealer, int direction) {
+    int counts[27] = {0};
+    for (int i = 0; i < 108; i++) {
+        if (tiles[i] >= 27 || ++counts[tiles[i]] > 4) return -1;
+    }
+    uint8_t hands[4][14];
+    int hl[4], k = 0;
+    for (int i = 0; i < 4; i++) {
+        hl[i] = i == dealer ? 14 : 13;
+        for (int j = 0; j < hl[i]; j++) hands[i][j] = tiles[k++];
+    }
+    g->nwall = 0;
+    while (k < 108) g->wall[g->nwall++] = tiles[k++];
+    memcpy(g->layout, tiles, 108); /* a prepared deal: hands by seat, then the wall */
+    g->dice[0] = g->dice[1] = 0;
+    g->exchange_direction = direction;
+    init_game(g, R, hands, hl, dealer);
+    return 0;
+}
+
+static void init_game(XzGame *g, const XzRules *R, uint8_t hands[4][14], int hl[4], int dealer) {
     /* Game.__init__ */
     g->rules = R;
     g->dealer = dealer;
@@ -1317,4 +1342,51 @@ void xz_play(XzGame *g, XzBot *bots[4]) {
             xz_apply(g, &legal[k]);
         }
     }
+}
+
+/* --- one action from outside (Game.apply and Game._why_illegal) -------------------------------- */
+static int same_action(const XzAction *a, const XzAction *b) {
+    if (a->seat != b->seat || a->type != b->type || a->tile != b->tile || a->suit != b->suit
+        || a->ntiles != b->ntiles)
+        return 0;
+    for (int i = 0; i < a->ntiles && i < 3; i++)
+        if (a->tiles[i] != b->tiles[i]) return 0;
+    return 1;
+}
+
+const char *xz_try_apply(XzGame *g, const XzAction *a) {
+    if (g->phase == P_OVER) return "hand_over";
+    if (a->seat > 3) return "bad_seat";
+    XzAction legal[XZ_MAX_LEGAL];
+    int n = xz_legal(g, a->seat, legal);
+    for (int i = 0; i < n; i++)
+        if (same_action(&legal[i], a)) {
+            xz_apply(g, &legal[i]);
+            return NULL;
+        }
+    int pend[4], np = xz_pending(g, pend), pending = 0;
+    for (int i = 0; i < np; i++) pending |= pend[i] == a->seat;
+    if (!pending) return "not_your_turn";
+    unsigned types = 0;
+    for (int i = 0; i < n; i++) types |= 1U << legal[i].type;
+    const XzSeat *s = &g->seats[a->seat];
+    if (a->type > A_PASS || !(types >> a->type & 1)) {
+        if (types == 1U << A_HU) return "must_hu";
+        if (a->type == A_HU) {
+            if (g->has_window && completes_with(&g->seats[a->seat], g->w.tile)
+                && (s->pass_hu_any || (s->pass_hu >> g->w.tile & 1)))
+                return "pass_hu_blocked";
+            return "cannot_hu";
+        }
+        return "action_not_available";
+    }
+    if (a->type == A_DISCARD) {
+        if (a->tile >= XZ_KINDS || s->counts[a->tile] == 0) return "tile_not_in_hand";
+        if (holds_void(s)) return "must_discard_void";
+        return "must_discard_drawn";
+    }
+    if (a->type == A_GANG) return "cannot_gang_tile";
+    if (a->type == A_EXCHANGE) return "bad_exchange_tiles";
+    if (a->type == A_DINGQUE) return "forced_dingque";
+    return "illegal_action";
 }

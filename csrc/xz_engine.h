@@ -189,11 +189,17 @@ void xz_random_bot(XzBot *bot, uint64_t salt);
 /* deal a hand as Match.start_hand does: dealer by dice when dealer < 0, then the shuffle,
  * then a random exchange direction when the rules ask for one */
 void xz_new_game(XzGame *g, const XzRules *rules, uint64_t seed, int dealer);
+/* a prepared deal (Game.from_deal): the 108 tiles as the hands by seat (the dealer's 14) then the
+ * wall from the head; ``direction`` 0 unless a random 换三张 direction is fixed; -1 if not 108 tiles */
+int xz_new_game_from_deal(XzGame *g, const XzRules *rules, const uint8_t *tiles, int dealer, int direction);
 int xz_pending(const XzGame *g, int *out);
 int xz_legal(XzGame *g, int seat, XzAction *out);
 void xz_apply(XzGame *g, const XzAction *a);
 /* play a dealt hand to its end with one bot per seat, in the order of runtime.HandDriver.run */
 void xz_play(XzGame *g, XzBot *bots[4]);
 void xz_deltas(const XzGame *g, int64_t out[4]);
+/* apply ``a`` if it is legal (NULL), else change nothing and say why (Game._why_illegal's codes);
+ * a tile, suit or seat out of range is given as 254, ntiles 255 for tiles no legal action has */
+const char *xz_try_apply(XzGame *g, const XzAction *a);
 
 #endif

@@ -81,9 +81,10 @@ static PyObject *packed(const int64_t *words, Py_ssize_t n) {
 }
 
 static PyObject *hand_detail(const XzGame *g) {
-    PyObject *dice = Py_BuildValue("(ii)", g->dice[0], g->dice[1]);
+    PyObject *dice = g->dice[0] ? Py_BuildValue("(ii)", g->dice[0], g->dice[1]) : Py_NewRef(Py_None);
     PyObject *layout = PyBytes_FromStringAndSize((const char *)g->layout, 108);
-    PyObject *direction = g->rules->exchange ? PyLong_FromLong(g->exchange_direction) : Py_NewRef(Py_None);
+    PyObject *direction = g->rules->exchange && g->exchange_direction ? PyLong_FromLong(g->exchange_direction)
+                                                                       : Py_NewRef(Py_None);
     int64_t *buf = PyMem_Malloc(sizeof(int64_t) * (size_t)(g->nactions * 7 + g->nledger * 4 + g->nwins * 26 + 1));
     if (!dice || !layout || !direction || !buf) {
         Py_XDECREF(dice); Py_XDECREF(layout); Py_XDECREF(direction); PyMem_Free(buf);
@@ -255,6 +256,172 @@ static PyObject *core_mt_random(PyObject *self, PyObject *args) {
     return out;
 }
 
+/* --- Hand: one hand played action by action (the records of xuezhan.engine.Game) ----------------- */
+typedef struct {
+    PyObject_HEAD
+    XzRules rules;
+    XzGame *g;
+    int64_t *events;
+} HandObject;
+
+static void hand_dealloc(HandObject *self) {
+    PyMem_Free(self->g);
+    PyMem_Free(self->events);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+static int hand_init(HandObject *self, PyObject *args, PyObject *kwds) {
+    (void)kwds;
+    unsigned long long seed;
+    int dealer, direction = 0;
+    PyObject *rules_obj;
+    Py_buffer deal = {0};
+    if (!PyArg_ParseTuple(args, "KiO|y*i", &seed, &dealer, &rules_obj, &deal, &direction)) return -1;
+    int prepared = deal.buf != NULL;
+    if (prepared && (deal.len != 108 || dealer < 0 || direction < 0 || direction > 3)) {
+        PyBuffer_Release(&deal);
+        PyErr_SetString(PyExc_ValueError, "a prepared deal is 108 tiles with its dealer and a direction 0-3");
+        return -1;
+    }
+    if (dealer < -1 || dealer > 3) {
+        if (prepared) PyBuffer_Release(&deal);
+        PyErr_SetString(PyExc_ValueError, "dealer must be -1 (dice) or a seat 0-3");
+        return -1;
+    }
+    uint8_t tiles[108];
+    if (prepared) {
+        memcpy(tiles, deal.buf, 108);
+        PyBuffer_Release(&deal);
+    }
+    if (read_rules(rules_obj, &self->rules) < 0) return -1;
+    if (!self->g) self->g = PyMem_Malloc(sizeof(XzGame));
+    if (!self->events) self->events = PyMem_Malloc(sizeof(int64_t) * XZ_MAX_EVENTS);
+    if (!self->g || !self->events) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    xz_init_tables();
+    self->g->record_events = 1;
+    self->g->events = self->events;
+    if (!prepared) {
+        xz_new_game(self->g, &self->rules, (uint64_t)seed, dealer);
+    } else if (xz_new_game_from_deal(self->g, &self->rules, tiles, dealer, direction) < 0) {
+        PyMem_Free(self->g);
+        self->g = NULL;
+        PyErr_SetString(PyExc_ValueError, "a prepared deal holds every tile four times");
+        return -1;
+    }
+    return 0;
+}
+
+static int ready(HandObject *self) {
+    if (!self->g) {
+        PyErr_SetString(PyExc_ValueError, "the hand was not dealt");
+        return 0;
+    }
+    return 1;
+}
+
+static PyObject *action_tuple(const XzAction *a) {
+    return Py_BuildValue("(iiiiiii)", a->seat, a->type, a->tile == 255 ? -1 : a->tile, a->suit == 255 ? -1 : a->suit,
+                         a->ntiles ? a->tiles[0] : -1, a->ntiles ? a->tiles[1] : -1, a->ntiles ? a->tiles[2] : -1);
+}
+
+static PyObject *hand_pending(HandObject *self, PyObject *unused) {
+    (void)unused;
+    if (!ready(self)) return NULL;
+    int seats[4], n = xz_pending(self->g, seats);
+    PyObject *out = PyList_New(n);
+    for (int i = 0; out && i < n; i++) PyList_SET_ITEM(out, i, PyLong_FromLong(seats[i]));
+    return out;
+}
+
+static PyObject *hand_legal(HandObject *self, PyObject *arg) {
+    if (!ready(self)) return NULL;
+    long seat = PyLong_AsLong(arg);
+    if (seat == -1 && PyErr_Occurred()) return NULL;
+    if (seat < 0 || seat > 3) {
+        PyErr_SetString(PyExc_ValueError, "a seat is 0-3");
+        return NULL;
+    }
+    XzAction legal[XZ_MAX_LEGAL];
+    int n = self->g->phase == P_OVER ? 0 : xz_legal(self->g, (int)seat, legal);
+    PyObject *out = PyList_New(n);
+    for (int i = 0; out && i < n; i++) {
+        PyObject *t = action_tuple(&legal[i]);
+        if (!t) { Py_DECREF(out); return NULL; }
+        PyList_SET_ITEM(out, i, t);
+    }
+    return out;
+}
+
+static PyObject *hand_apply(HandObject *self, PyObject *args) {
+    /* (seat, type, tile, suit, ntiles, t0, t1, t2): 254 for a value out of range, ntiles 255 for
+     * tiles no legal action can have; returns None when applied, else the reason's code */
+    if (!ready(self)) return NULL;
+    int v[8];
+    if (!PyArg_ParseTuple(args, "iiiiiiii", &v[0], &v[1], &v[2], &v[3], &v[4], &v[5], &v[6], &v[7])) return NULL;
+    for (int i = 0; i < 8; i++)
+        if (v[i] < 0 || v[i] > 255) {
+            PyErr_SetString(PyExc_ValueError, "action fields are 0-255");
+            return NULL;
+        }
+    XzAction a = {(uint8_t)v[0], (uint8_t)v[1], (uint8_t)v[2], (uint8_t)v[3],
+                  {(uint8_t)v[5], (uint8_t)v[6], (uint8_t)v[7]}, (uint8_t)v[4]};
+    const char *why = xz_try_apply(self->g, &a);
+    if (self->g->overflow) {
+        PyErr_SetString(PyExc_RuntimeError, "the hand ran past the compiled core's buffers");
+        return NULL;
+    }
+    if (why) return PyUnicode_FromString(why);
+    Py_RETURN_NONE;
+}
+
+static PyObject *hand_summary(HandObject *self, PyObject *unused) {
+    (void)unused;
+    if (!ready(self)) return NULL;
+    return hand_tuple(self->g, 1);
+}
+
+static PyObject *hand_get_over(HandObject *self, void *closure) {
+    (void)closure;
+    if (!ready(self)) return NULL;
+    return PyBool_FromLong(self->g->phase == P_OVER);
+}
+
+static PyObject *hand_get_step(HandObject *self, void *closure) {
+    (void)closure;
+    if (!ready(self)) return NULL;
+    return PyLong_FromLong(self->g->nactions);
+}
+
+static PyMethodDef hand_methods[] = {
+    {"pending", (PyCFunction)hand_pending, METH_NOARGS, "The seats that must act now."},
+    {"legal", (PyCFunction)hand_legal, METH_O, "The legal actions of a seat, as tuples."},
+    {"apply", (PyCFunction)hand_apply, METH_VARARGS, "Apply an action, or return why it is illegal."},
+    {"summary", (PyCFunction)hand_summary, METH_NOARGS, "The hand as play() gives it, with records."},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyGetSetDef hand_getset[] = {
+    {"over", (getter)hand_get_over, NULL, "The hand is over.", NULL},
+    {"step", (getter)hand_get_step, NULL, "Actions applied so far.", NULL},
+    {NULL, NULL, NULL, NULL, NULL},
+};
+
+static PyTypeObject HandType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "xuezhan.native._core.Hand",
+    .tp_basicsize = sizeof(HandObject),
+    .tp_dealloc = (destructor)hand_dealloc,
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "Hand(seed, dealer, rules): one hand dealt from a seed, played action by action.",
+    .tp_methods = hand_methods,
+    .tp_getset = hand_getset,
+    .tp_init = (initproc)hand_init,
+    .tp_new = PyType_GenericNew,
+};
+
 static PyMethodDef methods[] = {
     {"play", core_play, METH_VARARGS, "Play one hand per seed with compiled bots; see the module docs."},
     {"mt_random", core_mt_random, METH_VARARGS, "The first values of random.Random(seed).random()."},
@@ -266,8 +433,11 @@ static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_core", "The compile
 
 PyMODINIT_FUNC PyInit__core(void) {
     xz_init_tables();
+    if (PyType_Ready(&HandType) < 0) return NULL;
     PyObject *m = PyModule_Create(&module);
-    if (m && PyModule_AddIntConstant(m, "RULE_WORDS", RULE_WORDS) < 0) {
+    if (!m) return NULL;
+    if (PyModule_AddIntConstant(m, "RULE_WORDS", RULE_WORDS) < 0
+        || PyModule_AddObjectRef(m, "Hand", (PyObject *)&HandType) < 0) {
         Py_DECREF(m);
         return NULL;
     }

@@ -17,11 +17,15 @@ from typing import Any
 
 import pytest
 from test_cli_games import run_json
+from test_engine_illegal import pass_hu_position
 
 import xuezhan.native._core as core
 from xuezhan import native
+from xuezhan.bots import make_bot
+from xuezhan.engine.actions import Action, ActionType
+from xuezhan.engine.deal import Deal, random_deal
 from xuezhan.engine.game import Game
-from xuezhan.errors import XuezhanError
+from xuezhan.errors import IllegalActionError, XuezhanError
 from xuezhan.match import hand_record, hand_seed
 from xuezhan.records import record_json
 from xuezhan.rules import Rules
@@ -330,3 +334,148 @@ def test_rare_moves_are_the_same_as_in_the_python_engine() -> None:
             HandDriver(game, [Seat.of_bot("random") for _ in range(4)], seed=seed).run()
             nat = native.play_hands([seed], _RARE_RULES, records=True)[0].record(_RARE_RULES)
             assert json.dumps(record_json(game)) == json.dumps(nat), (feature, seed)
+
+
+# --- action by action: the same legal actions, every illegal action refused alike ---------------------------------
+
+
+def _probes(seat: int, rng: random.Random) -> list[Action]:
+    """Actions of every kind for ``seat``, most of them illegal at any moment, some malformed."""
+    out = [Action(seat, ActionType.DISCARD, tile=t) for t in range(27)]
+    out += [Action(seat, ActionType.GANG, tile=t) for t in range(27)]
+    out += [Action(seat, kind) for kind in (ActionType.PENG, ActionType.HU, ActionType.PASS)]
+    out += [Action(seat, ActionType.DINGQUE, suit=s) for s in range(3)]
+    out += [Action(seat, ActionType.EXCHANGE, tiles=tuple(sorted(rng.sample(range(9), 3)))),
+            Action(seat, ActionType.EXCHANGE, tiles=(0, 1)),
+            Action(seat, ActionType.DISCARD), Action(seat, ActionType.GANG),
+            Action(seat, ActionType.PASS, tile=3), Action(seat, ActionType.HU, suit=0)]
+    return out
+
+
+_STEP_RULES = {
+    "qq": Rules.preset("qq"),
+    "chengdu": Rules.preset("chengdu"),
+    "exchange-blood": Rules.preset("qq").with_options({"exchange_three": "random", "blood_river": True,
+                                                       "pass_hu_scope": "any_tile"}),
+    "no-dingque": Rules.preset("chengdu").with_options({"dingque": False, "kong_draw_from_tail": True,
+                                                        "pass_hu_scope": "any_tile"}),
+}
+
+
+def test_action_by_action_the_core_answers_as_the_python_engine() -> None:
+    codes: Counter[str] = Counter()
+    for name, rules in _STEP_RULES.items():
+        rng = random.Random(name)
+        for _ in range(HANDS_BY_STEP):
+            _play_both(rules, rng, codes)
+    # the probes reached every reason the engine gives (hand_over: below)
+    # (pass_hu_blocked needs a seat offered a peng on a tile it passed a win on: a position below)
+    assert set(codes) == {"not_your_turn", "action_not_available", "cannot_hu", "tile_not_in_hand",
+                          "cannot_gang_tile", "illegal_action", "bad_seat", "must_hu",
+                          "bad_exchange_tiles", "must_discard_drawn", "must_discard_void", "forced_dingque"}, codes
+
+
+HANDS_BY_STEP = 8
+
+
+def _play_both(rules: Rules, rng: random.Random, codes: Counter[str]) -> None:
+    """One hand played at once by both engines, every seat probed with illegal actions on the way."""
+    seed = rng.getrandbits(64)
+    py = Game.new(rules, rng=random.Random(seed))
+    nat = native.NativeGame(rules, seed)
+    bot = make_bot("heuristic", random.Random(seed))
+    bot.start_hand(seed)
+    while True:
+        assert nat.pending() == py.pending()
+        for seat in range(4):
+            assert nat.legal_actions(seat) == py.legal_actions(seat)
+        if py.over:
+            break
+        for seat in range(5) if rng.random() < 0.3 else py.pending():
+            for probe in _probes(seat, rng) if seat < 4 else [Action(seat, ActionType.PASS)]:
+                if seat < 4 and probe in py.legal_actions(seat):
+                    continue
+                with pytest.raises(IllegalActionError) as want:
+                    py.apply(probe)
+                with pytest.raises(IllegalActionError) as got:
+                    nat.apply(probe)
+                assert got.value.code == want.value.code, probe
+                codes[want.value.code] += 1
+        assert nat.step == len(py.actions)
+        seat = rng.choice(py.pending())
+        legal = py.legal_actions(seat)
+        passes = [a for a in legal if a.type is ActionType.PASS]
+        if passes and rng.random() < 0.4:  # passing on wins: 过水不胡 comes up
+            action = passes[0]
+        else:  # the heuristic bot plays toward wins: blood-river winners, forced last-tile wins
+            action = bot.choose(py.view(seat), legal) if len(legal) > 1 else legal[0]
+        py.apply(action)
+        nat.apply(action)
+    assert json.dumps(nat.record()) == json.dumps(record_json(py))
+    with pytest.raises(IllegalActionError) as info:
+        nat.apply(Action(0, ActionType.PASS))
+    assert info.value.code == "hand_over"
+
+
+def test_a_hand_in_progress_has_a_partial_record() -> None:
+    rules = Rules.preset("qq")
+    py = Game.new(rules, rng=random.Random(5))
+    nat = native.NativeGame(rules, 5)
+    for _ in range(20):
+        seat = py.pending()[0]
+        action = py.legal_actions(seat)[-1]
+        py.apply(action)
+        nat.apply(action)
+    assert not nat.over
+    assert json.dumps(nat.record()) == json.dumps(record_json(py))
+    with pytest.raises(XuezhanError) as info:
+        nat.apply(Action(0, ActionType.ESCAPE))
+    assert info.value.code == "native_refused"
+    # values no action can hold (the runtime's driver refuses them before the engine sees them)
+    for bad in (Action(py.pending()[0], ActionType.DISCARD, tile=27), Action(9, ActionType.PASS),
+                Action(py.pending()[0], ActionType.DINGQUE, suit=-4),
+                Action(py.pending()[0], ActionType.EXCHANGE, tiles=(99, 100, 101))):
+        with pytest.raises(IllegalActionError):
+            nat.apply(bad)
+    assert json.dumps(nat.record()) == json.dumps(record_json(py))
+
+
+def _replayed_both(game: Game) -> native.NativeGame:
+    """The native hand of the same prepared deal, with every action ``game`` has applied."""
+    nat = native.NativeGame.from_deal(game.rules, game.deal, game.dealer, game.exchange_direction)
+    for action in game.actions:
+        nat.apply(action)
+    assert json.dumps(nat.record()) == json.dumps(record_json(game))
+    return nat
+
+
+@pytest.mark.parametrize("scope", ["same_tile", "any_tile"])
+def test_a_win_passed_up_is_refused_alike(scope: str) -> None:
+    game = pass_hu_position({"preset": "qq", "options": {"pass_hu_scope": scope}})
+    game.apply(Action(2, ActionType.PASS))  # 过水: seat 2 passes a win on 5m
+    game.apply(Action(0, ActionType.DISCARD, tile=game.drawn))
+    nat = _replayed_both(game)
+    with pytest.raises(IllegalActionError) as info:
+        nat.apply(Action(2, ActionType.HU))
+    assert info.value.code == "pass_hu_blocked"
+    with pytest.raises(IllegalActionError) as want:
+        game.apply(Action(2, ActionType.HU))
+    assert want.value.code == "pass_hu_blocked"
+
+
+def test_a_prepared_deal_plays_as_in_the_python_engine() -> None:
+    rng = random.Random(8)
+    for rules in _STEP_RULES.values():
+        shuffled = random_deal(rng, dealer=2)
+        deal = Deal(shuffled.hands, shuffled.wall)  # hands and wall, as a record or a test gives them
+        py = Game.from_deal(rules, deal, 2)
+        bot = make_bot("random", rng)
+        bot.start_hand(rng.getrandbits(64))
+        while not py.over:
+            seat = py.pending()[0]
+            legal = py.legal_actions(seat)
+            py.apply(bot.choose(py.view(seat), legal))
+        _replayed_both(py)
+    with pytest.raises(XuezhanError) as info:
+        native.NativeGame.from_deal(Rules.preset("qq"), Deal(deal.hands, deal.wall[1:]), 2)
+    assert info.value.code == "bad_deal"

@@ -25,9 +25,10 @@ from types import ModuleType
 from typing import Any, Final
 
 from ..engine.actions import REASONS, Action, ActionType, LedgerEntry
+from ..engine.deal import Deal, validate_deal
 from ..engine.state import EXCHANGE_DIRECTIONS
 from ..engine.views import event_json
-from ..errors import XuezhanError
+from ..errors import IllegalActionError, XuezhanError
 from ..rules import BASE_PATTERNS, EXTRAS, Rules
 from ..tiles import format_tiles, tile_name
 
@@ -124,21 +125,34 @@ class NativeHand:
     wins: tuple[tuple[int, int], ...]
     """(seat, fan) of every win, in order."""
     detail: tuple[Any, ...] | None
+    complete: bool = True
+    """The hand is over (a hand played action by action may stop anywhere)."""
 
     def record(self, rules: Rules) -> dict[str, Any]:
         """The game record (``records.record_json`` of the same hand played by the Python engine)."""
         if self.detail is None:
             raise XuezhanError("no_record", "this hand was played without its record (records=False)")
         dice, layout, direction, actions_raw, events_raw, ledger_raw, winners_raw = self.detail
-        out: dict[str, Any] = {"rules": rules.to_mapping(), "dealer": self.dealer, "dice": list(dice),
-                               "wall_layout": format_tiles(list(layout), compact=False)}
+        out: dict[str, Any] = {"rules": rules.to_mapping(), "dealer": self.dealer}
+        if dice is not None:
+            out["dice"] = list(dice)
+            out["wall_layout"] = format_tiles(list(layout), compact=False)
+        else:  # a prepared deal: the hands by seat, then the wall
+            tiles = list(layout)
+            hands: list[str] = []
+            for seat in range(4):
+                n = 14 if seat == self.dealer else 13
+                hands.append(format_tiles(tiles[:n], compact=False))
+                tiles = tiles[n:]
+            out["hands"] = hands
+            out["wall"] = format_tiles(tiles, compact=False)
         if direction is not None and rules.exchange_three != "none":
             out["exchange_direction"] = _DIRECTION_NAMES[direction]
         out["actions"] = [a.to_json() for a in _actions(_words(actions_raw))]
         winners = list(_winners(_words(winners_raw)))
         ledger = [LedgerEntry(int(f), int(t), int(p), REASONS[r]) for f, t, p, r in _chunks(_words(ledger_raw), 4)]
         out["result"] = {
-            "complete": True,
+            "complete": self.complete,
             "winners": winners,
             "ledger": [e.to_json() for e in ledger],
             "deltas": list(self.deltas),
@@ -301,3 +315,95 @@ def play_hands(
             last = raw[-1][1]
             dealer = -1 if last is None else last
     return out
+
+
+class NativeGame:
+    """One hand in the compiled core, played action by action like :class:`xuezhan.engine.game.Game`:
+    dealt from ``seed`` as ``Game.new(rules, rng=Random(seed), dealer=dealer)`` deals it, the same
+    legal actions in the same order, and an illegal action refused with the same
+    :class:`IllegalActionError` code (and nothing changed). Escapes and item cards are not compiled
+    (``native_refused``). For tests and playouts; self-play uses :func:`play_hands`."""
+
+    def __init__(self, rules: Rules, seed: int, dealer: int | None = None) -> None:
+        if _core is None:
+            raise XuezhanError("native_unavailable", f"the compiled core is not built ({_IMPORT_ERROR})")
+        why = refusal(rules)
+        if why is not None:
+            raise XuezhanError("native_refused", why)
+        if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 1 << 64:
+            raise XuezhanError("bad_batch", f"the seed must be an integer from 0 to 2**64 - 1, not {seed!r}")
+        if dealer is not None and (isinstance(dealer, bool) or dealer not in (0, 1, 2, 3)):
+            raise XuezhanError("bad_batch", f"the dealer must be a seat 0-3 or None, not {dealer!r}")
+        self.rules = rules
+        self.seed = seed
+        self._hand = _core.Hand(seed, -1 if dealer is None else dealer, rule_words(rules))
+
+    @classmethod
+    def from_deal(cls, rules: Rules, deal: Deal, dealer: int, exchange_direction: int | None = None) -> NativeGame:
+        """A hand from a prepared deal, as :meth:`Game.from_deal` (checked by ``validate_deal``)."""
+        validate_deal(deal, dealer)
+        if exchange_direction not in (None, 1, 2, 3):
+            raise XuezhanError("bad_batch", f"no exchange direction {exchange_direction!r}")
+        game = cls(rules, 0, dealer)  # checks that the core is there and plays these rules
+        assert _core is not None
+        tiles = bytes([t for hand in deal.hands for t in hand] + list(deal.wall))
+        game._hand = _core.Hand(0, dealer, rule_words(rules), tiles, exchange_direction or 0)
+        return game
+
+    @property
+    def over(self) -> bool:
+        return bool(self._hand.over)
+
+    @property
+    def step(self) -> int:
+        """How many actions have been applied."""
+        return int(self._hand.step)
+
+    def pending(self) -> list[int]:
+        """The seats that must act now."""
+        return list(self._hand.pending())
+
+    def legal_actions(self, seat: int) -> tuple[Action, ...]:
+        """Everything ``seat`` may do now, in the Python engine's order."""
+        if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat <= 3:
+            return ()
+        return tuple(_actions([w for t in self._hand.legal(seat) for w in t]))
+
+    def apply(self, action: Action) -> None:
+        """Apply one legal action; raises :class:`IllegalActionError` (and changes nothing) otherwise."""
+        if self.over:
+            raise IllegalActionError("hand_over", f"the hand is over: {action!r}")
+        try:
+            kind = ActionType(action.type)
+        except (ValueError, TypeError):
+            code = 7  # no such type: never legal
+        else:
+            if kind in (ActionType.ESCAPE, ActionType.SWAP):
+                raise XuezhanError("native_refused", "escapes and item cards are not compiled")
+            code = _TYPES.index(kind)
+        tiles = action.tiles
+        if tiles == ():
+            packed = [0, 0, 0, 0]
+        elif isinstance(tiles, tuple) and len(tiles) == 3 and all(_in_range(t, 27) for t in tiles):
+            packed = [3, *tiles]
+        else:
+            packed = [255, 0, 0, 0]
+        why = self._hand.apply(_field(action.seat, 4), code, _field(action.tile, 27), _field(action.suit, 3), *packed)
+        if why is not None:
+            raise IllegalActionError(why, f"illegal action: {action!r}")
+
+    def record(self) -> dict[str, Any]:
+        """The game record so far (``records.record_json`` of the same hand in the Python engine)."""
+        d, nd, exhausted, deltas, wins, detail = self._hand.summary()
+        return NativeHand(self.seed, d, nd, exhausted, deltas, wins, detail, self.over).record(self.rules)
+
+
+def _in_range(value: object, n: int) -> bool:
+    return isinstance(value, int) and 0 <= value < n
+
+
+def _field(value: object, n: int) -> int:
+    """A seat, tile or suit for the core: itself in range, 255 for None, 254 for anything else."""
+    if value is None:
+        return 255
+    return int(value) if _in_range(value, n) else 254  # type: ignore[call-overload]
