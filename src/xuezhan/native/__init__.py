@@ -324,7 +324,10 @@ class NativeGame:
     :class:`IllegalActionError` code (and nothing changed). Escapes and item cards are not compiled
     (``native_refused``). For tests and playouts; self-play uses :func:`play_hands`."""
 
-    def __init__(self, rules: Rules, seed: int, dealer: int | None = None) -> None:
+    def __init__(
+        self, rules: Rules, seed: int, dealer: int | None = None, *, deal: Deal | None = None,
+        exchange_direction: int | None = None,
+    ) -> None:
         if _core is None:
             raise XuezhanError("native_unavailable", f"the compiled core is not built ({_IMPORT_ERROR})")
         why = refusal(rules)
@@ -334,21 +337,23 @@ class NativeGame:
             raise XuezhanError("bad_batch", f"the seed must be an integer from 0 to 2**64 - 1, not {seed!r}")
         if dealer is not None and (isinstance(dealer, bool) or dealer not in (0, 1, 2, 3)):
             raise XuezhanError("bad_batch", f"the dealer must be a seat 0-3 or None, not {dealer!r}")
+        if exchange_direction not in (None, 1, 2, 3):
+            raise XuezhanError("bad_batch", f"no exchange direction {exchange_direction!r}")
         self.rules = rules
         self.seed = seed
-        self._hand = _core.Hand(seed, -1 if dealer is None else dealer, rule_words(rules))
+        if deal is None:
+            self._hand = _core.Hand(seed, -1 if dealer is None else dealer, rule_words(rules))
+            return
+        if dealer is None:
+            raise XuezhanError("bad_batch", "a prepared deal needs its dealer")
+        validate_deal(deal, dealer)
+        tiles = bytes([t for hand in deal.hands for t in hand] + list(deal.wall))
+        self._hand = _core.Hand(seed, dealer, rule_words(rules), tiles, exchange_direction or 0)
 
     @classmethod
     def from_deal(cls, rules: Rules, deal: Deal, dealer: int, exchange_direction: int | None = None) -> NativeGame:
         """A hand from a prepared deal, as :meth:`Game.from_deal` (checked by ``validate_deal``)."""
-        validate_deal(deal, dealer)
-        if exchange_direction not in (None, 1, 2, 3):
-            raise XuezhanError("bad_batch", f"no exchange direction {exchange_direction!r}")
-        game = cls(rules, 0, dealer)  # checks that the core is there and plays these rules
-        assert _core is not None
-        tiles = bytes([t for hand in deal.hands for t in hand] + list(deal.wall))
-        game._hand = _core.Hand(0, dealer, rule_words(rules), tiles, exchange_direction or 0)
-        return game
+        return cls(rules, 0, dealer, deal=deal, exchange_direction=exchange_direction)
 
     @property
     def over(self) -> bool:
