@@ -12,9 +12,9 @@
 #define XZ_KINDS 27
 #define XZ_MAX_ACTIONS 1024
 #define XZ_MAX_LEGAL 512
-#define XZ_MAX_LEDGER 1024
-#define XZ_MAX_EVENTS 16384 /* int64 words */
-#define XZ_MAX_WINS 64
+#define XZ_MAX_LEDGER 4096
+#define XZ_MAX_EVENTS 65536 /* int64 words */
+#define XZ_MAX_WINS 256
 #define XZ_MAX_KONGS 32
 #define XZ_RIVER 64
 

@@ -204,15 +204,17 @@ static PyObject *core_play(PyObject *self, PyObject *args) {
         }
         g->record_events = records;
         g->events = events;
-        xz_new_game(g, &R, (uint64_t)seed, dealer);
         XzBot bots[4];
         XzBot *bp[4];
         for (int s = 0; s < 4; s++) {
-            (void)bot_kind[s];
+            (void)bot_kind[s]; /* 0, the random bot: the only compiled one so far */
             xz_random_bot(&bots[s], xz_bot_seed((uint64_t)seed, s));
             bp[s] = &bots[s];
         }
+        Py_BEGIN_ALLOW_THREADS /* the hand touches no Python object */
+        xz_new_game(g, &R, (uint64_t)seed, dealer);
         xz_play(g, bp);
+        Py_END_ALLOW_THREADS
         if (g->overflow || g->phase != P_OVER) {
             PyErr_Format(PyExc_RuntimeError, "hand %zd ran past the compiled core's buffers", k);
             goto fail;
