@@ -27,10 +27,9 @@ from typing import Any, Final
 from ..engine.actions import REASONS, Action, ActionType, LedgerEntry
 from ..engine.deal import Deal, validate_deal
 from ..engine.state import EXCHANGE_DIRECTIONS
-from ..engine.views import event_json
 from ..errors import IllegalActionError, XuezhanError
 from ..rules import BASE_PATTERNS, EXTRAS, Rules
-from ..tiles import format_tiles, tile_name
+from ..tiles import SUITS, format_tiles, tile_name
 
 
 def _load() -> tuple[ModuleType | None, str | None]:
@@ -57,6 +56,7 @@ FAN_IDS: Final = (*BASE_PATTERNS, *EXTRAS)
 _DIRECTION_NAMES: Final = {v: k for k, v in EXCHANGE_DIRECTIONS.items()}
 _TYPES: Final = (ActionType.EXCHANGE, ActionType.DINGQUE, ActionType.DISCARD, ActionType.PENG, ActionType.GANG,
                  ActionType.HU, ActionType.PASS)
+_TYPE_NAMES: Final = tuple(str(t) for t in _TYPES)
 
 
 def available() -> bool:
@@ -148,7 +148,7 @@ class NativeHand:
             out["wall"] = format_tiles(tiles, compact=False)
         if direction is not None and rules.exchange_three != "none":
             out["exchange_direction"] = _DIRECTION_NAMES[direction]
-        out["actions"] = [a.to_json() for a in _actions(_words(actions_raw))]
+        out["actions"] = [_action_json(w) for w in _chunks(_words(actions_raw), 7)]
         winners = list(_winners(_words(winners_raw)))
         ledger = [LedgerEntry(int(f), int(t), int(p), REASONS[r]) for f, t, p, r in _chunks(_words(ledger_raw), 4)]
         out["result"] = {
@@ -157,7 +157,7 @@ class NativeHand:
             "ledger": [e.to_json() for e in ledger],
             "deltas": list(self.deltas),
             "next_dealer": self.next_dealer,
-            "events": [event_json(e) for e in _events(_words(events_raw), winners, self)],
+            "events": list(_events(_words(events_raw), winners, self)),
         }
         return out
 
@@ -186,67 +186,82 @@ def _winners(words: list[int]) -> Iterator[dict[str, Any]]:
                "multiple": multiple, "order": order, "base": FAN_IDS[base], "extras": extras, "points": points}
 
 
+_NAMES: Final = tuple(tile_name(t) for t in range(27))
+_VOIDS: Final = (*SUITS, None)  # index -1: no void
+
+
+def _action_json(words: list[int]) -> dict[str, Any]:
+    """``Action.to_json`` of the core's packed action (checked equal by tests/test_native.py)."""
+    seat, kind, tile, suit, a, b, c = words
+    out: dict[str, Any] = {"seat": seat, "type": _TYPE_NAMES[kind]}
+    if tile >= 0:
+        out["tile"] = _NAMES[tile]
+    if suit >= 0:
+        out["suit"] = SUITS[suit]
+    if a >= 0:
+        out["tiles"] = format_tiles((a, b, c))
+    return out
+
+
 def _events(words: list[int], winners: list[dict[str, Any]], hand: NativeHand) -> Iterator[dict[str, Any]]:
-    """The engine's events (tiles as numbers) from the core's packed stream."""
+    """The engine's events as ``views.event_json`` writes them, from the core's packed stream."""
     i = 0
     n = len(words)
+    names = _NAMES
     while i < n:
         code = words[i]
         i += 1
-        if code == 0:
-            yield {"type": "start", "dealer": words[i], "wall": words[i + 1], "bystanders": words[i + 2]}
-            i += 3
-        elif code == 1:
-            k = words[i + 1]
-            yield {"type": "deal", "seat": words[i], "tiles": words[i + 2:i + 2 + k]}
-            i += 2 + k
-        elif code == 2:
-            yield {"type": "exchange_chosen", "seat": words[i]}
-            i += 1
-        elif code == 3:
-            yield {"type": "dingque_chosen", "seat": words[i]}
-            i += 1
-        elif code == 4:
-            yield {"type": "exchange", "seat": words[i], "to": words[i + 1], "tiles": words[i + 2:i + 5]}
-            i += 5
-        elif code == 5:
-            yield {"type": "exchange_received", "seat": words[i], "tiles": words[i + 1:i + 4]}
-            i += 4
-        elif code == 6:
-            yield {"type": "exchange_done", "direction": words[i]}
-            i += 1
-        elif code == 7:
-            yield {"type": "dingque", "voids": [None if v < 0 else v for v in words[i:i + 4]]}
-            i += 4
-        elif code == 8:
-            yield {"type": "turn", "seat": words[i]}
-            i += 1
-        elif code == 9:
-            yield {"type": "draw", "seat": words[i], "tile": words[i + 1], "replacement": bool(words[i + 2])}
+        if code == 9:
+            yield {"type": "draw", "seat": words[i], "tile": names[words[i + 1]], "replacement": bool(words[i + 2])}
             i += 3
         elif code == 10:
-            yield {"type": "discard", "seat": words[i], "tile": words[i + 1]}
+            yield {"type": "discard", "seat": words[i], "tile": names[words[i + 1]]}
             i += 2
         elif code == 11:
             yield {"type": "pay", "from": words[i], "to": words[i + 1], "points": words[i + 2],
                    "reason": REASONS[words[i + 3]]}
             i += 4
+        elif code == 8:
+            yield {"type": "turn", "seat": words[i]}
+            i += 1
+        elif code == 0:
+            yield {"type": "start", "dealer": words[i], "wall": words[i + 1], "bystanders": words[i + 2]}
+            i += 3
+        elif code == 1:
+            k = words[i + 1]
+            yield {"type": "deal", "seat": words[i], "tiles": format_tiles(words[i + 2:i + 2 + k])}
+            i += 2 + k
+        elif code in (2, 3):
+            yield {"type": "exchange_chosen" if code == 2 else "dingque_chosen", "seat": words[i]}
+            i += 1
+        elif code == 4:
+            yield {"type": "exchange", "seat": words[i], "to": words[i + 1], "tiles": format_tiles(words[i + 2:i + 5])}
+            i += 5
+        elif code == 5:
+            yield {"type": "exchange_received", "seat": words[i], "tiles": format_tiles(words[i + 1:i + 4])}
+            i += 4
+        elif code == 6:
+            yield {"type": "exchange_done", "direction": words[i]}
+            i += 1
+        elif code == 7:
+            yield {"type": "dingque", "voids": [_VOIDS[v] for v in words[i:i + 4]]}
+            i += 4
         elif code == 12:
-            yield {"type": "pass_hu", "seat": words[i], "tile": words[i + 1]}
+            yield {"type": "pass_hu", "seat": words[i], "tile": names[words[i + 1]]}
             i += 2
         elif code in (13, 17):
-            yield {"type": "peng" if code == 13 else "zhigang", "seat": words[i], "tile": words[i + 1],
+            yield {"type": "peng" if code == 13 else "zhigang", "seat": words[i], "tile": names[words[i + 1]],
                    "from": words[i + 2]}
             i += 3
         elif code in (14, 15, 16):
-            kind = {14: "angang", 15: "bugang_declared", 16: "bugang"}[code]
-            yield {"type": kind, "seat": words[i], "tile": words[i + 1]}
+            kind = ("angang", "bugang_declared", "bugang")[code - 14]
+            yield {"type": kind, "seat": words[i], "tile": names[words[i + 1]]}
             i += 2
         elif code == 18:
             w = winners[words[i]]
-            ev: dict[str, Any] = {"type": "hu", "seat": w["seat"], "from": w["from"], "tile": _tile_of(w["tile"]),
+            ev: dict[str, Any] = {"type": "hu", "seat": w["seat"], "from": w["from"], "tile": w["tile"],
                                   "fan": w["fan"], "multiple": w["multiple"], "base": w["base"],
-                                  "extras": w["extras"]}
+                                  "extras": dict(w["extras"])}
             if words[i + 1] >= 0:
                 ev["robbing"] = bool(words[i + 1])
             yield ev
@@ -257,10 +272,6 @@ def _events(words: list[int], winners: list[dict[str, Any]], hand: NativeHand) -
             yield {"type": "end", "deltas": list(hand.deltas), "next_dealer": hand.next_dealer}
         else:  # cannot happen: the stream comes from the core
             raise XuezhanError("bad_batch", f"unknown event code {code} from the compiled core")
-
-
-def _tile_of(name: str) -> int:
-    return (int(name[0]) - 1) + 9 * "mps".index(name[1])
 
 
 def play_hands(
