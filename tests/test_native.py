@@ -62,7 +62,8 @@ _VALUES: dict[str, tuple[Any, ...]] = {
 _FANS: dict[str, tuple[Any, ...]] = {
     "jiang_dui": (4, 5), "qiang_gang_hu": (0, 1, 2), "hai_di": (0, 1, 2), "jin_gou_diao": (0, 1),
     "tian_hu": (6, "cap"), "di_hu": (6, "cap"), "gen": (0, 1, 2), "gang_shang_hua": (0, 1),
-    "zi_mo_jia_fan": (1, 2), "qing_yi_se": (2, 3), "jue_zhang": (1, 2),
+    "zi_mo_jia_fan": (1, 2), "qing_yi_se": (2, 3, "cap"), "jue_zhang": (1, 2), "qi_dui": (3, "cap"),
+    "ping_hu": (1, 2),
 }
 
 
