@@ -7,10 +7,13 @@ engine (:mod:`xuezhan.engine`) stays the reference: for the same seed and rules 
 core offers the same legal actions in the same order, so the same bots take the same
 decisions and every record comes out byte-identical (``tests/test_native.py`` checks it).
 
+:class:`NativeGame` plays one hand action by action (from a seed or a prepared deal), with the
+Python engine's legal actions and its codes for illegal ones: for tests and playouts.
+
 The core is optional. ``pip install .`` builds it where a C compiler is present and goes on
 without it where none is; :func:`available` says which, and everything falls back to the
-Python engine. Rules the core does not implement (:func:`refusal` names the option) are
-refused, so that the Python engine plays them.
+Python engine. What the core does not implement (:func:`refusal` says what) is refused, so
+that the Python engine plays it.
 
 Compiled bots: ``random`` (:class:`xuezhan.bots.random_bot.RandomBot`, the same hash of seed
 and step). Other bots run on the Python engine.
