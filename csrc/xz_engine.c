@@ -3,7 +3,6 @@
  * engine's, because records must come out byte-identical. */
 #include "xz_engine.h"
 
-#include <stdlib.h>
 #include <string.h>
 
 /* ------------------------------------------------------------------------------------------
