@@ -26,6 +26,12 @@ SCORE_KEYS = {"hu", "fan", "multiple", "points", "base", "extras", "split"}
 WAIT_KEYS = {"tile", "fan", "multiple", "base", "live"}
 
 
+@pytest.fixture(autouse=True)
+def english(monkeypatch: pytest.MonkeyPatch) -> None:
+    """These tests read the English text output (the language comes from the environment)."""
+    monkeypatch.setenv("LC_ALL", "en_US.UTF-8")
+
+
 def xz(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
     rc = main(list(args))
     out, err = capsys.readouterr()
@@ -172,7 +178,8 @@ def test_score_not_a_win(capsys: pytest.CaptureFixture[str], args: list[str], re
 def test_score_text_output(capsys: pytest.CaptureFixture[str]) -> None:
     rc, out, err = xz(capsys, "score", "11224444557799m", "--win", "9m", "--rules", "chengdu")
     assert rc == 0 and err == ""
-    assert "qing_qi_dui" in out and "gen +1" in out and "6 fan" in out and "x8" in out and "8 points" in out
+    assert "pure seven pairs (qing_qi_dui)" in out and "root (gen) +1" in out
+    assert "6 fan" in out and "x8" in out and "8 points" in out
     assert "capped" in out
     assert "split:" in out
 
@@ -259,8 +266,8 @@ def test_waits_dingque_off_by_rules_file(capsys: pytest.CaptureFixture[str], tmp
 def test_waits_text_output(capsys: pytest.CaptureFixture[str]) -> None:
     rc, out, err = xz(capsys, "waits", "1122334455667m")
     assert rc == 0 and err == ""
-    assert "ready on 3 tile(s)" in out
-    assert "7m: qing_qi_dui, 5 fan, x16" in out
+    assert "ready on 3 tiles" in out
+    assert "7m: pure seven pairs (qing_qi_dui), 5 fan, x16" in out
     rc, out, _ = xz(capsys, "waits", "123m456m789m1111p")
     assert rc == 0 and "not ready (shanten 1)" in out
 

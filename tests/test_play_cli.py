@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from xuezhan.cli import main
+from xuezhan.cli import _common, main
 from xuezhan.engine.game import Game
 from xuezhan.records import record_json
 from xuezhan.rules import Rules
@@ -27,6 +27,12 @@ def xz(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
     return rc, out, err
 
 
+@pytest.fixture(autouse=True)
+def english(monkeypatch: pytest.MonkeyPatch) -> None:
+    """These tests read the English messages (the language comes from the environment)."""
+    monkeypatch.setenv("LC_ALL", "en_US.UTF-8")
+
+
 @pytest.fixture
 def launched(monkeypatch: pytest.MonkeyPatch) -> list[Any]:
     """Apps that would have opened a full screen: recorded, not run."""
@@ -38,6 +44,7 @@ def launched(monkeypatch: pytest.MonkeyPatch) -> list[Any]:
 
     monkeypatch.setattr(PlayApp, "run", fake_run)
     monkeypatch.setattr(ReplayApp, "run", fake_run)
+    monkeypatch.setattr(_common, "has_terminal", lambda: True)
     return apps
 
 
@@ -87,6 +94,7 @@ def test_play_builds_the_match_and_exits_0(capsys: pytest.CaptureFixture[str], l
     assert match.hands == 3 and match.seed == 9 and match.rules.base_score == 2
     assert match.rules.preset_name == "chengdu" and match.record_dir == records and records.is_dir()
     assert app.glyphs and app.bot_delay == 0
+    assert app.lang == "en"  # from the environment
 
 
 def test_play_defaults(capsys: pytest.CaptureFixture[str], launched: list[Any]) -> None:

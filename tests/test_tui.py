@@ -90,7 +90,7 @@ def snapshot(match: TerminalTable) -> tuple[str, int]:
 
 def test_scripted_hand_dingque_peng_win_and_settlement(tmp_path: Path) -> None:
     match = scripted_match(record_dir=tmp_path)
-    app = PlayApp(match, bot_delay=0)
+    app = PlayApp(match, bot_delay=0, lang="en")
 
     async def body() -> None:
         async with app.run_test(size=SIZE) as pilot:
@@ -153,11 +153,11 @@ def test_scripted_hand_dingque_peng_win_and_settlement(tmp_path: Path) -> None:
             # the others played on to the end; the settlement is on screen
             assert isinstance(app.screen, SettlementScreen)
             settlement = text(app, "#settlement-text")
-            assert "you won (1st) on 9万 from seat 1: 平胡, 1 fan, x1" in settlement
-            assert "seat 1 paid you 6: 平胡, 1 fan, x1" in settlement
+            assert "you won on 9万, discarded by seat 1 (plain win, 1 fan, x1); seat 1 paid 6 points" in settlement
+            assert "The wall is empty (exhaustive draw)" in settlement  # the others played on without a win
             assert "Net this hand: you +6" in settlement
             assert "Final table" in settlement  # a one-hand match
-            assert "胡 WON 1st: 9万 from seat 1 · 平胡, 1 fan, x1 · +6" in plain(app.query_one("#seat-0", Static))
+            assert "胡 WON #1: 9万 from seat 1 · plain win, 1 fan, x1 · +6" in plain(app.query_one("#seat-0", Static))
             assert "Payments" in app.export_screenshot()
 
             await pilot.press("enter")
@@ -175,7 +175,7 @@ def test_scripted_hand_dingque_peng_win_and_settlement(tmp_path: Path) -> None:
 
 def test_click_selects_then_discards() -> None:
     match = scripted_match()
-    app = PlayApp(match, bot_delay=0)
+    app = PlayApp(match, bot_delay=0, lang="en")
 
     async def body() -> None:
         async with app.run_test(size=SIZE) as pilot:
@@ -195,7 +195,7 @@ def test_concealed_kong_by_key_is_paid_at_once() -> None:
     hands = ["1111m234m567m5599p", "56789m1122334s5s", "2233m445566778s", "1122334466778p"]
     match = TerminalTable(Rules.preset("qq"), hands=1, seed=1)
     match.start_hand(scripted_game("2s", hands, dealer=0), bots=[DrawnTileBot(), DrawnTileBot(), DrawnTileBot()])
-    app = PlayApp(match, bot_delay=0)
+    app = PlayApp(match, bot_delay=0, lang="en")
 
     async def body() -> None:
         async with app.run_test(size=SIZE) as pilot:
@@ -216,7 +216,7 @@ def test_concealed_kong_by_key_is_paid_at_once() -> None:
 
 def test_hint_and_keys_outside_ones_turn_change_nothing() -> None:
     match = scripted_match()
-    app = PlayApp(match, bot_delay=0)
+    app = PlayApp(match, bot_delay=0, lang="en")
 
     async def body() -> None:
         async with app.run_test(size=SIZE) as pilot:
@@ -234,7 +234,7 @@ def test_hint_and_keys_outside_ones_turn_change_nothing() -> None:
 
 def test_quit_asks_first_and_exits_0() -> None:
     match = scripted_match()
-    app = PlayApp(match, bot_delay=0)
+    app = PlayApp(match, bot_delay=0, lang="en")
 
     async def body() -> None:
         async with app.run_test(size=SIZE) as pilot:
@@ -278,7 +278,7 @@ async def play_out_hand(app: PlayApp, pilot: Pilot[int], limit: int = 200) -> No
 
 def test_a_match_of_two_hands_with_running_totals_and_final_table(tmp_path: Path) -> None:
     match = TerminalTable(Rules.preset("chengdu"), hands=2, seed=5, record_dir=tmp_path)
-    app = PlayApp(match, bot_delay=0)
+    app = PlayApp(match, bot_delay=0, lang="en")
 
     async def body() -> None:
         async with app.run_test(size=SIZE) as pilot:
@@ -317,7 +317,7 @@ def test_a_match_of_two_hands_with_running_totals_and_final_table(tmp_path: Path
 
 def test_same_seed_same_deal_on_screen() -> None:
     async def first_screen(seed: int) -> tuple[str, str]:
-        app = PlayApp(TerminalTable(Rules.preset("qq"), hands=1, seed=seed), bot_delay=0)
+        app = PlayApp(TerminalTable(Rules.preset("qq"), hands=1, seed=seed), bot_delay=0, lang="en")
         async with app.run_test(size=SIZE) as pilot:
             await pilot.pause()
             hand = " ".join(plain(app.query_one(f"#tile-{i}", Static)).split("\n")[0]
@@ -337,7 +337,7 @@ def test_same_seed_same_deal_on_screen() -> None:
 def test_exchange_three_then_dingque_by_keys() -> None:
     rules = Rules.preset("qq").with_options({"exchange_three": "counter"})
     match = TerminalTable(rules, hands=1, seed=3)
-    app = PlayApp(match, bot_delay=0)
+    app = PlayApp(match, bot_delay=0, lang="en")
 
     async def body() -> None:
         async with app.run_test(size=SIZE) as pilot:
@@ -371,7 +371,7 @@ def _zh(t: int) -> str:
 
 
 def test_glyphs_switch_draws_unicode_tiles() -> None:
-    app = PlayApp(scripted_match(), glyphs=True, bot_delay=0)
+    app = PlayApp(scripted_match(), glyphs=True, bot_delay=0, lang="en")
 
     async def body() -> None:
         async with app.run_test(size=SIZE) as pilot:
@@ -399,7 +399,7 @@ def test_wide_tiles_for_terminals_that_draw_them_wide() -> None:
 
 def test_bot_delay_lets_the_bots_act_on_a_timer() -> None:
     match = scripted_match()
-    app = PlayApp(match, bot_delay=0.01)
+    app = PlayApp(match, bot_delay=0.01, lang="en")
 
     async def body() -> None:
         async with app.run_test(size=SIZE) as pilot:
@@ -426,7 +426,7 @@ def test_replay_view_steps_forward_and_back_showing_every_hand() -> None:
     data = record_json(game, with_result=False)
     data["actions"] = actions
     data["autoplay"] = "tsumogiri"
-    app = ReplayApp(parse_record(data), name="scripted")
+    app = ReplayApp(parse_record(data), name="scripted", lang="en")
 
     async def body() -> None:
         async with app.run_test(size=SIZE) as pilot:
@@ -444,7 +444,8 @@ def test_replay_view_steps_forward_and_back_showing_every_hand() -> None:
             assert "river -" in text(app, "#seat-3")
             await pilot.press("end")
             assert "the end of the hand" in text(app, "#step")
-            assert "seat 0 won (1st) on 9万 from seat 1: 平胡, 1 fan, x1" in app.log_lines
+            won = "seat 0 won on 9万, discarded by seat 1 (plain win, 1 fan, x1); seat 1 paid 6 points"
+            assert won in app.log_lines
             await pilot.press("home")
             assert text(app, "#step").startswith("step 0/")
             await pilot.press("q")

@@ -16,12 +16,13 @@ from xuezhan.engine.actions import Action, ActionType, LedgerEntry
 from xuezhan.engine.game import Game, Phase, WinRecord
 from xuezhan.engine.views import visible_events
 from xuezhan.errors import IllegalActionError, XuezhanError
+from xuezhan.explain import explain_hand
 from xuezhan.records import load_record, parse_record, replay, tsumogiri
 from xuezhan.rules import Rules
 from xuezhan.scoring import Score, WinContext, score_win
 from xuezhan.tiles import parse_tile, parse_tiles
 from xuezhan.tui import HUMAN, TerminalTable, check_record_dir
-from xuezhan.tui.words import event_words, ledger_lines, payments, tile_label, win_amounts
+from xuezhan.tui.words import event_words, payments, tile_label, win_amounts
 
 HANDS = ["12345678m15599p", "456789m445566s7s", "1122m3399m6688s9s", "22334466p11223s5p"]
 
@@ -188,10 +189,10 @@ def test_ledger_in_words_groups_payers_and_payees() -> None:
     game._ledger = entries
     assert [p.win for p in payments(game)][:4] == [game.winners[0]] * 3 + [game.winners[1]]
     assert win_amounts(game) == {0: 3 * flush.points, 1: plain.hand_points}
-    assert ledger_lines(game, HUMAN) == [
-        f"you, seat 1 and seat 3 each paid seat 2 {flush.points}: self-drawn, 清一色 + 根, 4 fan, x8, "
-        "+6 self-draw bonus",
-        "seat 1 paid you 6: 平胡, 1 fan, x1",
-        "flower pig: seat 3 paid 96 to each of you and seat 1",
-        "seat 1 paid seat 3 12: direct kong (zhigang)",
+    assert explain_hand(game, "en", me=HUMAN)[:4] == [
+        f"seat 2 won self-drawn on 9万 (pure one suit + root, 4 fan, x8); you, seat 1 and seat 3 each paid "
+        f"{flush.points} points (a self-draw bonus of 6 included)",
+        "you won on 5筒, discarded by seat 1 (plain win, 1 fan, x1); seat 1 paid 6 points",
+        "flower pig (查花猪): seat 3 paid you and seat 1 96 points each",
+        "seat 3: direct kong; seat 1 paid 12 points",
     ]

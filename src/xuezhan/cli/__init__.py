@@ -7,13 +7,16 @@ stdout). No traceback ever reaches a user.
 
 from __future__ import annotations
 
+import os
 import sys
 
 import click
 
-from ._common import emit_error
+from .. import i18n
+from ._common import emit_error, env_lang
 from .analysis import score_cmd, shanten_cmd, waits_cmd
 from .games import replay_cmd, simulate_cmd
+from .league import league_cmd
 from .play import play_cmd
 from .serve import serve_cmd
 
@@ -31,6 +34,7 @@ cli.add_command(replay_cmd)
 cli.add_command(simulate_cmd)
 cli.add_command(play_cmd)
 cli.add_command(serve_cmd)
+cli.add_command(league_cmd)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -42,7 +46,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         rv = cli.main(args=args, prog_name="xuezhan", standalone_mode=False)
     except click.exceptions.Abort:
-        click.echo("aborted", err=True)
+        click.echo(i18n.t("cli.aborted", env_lang()), err=True)
         return 130
     except click.ClickException as exc:
         code = "usage" if isinstance(exc, click.UsageError) else "bad_input"
@@ -50,10 +54,28 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     except KeyboardInterrupt:
         return 130
+    except RecursionError:  # input nested deeper than any reader can follow (a rules file, say)
+        emit_error("bad_input", i18n.t("cli.too_deep", env_lang()), "--json" in args)
+        return 2
     if isinstance(rv, int):
         return rv
     return 0
 
 
 def run() -> None:
-    sys.exit(main())
+    code = main()
+    try:
+        sys.stdout.flush()
+    except OSError:  # the output could not be written (a full disk): said on stderr already, or now
+        _output_lost()
+        code = 2
+    sys.exit(code)
+
+
+def _output_lost() -> None:
+    """stdout cannot take what is left in its buffer: drop it, so that exiting does not try again."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except OSError:
+        pass

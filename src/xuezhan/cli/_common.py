@@ -1,15 +1,20 @@
-"""Helpers shared by the commands: error output, rules and tile options."""
+"""Helpers shared by the commands: error output, the language, rules and tile options."""
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import json
+import os
+import sys
 from collections.abc import Callable
 from typing import Any, ParamSpec
 
 import click
 
+from .. import i18n, vocab
 from ..errors import XuezhanError
+from ..i18n import Lang
 from ..rules import Rules
 from ..scoring import Meld, MeldKind
 from ..tiles import parse_tile, suit_index
@@ -17,8 +22,47 @@ from ..tiles import parse_tile, suit_index
 P = ParamSpec("P")
 
 
-def emit_error(code: str, message: str, as_json: bool) -> None:
-    click.echo(f"xuezhan: error: {message}", err=True)
+_LANG_VARIABLES = ("LC_ALL", "LC_MESSAGES", "LANG")
+"""Where the environment names the language, in POSIX order: the first one set decides."""
+
+
+def env_lang() -> Lang:
+    """The language of the environment (``LC_ALL``, ``LC_MESSAGES``, ``LANG``; ``zh_TW.UTF-8`` reads as
+    ``zh-TW``), else Simplified Chinese."""
+    for name in _LANG_VARIABLES:
+        value = os.environ.get(name, "")
+        if value:
+            return i18n.parse_lang(value.split(".")[0].split("@")[0]) or i18n.DEFAULT_LANG
+    return i18n.DEFAULT_LANG
+
+
+def _lang_value(ctx: click.Context, param: click.Parameter, value: str | None) -> Lang:
+    if value is None:
+        return env_lang()
+    lang = i18n.parse_lang(value)
+    if lang is None:
+        raise click.BadParameter(i18n.t("cli.lang.bad", env_lang(), lang=value))
+    return lang
+
+
+def lang_option(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """``--lang zh-CN|zh-TW|en`` (also ``zh_TW``, ``zh-Hant``, ``en-US``...): the language of the text
+    output; by default the environment's. JSON output is the same in every language."""
+    return click.option(
+        "--lang", "lang", default=None, metavar="LANG", callback=_lang_value,
+        help="Language of the text output: zh-CN, zh-TW or en (default: from LC_ALL/LANG, else zh-CN).",
+    )(fn)
+
+
+def has_terminal() -> bool:
+    """Both stdin and stdout are a terminal: a full-screen app can read keys and draw."""
+    return sys.stdin.isatty() and sys.stdout.isatty()
+
+
+def emit_error(code: str, message: str, as_json: bool, lang: Lang | None = None) -> None:
+    lang = lang or env_lang()
+    what = vocab.name_or_id(vocab.Kind.ERROR, code, lang)
+    click.echo(i18n.t("cli.error", lang, what=what, message=message), err=True)
     if as_json:
         click.echo(json.dumps({"error": {"code": code, "message": message}}, ensure_ascii=False))
 
@@ -28,14 +72,25 @@ def emit_json(data: Any) -> None:
 
 
 def guarded(fn: Callable[P, int]) -> Callable[P, int]:
-    """Turn a :class:`XuezhanError` into exit 2 with its code; ``--json`` is read from the kwargs."""
+    """Turn a :class:`XuezhanError` into exit 2 with its code; ``--json`` and ``--lang`` are read
+    from the kwargs."""
 
     @functools.wraps(fn)
     def wrapper(*args: P.args, **kwargs: P.kwargs) -> int:
+        lang = i18n.parse_lang(str(kwargs.get("lang") or "")) or env_lang()
+        as_json = bool(kwargs.get("as_json"))
         try:
             return fn(*args, **kwargs)
         except XuezhanError as exc:
-            emit_error(exc.code, exc.message, bool(kwargs.get("as_json")))
+            emit_error(exc.code, exc.message, as_json, lang)
+            return 2
+        except RecursionError:  # input nested deeper than any reader can follow
+            emit_error("bad_input", i18n.t("cli.too_deep", lang), as_json, lang)
+            return 2
+        except OSError as exc:  # the output cannot be written: a full disk, a closed pipe
+            message = i18n.t("cli.out.unwritable", lang, file="stdout", problem=exc.strerror or str(exc))
+            with contextlib.suppress(OSError):
+                emit_error("unwritable", message, False, lang)
             return 2
 
     return wrapper

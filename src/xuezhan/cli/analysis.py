@@ -6,9 +6,10 @@ from typing import Any
 
 import click
 
-from .. import vocab
+from .. import i18n, vocab
 from ..errors import HandError
 from ..hand import shanten, tiles_to_counts, winning_tiles
+from ..i18n import Lang
 from ..scoring import NoWin, Score, WinContext, check_hand, score_win
 from ..tiles import format_tiles, parse_tile, parse_tiles, suit_of, tile_name
 from ..vocab import Kind
@@ -17,6 +18,7 @@ from ._common import (
     emit_json,
     guarded,
     json_option,
+    lang_option,
     load_rules,
     meld_options,
     parse_melds,
@@ -25,14 +27,15 @@ from ._common import (
 )
 
 
-def _describe(score: Score) -> str:
-    parts = [f"{vocab.name(Kind.PATTERN, score.base)} {score.base} {score.base_fan} fan"]
-    parts += [f"{vocab.name(Kind.EXTRA, eid)} {eid} +{fan}" for eid, fan in score.extras]
-    capped = f" (capped at x{score.multiple})" if score.capped else ""
-    return (
-        f"{', '.join(parts)} = {score.fan} fan, x{score.multiple}{capped}, {score.points} points\n"
-        f"split: {' '.join(score.split)}"
-    )
+def _describe(score: Score, lang: Lang) -> str:
+    parts = [i18n.t("cli.score.base", lang, name=vocab.name(Kind.PATTERN, score.base, lang), id=score.base,
+                    fan=score.base_fan)]
+    parts += [i18n.t("cli.score.extra", lang, name=vocab.name(Kind.EXTRA, eid, lang), id=eid, fan=fan)
+              for eid, fan in score.extras]
+    capped = i18n.t("cli.score.capped", lang) if score.capped else ""
+    total = i18n.t("cli.score.total", lang, parts=i18n.t("cli.score.list_sep", lang).join(parts), fan=score.fan,
+                   multiple=score.multiple, capped=capped, points=score.points, count=score.points)
+    return total + "\n" + i18n.t("cli.score.split", lang, split=" ".join(score.split))
 
 
 @click.command("score")
@@ -49,6 +52,7 @@ def _describe(score: Score) -> str:
 @dingque_option
 @rules_option
 @json_option
+@lang_option
 @guarded
 def score_cmd(
     hand: str,
@@ -66,6 +70,7 @@ def score_cmd(
     dingque: str | None,
     rules_spec: str,
     as_json: bool,
+    lang: Lang,
 ) -> int:
     """Score a winning HAND (concealed tiles, the winning tile included)."""
     rules = load_rules(rules_spec)
@@ -87,12 +92,13 @@ def score_cmd(
         if as_json:
             emit_json(result.to_json())
         else:
-            click.echo(f"not a winning hand: {result.reason}")
+            click.echo(i18n.t("cli.score.no_win", lang, why=i18n.t(f"cli.no_win.{result.reason}", lang),
+                              reason=result.reason))
         return 1
     if as_json:
         emit_json(result.to_json())
     else:
-        click.echo(_describe(result))
+        click.echo(_describe(result, lang))
     return 0
 
 
@@ -145,6 +151,7 @@ def _prepared(
 @dingque_option
 @rules_option
 @json_option
+@lang_option
 @guarded
 def waits_cmd(
     hand: str,
@@ -154,6 +161,7 @@ def waits_cmd(
     dingque: str | None,
     rules_spec: str,
     as_json: bool,
+    lang: Lang,
 ) -> int:
     """The waits of a HAND of 13 tile-equivalents, each scored as a discard win."""
     rules, tiles, melds, counts, owned, meld_suits, void, sh = _prepared(
@@ -171,12 +179,13 @@ def waits_cmd(
     if as_json:
         emit_json({"ready": ready, "shanten": 0 if ready else max(sh, 1), "waits": waits})
     elif not ready:
-        click.echo(f"{format_tiles(tiles)}: not ready (shanten {max(sh, 1)})")
+        click.echo(i18n.t("cli.waits.not_ready", lang, hand=format_tiles(tiles), shanten=max(sh, 1)))
     else:
-        click.echo(f"{format_tiles(tiles)}: ready on {len(waits)} tile(s)")
+        click.echo(i18n.t("cli.waits.ready", lang, hand=format_tiles(tiles), count=len(waits)))
         for w in waits:
-            click.echo(f"  {w['tile']}: {w['base']}, {w['fan']} fan, x{w['multiple']}, {w['live']} not in hand"
-                       f" · {vocab.name(Kind.PATTERN, w['base'])}")
+            click.echo(i18n.t("cli.waits.wait", lang, tile=w["tile"], name=vocab.name(Kind.PATTERN, w["base"], lang),
+                              base=w["base"], fan=w["fan"], multiple=w["multiple"], live=w["live"],
+                              count=w["live"]))
     return 0
 
 
@@ -186,6 +195,7 @@ def waits_cmd(
 @dingque_option
 @rules_option
 @json_option
+@lang_option
 @guarded
 def shanten_cmd(
     hand: str,
@@ -195,6 +205,7 @@ def shanten_cmd(
     dingque: str | None,
     rules_spec: str,
     as_json: bool,
+    lang: Lang,
 ) -> int:
     """Tiles from ready: -1 complete, 0 ready (four sets + pair, or seven pairs)."""
     _, tiles, *_, sh = _prepared(
@@ -203,6 +214,11 @@ def shanten_cmd(
     if as_json:
         emit_json({"shanten": sh})
     else:
-        word = {-1: "complete", 0: "ready"}.get(sh, f"{sh} from ready")
-        click.echo(f"{format_tiles(tiles)}: shanten {sh} ({word})")
+        if sh < 0:
+            word = i18n.t("cli.shanten.complete", lang)
+        elif sh == 0:
+            word = i18n.t("cli.shanten.ready", lang)
+        else:
+            word = i18n.t("cli.shanten.away", lang, count=sh)
+        click.echo(i18n.t("cli.shanten.line", lang, hand=format_tiles(tiles), shanten=sh, word=word))
     return 0

@@ -9,54 +9,121 @@ from typing import IO, Any
 
 import click
 
-from .. import native, vocab
+from .. import i18n, native
 from ..bots import BOTS
-from ..errors import XuezhanError
+from ..engine.game import Game
+from ..errors import RecordError, XuezhanError
+from ..explain import explain_hand
+from ..i18n import DEFAULT_LANG, Lang
 from ..match import Hand, hand_record
-from ..records import load_record, replay, result_json
+from ..records import Record, parse_record, replay, result_json
 from ..scale import Shard, check_workers
 from ..selfplay import Stats, simulate
-from ..vocab import Kind
-from ._common import emit_json, guarded, json_option, load_rules, rules_option, workers_options
+from . import _common
+from ._common import emit_json, guarded, json_option, lang_option, load_rules, rules_option, workers_options
 
 
-def describe_result(res: dict[str, Any]) -> str:
+def describe_result(game: Game, complete: bool, lang: Lang = DEFAULT_LANG) -> str:
+    """The result of a replayed hand in words: the settlement explained, then the next dealer."""
     lines = []
-    if not res["complete"]:
-        lines.append("the record stops before the end of the hand (complete: false)")
-    for w in res["winners"]:
-        how = "self-drawn" if w["from"] is None else f"on seat {w['from']}'s tile"
-        base = f"{vocab.name(Kind.PATTERN, w['base'])} {w['base']}"
-        lines.append(f"seat {w['seat']} won ({w['order']}) {how} with {w['tile']}: {base}, "
-                     f"{w['fan']} fan, x{w['multiple']}")
-    for e in res["ledger"]:
-        reason = f"{vocab.name(Kind.REASON, e['reason'])} {e['reason']}"
-        lines.append(f"  seat {e['from']} pays seat {e['to']} {e['points']} ({reason})")
-    lines.append("deltas: " + " ".join(f"{d:+d}" for d in res["deltas"]))
-    nd = res.get("next_dealer")
-    lines.append(f"next dealer: {'by dice' if nd is None else f'seat {nd}'}")
+    if not complete:
+        lines.append(i18n.t("cli.replay.incomplete", lang))
+    if not game.winners and game.over:
+        lines.append(i18n.t("cli.replay.nobody_won", lang))
+    lines += explain_hand(game, lang)
+    if game.over:
+        nd = game.next_dealer()
+        lines.append(i18n.t("cli.replay.next_dealer_dice", lang) if nd is None
+                     else i18n.t("cli.replay.next_dealer", lang, seat=i18n.t("common.seat", lang, seat=nd)))
     return "\n".join(lines)
 
 
+def _read_text(file: str, lang: Lang) -> str:
+    """The file's text, or stdin's for ``-``."""
+    name = i18n.t("cli.stdin_name", lang) if file == "-" else file
+    try:
+        if file == "-":
+            data = sys.stdin.buffer.read()
+        else:
+            with open(file, "rb") as f:
+                data = f.read()
+    except OSError as exc:
+        raise RecordError("unreadable", i18n.t("cli.replay.unreadable", lang, file=name,
+                                               problem=exc.strerror or str(exc))) from None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise RecordError("bad_json", i18n.t("cli.replay.not_utf8", lang, file=name)) from None
+
+
+def _decode(text: str, name: str, lang: Lang) -> list[Any]:
+    """One JSON document, or JSON lines (one record a line, as ``simulate --out`` writes them)."""
+    try:
+        return [json.loads(text)]
+    except json.JSONDecodeError as whole:
+        lines = [(i, line) for i, line in enumerate(text.splitlines(), start=1) if line.strip()]
+        if not lines:
+            raise RecordError("bad_json", i18n.t("cli.replay.empty", lang, file=name)) from None
+        if len(lines) == 1 or whole.msg != "Extra data":
+            raise RecordError("bad_json", i18n.t("cli.replay.bad_json", lang, file=name, problem=str(whole))) from None
+        out = []
+        for number, line in lines:
+            try:
+                out.append(json.loads(line))
+            except json.JSONDecodeError as exc:
+                raise RecordError("bad_json", i18n.t("cli.replay.bad_line", lang, file=name, line=number,
+                                                     problem=str(exc))) from None
+        return out
+
+
+def load_hand(file: str, hand: int | None, lang: Lang = DEFAULT_LANG) -> Record:
+    """The record in ``file`` (``-``: stdin): the only one, or hand ``hand`` (from 1) of a JSON-lines file."""
+    name = i18n.t("cli.stdin_name", lang) if file == "-" else file
+    if hand is not None and hand < 1:
+        raise XuezhanError("bad_hand_no", i18n.t("cli.replay.bad_hand", lang, hand=hand))
+    text = _read_text(file, lang)
+    try:
+        records = _decode(text, name, lang)
+        if hand is None and len(records) > 1:
+            raise RecordError("bad_json", i18n.t("cli.replay.many_records", lang, file=name, count=len(records)))
+        if hand is not None and hand > len(records):
+            raise XuezhanError("bad_hand_no", i18n.t("cli.replay.no_such_hand", lang, file=name,
+                                                     count=len(records), hand=hand))
+        return parse_record(records[0 if hand is None else hand - 1])
+    except RecursionError:
+        raise RecordError("bad_json", i18n.t("cli.json.too_deep", lang, file=name)) from None
+
+
 @click.command("replay")
-@click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
+@click.argument("file", metavar="FILE")
+@click.option("--hand", "hand", type=int, default=None, metavar="N",
+              help="Hand N (from 1) of a JSON-lines file, as simulate --out writes it.")
 @json_option
 @click.option("--view", is_flag=True, help="Step through the record in the terminal UI (n/b keys, q quits).")
+@lang_option
 @guarded
-def replay_cmd(file: Path, as_json: bool, view: bool) -> int:
-    """Replay a game record FILE and print the result."""
-    record = load_record(file)
-    game, complete = replay(record)
+def replay_cmd(file: str, hand: int | None, as_json: bool, view: bool, lang: Lang) -> int:
+    """Replay a game record FILE (- reads stdin) and print the result."""
+    if view and as_json:
+        raise XuezhanError("usage", i18n.t("cli.replay.view_json", lang))
+    if view and file == "-":
+        raise XuezhanError("usage", i18n.t("cli.replay.view_stdin", lang))
+    record = load_hand(file, hand, lang)
+    try:
+        game, complete = replay(record)
+    except RecursionError:
+        raise RecordError("bad_json", i18n.t("cli.json.too_deep", lang, file=file)) from None
+    if view and not _common.has_terminal():
+        raise XuezhanError("no_terminal", i18n.t("cli.no_terminal", lang, command="replay --view"))
     if view:
         from ..tui.replay import ReplayApp
 
-        ReplayApp(record, name=str(file)).run()
+        ReplayApp(record, name=file if hand is None else f"{file} #{hand}", lang=lang).run()
         return 0
-    res = result_json(game, complete)
     if as_json:
-        emit_json(res)
+        emit_json(result_json(game, complete))
     else:
-        click.echo(describe_result(res))
+        click.echo(describe_result(game, complete, lang))
     return 0
 
 
@@ -85,9 +152,10 @@ def _bot_names(text: str) -> list[str]:
               help="The compiled core (the default when it is built and plays these rules and bots) or the "
                    "pure-Python engine; both give the same records.")
 @json_option
+@lang_option
 @guarded
 def simulate_cmd(games: int, bots: str, seed: int, rules_spec: str, out: Path | None, workers: int, backend: str,
-                 engine: str | None, as_json: bool) -> int:
+                 engine: str | None, as_json: bool, lang: Lang) -> int:
     """Self-play of N hands between bots."""
     if games < 1:
         raise XuezhanError("bad_games", "--games must be at least 1")
@@ -104,13 +172,15 @@ def simulate_cmd(games: int, bots: str, seed: int, rules_spec: str, out: Path | 
         try:
             sink = out.open("w", encoding="utf-8")
         except OSError as exc:
-            raise XuezhanError("unwritable", f"cannot write {out}: {exc.strerror}") from None
+            raise XuezhanError("unwritable", i18n.t("cli.out.unwritable", lang, file=out,
+                                                    problem=exc.strerror or str(exc))) from None
     progress: Any = None
     task: Any = None
     if sys.stderr.isatty():
         from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
 
-        progress = Progress(TextColumn("simulating"), BarColumn(), TextColumn("{task.completed}/{task.total}"),
+        progress = Progress(TextColumn(i18n.t("cli.simulate.progress", lang)), BarColumn(),
+                            TextColumn("{task.completed}/{task.total}"),
                             TimeRemainingColumn(), transient=True)
         progress.start()
         task = progress.add_task("hands", total=games)
@@ -125,6 +195,10 @@ def simulate_cmd(games: int, bots: str, seed: int, rules_spec: str, out: Path | 
         if progress is not None and not in_process:
             progress.advance(task, shard.size)
 
+    def unwritable(exc: OSError) -> XuezhanError:  # a full disk, a file that went away
+        return XuezhanError("unwritable", i18n.t("cli.out.unwritable", lang, file=out,
+                                                 problem=exc.strerror or str(exc)))
+
     try:
         stats = simulate(games, names, seed=seed, rules=rules, on_hand=on_hand if in_process else None,
                          workers=workers, backend=backend, keep_records=out is not None and not in_process,
@@ -132,11 +206,16 @@ def simulate_cmd(games: int, bots: str, seed: int, rules_spec: str, out: Path | 
         if sink is not None:
             for record in stats.records:
                 sink.write(json.dumps(record, ensure_ascii=False) + "\n")
+    except OSError as exc:
+        raise unwritable(exc) from None
     finally:
         if progress is not None:
             progress.stop()
         if sink is not None:
-            sink.close()
+            try:
+                sink.close()
+            except OSError as exc:
+                raise unwritable(exc) from None
     summary = stats.to_json()
     summary["seed"] = seed
     summary["rules"] = rules.to_mapping()
@@ -146,11 +225,12 @@ def simulate_cmd(games: int, bots: str, seed: int, rules_spec: str, out: Path | 
     if as_json:
         emit_json(summary)
         return 0
-    click.echo(f"{summary['hands']} hands, {summary['hands_per_second']:.0f} hands/s ({summary['engine']} engine), "
-               f"exhaustive draws {summary['draw_rate']:.1%}")
+    click.echo(i18n.t("cli.simulate.summary", lang, hands=summary["hands"], count=summary["hands"],
+                      speed=f"{summary['hands_per_second'] or 0:.0f}", draws=f"{summary['draw_rate']:.1%}"))
     for s in summary["by_seat"]:
-        click.echo(f"  seat {s['seat']} {s['bot']:<10} win rate {s['win_rate']:.1%}  "
-                   f"avg points {s['avg_points']:+.2f}  avg fan {s['avg_fan']:.2f}")
+        click.echo(i18n.t("cli.simulate.seat", lang, seat=i18n.t("common.seat", lang, seat=s["seat"]),
+                          bot=s["bot"], win_rate=f"{s['win_rate']:.1%}", points=f"{s['avg_points']:+.2f}",
+                          fan=f"{s['avg_fan']:.2f}"))
     return 0
 
 

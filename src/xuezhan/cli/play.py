@@ -7,9 +7,12 @@ from pathlib import Path
 
 import click
 
+from .. import i18n
 from ..bots import BOTS
 from ..errors import XuezhanError
-from ._common import guarded, load_rules, rules_option
+from ..i18n import Lang
+from . import _common
+from ._common import guarded, lang_option, load_rules, rules_option
 
 
 @click.command("play")
@@ -23,9 +26,10 @@ from ._common import guarded, load_rules, rules_option
 @click.option("--glyphs", is_flag=True, help="Draw tiles as Unicode mahjong glyphs (🀇 🀙 🀐) instead of 5万.")
 @click.option("--delay", type=float, default=0.45, show_default=True, metavar="SECONDS",
               help="Pause between the bots' moves.")
+@lang_option
 @guarded
 def play_cmd(rules_spec: str, hands: int, seed: int | None, bot: str, record_dir: Path | None, glyphs: bool,
-             delay: float) -> int:
+             delay: float, lang: Lang) -> int:
     """Play a match of N hands against three bots, in a full-screen terminal UI.
 
     You are seat 0. Keys: ←/→ or 1-9 a-e select a tile, enter/space discards it,
@@ -40,6 +44,8 @@ def play_cmd(rules_spec: str, hands: int, seed: int | None, bot: str, record_dir
     if bot not in BOTS:
         raise XuezhanError("unknown_bot", f"unknown bot {bot!r}: choose from {', '.join(sorted(BOTS))}")
     rules = load_rules(rules_spec)
+    if not _common.has_terminal():
+        raise XuezhanError("no_terminal", i18n.t("cli.no_terminal", lang, command="play"))
     if seed is None:  # a seed of its own, so that the final table can tell how to play these deals again
         seed = secrets.randbelow(1 << 31)
     from ..tui.match import TerminalTable, check_record_dir
@@ -53,7 +59,7 @@ def play_cmd(rules_spec: str, hands: int, seed: int | None, bot: str, record_dir
         from ..tui.terminal import fit_mahjong_tiles_to_terminal
 
         fit_mahjong_tiles_to_terminal()
-    app = PlayApp(match, glyphs=glyphs, bot_delay=delay)
+    app = PlayApp(match, glyphs=glyphs, bot_delay=delay, lang=lang)
     app.run()
     return 0
 

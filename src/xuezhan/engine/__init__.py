@@ -10,7 +10,7 @@ from .actions import (
 )
 from .deal import Deal, deal_from_layout, random_deal, validate_deal
 from .game import ClaimWindow, Game, Phase, SeatState, WinRecord
-from .views import SeatView, events_for, seat_view_json, table_views, visible_events
+from .views import SeatView, events_for, sample_world, seat_view_json, table_views, visible_events
 
 __all__ = [
     "ACTION_SPACE_SIZE",
@@ -29,6 +29,7 @@ __all__ = [
     "deal_from_layout",
     "events_for",
     "random_deal",
+    "sample_world",
     "seat_view_json",
     "table_views",
     "validate_deal",

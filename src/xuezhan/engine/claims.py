@@ -21,16 +21,9 @@ if TYPE_CHECKING:
 _OTHERS = tuple(tuple((seat + k) % 4 for k in (1, 2, 3)) for seat in range(4))  # in play order
 
 
-def discard(game: Game, seat: int, t: Tile) -> None:
-    """``seat`` discards ``t``: the seats that may claim it get a window, else the next seat draws."""
+def claim_options(game: Game, seat: int, t: Tile) -> dict[int, tuple[Action, ...]]:
+    """What each other seat may answer to ``seat``'s discard of ``t`` (seats with nothing to claim left out)."""
     seats = game._seats
-    s = seats[seat]
-    s.remove(t)
-    s.river.append(t)
-    s.river_state.append(RIVER_OPEN)
-    game._events.append({"type": "discard", "seat": seat, "tile": t})
-    game._owners.append(None)
-    game._drawn = None
     options: dict[int, tuple[Action, ...]] = {}
     rules = game._rules
     blood = rules.blood_river
@@ -59,6 +52,20 @@ def discard(game: Game, seat: int, t: Tile) -> None:
             else:
                 acts.append(PASS_ACTIONS[o])
             options[o] = tuple(acts)
+    return options
+
+
+def discard(game: Game, seat: int, t: Tile) -> None:
+    """``seat`` discards ``t``: the seats that may claim it get a window, else the next seat draws."""
+    seats = game._seats
+    s = seats[seat]
+    s.remove(t)
+    s.river.append(t)
+    s.river_state.append(RIVER_OPEN)
+    game._events.append({"type": "discard", "seat": seat, "tile": t})
+    game._owners.append(None)
+    game._drawn = None
+    options = claim_options(game, seat, t)
     if not options:
         game._next_draw(seat)
         return

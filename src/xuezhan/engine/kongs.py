@@ -38,14 +38,8 @@ def angang(game: Game, seat: int, t: Tile) -> None:
     game._draw(seat, replacement=True)
 
 
-def start_bugang(game: Game, seat: int, t: Tile) -> None:
-    s = game._seats[seat]
-    late = game._drawn != t
-    s.remove(t)
-    game._clean_start = False
-    game._pending_bugang = t
-    game._bugang_late = late
-    game._emit({"type": "bugang_declared", "seat": seat, "tile": t})
+def rob_options(game: Game, seat: int, t: Tile) -> dict[int, tuple[Action, ...]]:
+    """Who may rob ``seat``'s added kong of ``t`` (hu, or pass unless a win is forced)."""
     options: dict[int, tuple[Action, ...]] = {}
     force = game._rules.must_hu_last_four and game.live <= 4
     for k in range(1, 4):
@@ -58,6 +52,18 @@ def start_bugang(game: Game, seat: int, t: Tile) -> None:
             if not force:
                 acts.append(PASS_ACTIONS[o])
             options[o] = tuple(acts)
+    return options
+
+
+def start_bugang(game: Game, seat: int, t: Tile) -> None:
+    s = game._seats[seat]
+    late = game._drawn != t
+    s.remove(t)
+    game._clean_start = False
+    game._pending_bugang = t
+    game._bugang_late = late
+    game._emit({"type": "bugang_declared", "seat": seat, "tile": t})
+    options = rob_options(game, seat, t)
     if options:
         game._window = Window(t, seat, options, {}, robbing=True, opened_at=len(game._actions))
         game._phase = Phase.ROB

@@ -9,6 +9,7 @@ terminal only call :func:`visible_events`, :func:`events_for`, :func:`seat_view_
 
 from __future__ import annotations
 
+import random
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any, Final
 
@@ -234,7 +235,7 @@ class SeatView:
 
     def visible_counts(self) -> list[int]:
         """Copies of each tile this seat can see: its hand, the melds (others' concealed kongs lie
-        face down), rivers, tiles set aside, hands laid down."""
+        face down), rivers, tiles set aside, hands laid down, an added kong's tile open to robbing."""
         g = self._game
         vis = g._seats[self.seat].counts[:]
         for i, s in enumerate(g._seats):
@@ -250,6 +251,8 @@ class SeatView:
             if s is not g._seats[self.seat] and s.revealed:
                 for t in range(27):
                     vis[t] += s.counts[t]
+        if g._pending_bugang is not None:
+            vis[g._pending_bugang] += 1  # an added kong declared, open to robbing: out of the hand, face up
         return vis
 
     def deltas(self) -> list[int]:
@@ -258,3 +261,100 @@ class SeatView:
     def to_json(self) -> dict[str, Any]:
         """This seat's view as JSON (see :func:`seat_view_json`)."""
         return seat_view_json(self._game, self.seat)
+
+
+def sample_world(view: SeatView, rng: random.Random) -> Game:
+    """A copy of the game in which every tile ``view``'s seat cannot see is dealt afresh:
+    one world the seat cannot tell from the real one (determinization, for search).
+
+    What the seat sees stays: its hand, every meld shown, the rivers, the tiles set aside,
+    hands laid down, how many tiles each seat holds, the live wall's length, the voids.
+    What it cannot see is drawn from the copies it has not seen, in an order fixed by what
+    it sees and ``rng`` only (so two games that look the same to the seat give the same
+    worlds): each face-down concealed kong of another seat becomes four copies of a tile
+    nobody has seen, outside that seat's void; each other concealed hand gets its number of
+    tiles, with none of its void suit once its last discard was outside that suit (it would
+    have had to throw them first); the rest is the live wall, in a fresh order, and the
+    bystanders' tiles. Secret state of the others (a passed win, a pending choice, answers
+    given in an open claim window) is reset, and the window's claimants are worked out
+    again from the dealt hands."""
+    from ..hand import suit_keys
+    from ..scoring import Meld, MeldKind
+    from .claims import claim_options
+    from .kongs import rob_options
+
+    game = view._game
+    me = view.seat
+    g = game.copy()
+    unseen = [4 - v for v in view.visible_counts()]
+    pool = [t for t in range(27) for _ in range(unseen[t])]
+    seats = g._seats
+    hidden = [o for o in range(4) if o != me and not seats[o].revealed]
+    # face-down kongs: four copies of a tile nobody has seen, outside the seat's void
+    for o in hidden:
+        s = seats[o]
+        melds = s.melds
+        for i, m in enumerate(melds):
+            if m.kind is not MeldKind.ANGANG:
+                continue
+            kinds = [t for t in range(27) if unseen[t] == 4 and t // 9 != s.void]
+            if not kinds:
+                continue  # cannot happen in a consistent view; keep the meld rather than fail
+            t = rng.choice(kinds)
+            unseen[t] = 0
+            for _ in range(4):
+                pool.remove(t)
+            for k in g._kongs:
+                if k.seat == o and k.kind == "angang" and k.tile == m.tile:
+                    k.tile = t
+                    break
+            melds[i] = Meld(MeldKind.ANGANG, t)
+        s.meld_suits = 0
+        for m in melds:
+            s.meld_suits |= 1 << (m.tile // 9)
+    rng.shuffle(pool)
+    for o in hidden:
+        s = seats[o]
+        n = sum(s.counts)
+        void = s.void
+        no_void = void is not None and bool(s.river) and s.river[-1] // 9 != void
+        take: list[int] = []
+        rest: list[int] = []
+        for t in pool:
+            if len(take) < n and not (no_void and t // 9 == void):
+                take.append(t)
+            else:
+                rest.append(t)
+        if len(take) < n:  # not enough tiles outside the void: fill up with any
+            extra = rest[: n - len(take)]
+            take.extend(extra)
+            rest = rest[len(extra) :]
+        pool = rest
+        counts = [0] * 27
+        for t in take:
+            counts[t] += 1
+        s.counts = counts
+        s.keys = list(suit_keys(counts))
+        s.sizes = [sum(counts[0:9]), sum(counts[9:18]), sum(counts[18:27])]
+        s.wm = -1
+        s.pass_hu = set()
+        s.pass_hu_any = False
+        s.choice = None
+    n_by = len(g._bystander_tiles)
+    g._bystander_tiles = pool[:n_by]
+    live = pool[n_by:]
+    head, tail = g._head, g._tail
+    if len(live) != tail - head:
+        raise AssertionError(f"sample_world: {len(live)} unseen tiles for a live wall of {tail - head}")
+    g._wall = [*game._wall[:head], *live, *game._wall[tail:]]
+    if g._turn != me:
+        g._tsumo = None
+    w = g._window
+    if w is not None:
+        options = rob_options(g, w.source, w.tile) if w.robbing else claim_options(g, w.source, w.tile)
+        if me in w.options:
+            options[me] = w.options[me]
+        w.options = {o: options[o] for o in sorted(options, key=lambda o: (o - w.source) % 4)}
+        w.answers = {o: a for o, a in w.answers.items() if o == me}
+    g._legal_cache = {}
+    return g

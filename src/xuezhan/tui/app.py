@@ -10,25 +10,35 @@ changes nothing.
 Keys: ←/→ or 1-9 a-e select a tile (click works too); enter/space (or a second press,
 or a second click) discards it; h hu, p peng, g gang, x pass; m/p/s choose the void
 suit in 定缺; in 换三张 the tile keys mark three tiles and enter passes them; ? hint;
-q quit (asks first).
+? again shows the hint's next lines when it scrolls; l the log (in the compact layout);
+PgUp/PgDn scroll the table; q quit (asks first).
+
+Every sentence is in the player's language (``lang``, from the ``tui.*`` catalog), the
+settlement from :mod:`xuezhan.explain`. Below 100x28 the layout is compact (see
+:func:`~xuezhan.tui.widgets.is_compact`): seats with a one-line title, the log on ``l``,
+everything that does not fit scrolls.
 """
 
 from __future__ import annotations
 
 from typing import ClassVar
 
+from rich.cells import cell_len
 from rich.text import Text
 from textual import events
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Horizontal
+from textual.containers import Horizontal, VerticalScroll
 from textual.timer import Timer
-from textual.widgets import Footer, RichLog, Static
+from textual.widgets import RichLog, Static
 
+from .. import i18n
 from ..engine.actions import Action, ActionType
 from ..engine.game import Game, Phase
 from ..engine.views import SeatView, visible_events
 from ..errors import IllegalActionError
+from ..explain import explain_hand
+from ..i18n import DEFAULT_LANG, Lang
 from ..tiles import Tile
 from .hints import hint_lines
 from .match import HUMAN, HandResult, TerminalTable
@@ -42,19 +52,10 @@ from .widgets import (
     SeatBox,
     SettlementScreen,
     TileButton,
+    is_compact,
     table_widgets,
 )
-from .words import (
-    deltas_words,
-    event_words,
-    last_action_words,
-    ledger_lines,
-    seat_name,
-    signed,
-    suit_name,
-    tile_label,
-    win_words,
-)
+from .words import event_words, last_action_words, seat_name, signed, suit_name, tile_label
 
 _SUIT_KEYS = "mps"
 
@@ -89,12 +90,20 @@ class PlayApp(App[int]):
         Binding("m", "void(0)", "void suit", key_display="m/p/s"),
         Binding("s", "void(2)", "void", show=False),
         Binding("question_mark", "hint", "hint", key_display="?"),
+        Binding("l", "toggle_log", "log"),
+        Binding("pageup", "scroll_table(-1)", show=False),
+        Binding("pagedown", "scroll_table(1)", show=False),
         Binding("q", "quit_match", "quit"),
     ]
 
-    def __init__(self, match: TerminalTable, *, glyphs: bool = False, bot_delay: float = 0.45) -> None:
+    def __init__(self, match: TerminalTable, *, glyphs: bool = False, bot_delay: float = 0.45,
+                 lang: Lang = DEFAULT_LANG) -> None:
         super().__init__()
         self.match = match
+        self.lang = lang
+        self.compact = False
+        self._shown_seat: int | None = None
+        self._hint_step: int | None = None
         self.glyphs = glyphs
         self.bot_delay = bot_delay
         self.selected: int | None = None
@@ -108,33 +117,52 @@ class PlayApp(App[int]):
         self._tiles: list[Tile] = []
 
     # --- layout ----------------------------------------------------------------------------------------
+    def t(self, message: str, /, **params: object) -> str:
+        """The message ``tui.<message>`` in the player's language."""
+        return i18n.t(f"tui.{message}", self.lang, **params)
+
     def compose(self) -> ComposeResult:
         yield from table_widgets()
-        yield Static("", id="hint", classes="empty")
+        with VerticalScroll(id="hint-box", classes="empty") as box:
+            box.can_focus = False
+            yield Static("", id="hint")
         yield HandBar(id="hand")
         yield Static("", id="prompt")
         with Horizontal(id="actions"):
             for label, action, ident in (
-                ("胡 Hu h", "hu", "btn-hu"),
-                ("碰 Peng p", "peng", "btn-peng"),
-                ("杠 Gang g", "gang", "btn-gang"),
-                ("过 Pass x", "pass", "btn-pass"),
-                ("缺万 m", "void(0)", "btn-void-0"),
-                ("缺筒 p", "void(1)", "btn-void-1"),
-                ("缺条 s", "void(2)", "btn-void-2"),
-                ("换 Pass 3 ⏎", "discard", "btn-exchange"),
-                ("打 Discard ⏎", "discard", "btn-discard"),
-                ("? Hint", "hint", "btn-hint"),
+                (self.t("button.hu"), "hu", "btn-hu"),
+                (self.t("button.peng"), "peng", "btn-peng"),
+                (self.t("button.gang"), "gang", "btn-gang"),
+                (self.t("button.pass"), "pass", "btn-pass"),
+                *((self.t("button.void", suit=suit_name(s, self.lang), key=_SUIT_KEYS[s]), f"void({s})",
+                   f"btn-void-{s}") for s in range(3)),
+                (self.t("button.exchange"), "discard", "btn-exchange"),
+                (self.t("button.discard"), "discard", "btn-discard"),
+                (self.t("button.hint"), "hint", "btn-hint"),
             ):
                 yield ActionButton(label, action, id=ident)
-        yield Static("", id="message")
-        yield Footer()
+        yield Static("", id="message", classes="empty")
+        yield Static(self.t("keys.play"), id="keys")
 
     def on_mount(self) -> None:
+        self._fit(self.size.width, self.size.height)
         if not self.match.started:
             self.match.start_hand()
         self._new_hand_shown()
         self._after_change()
+
+    def on_resize(self, event: events.Resize) -> None:
+        self._fit(event.size.width, event.size.height)
+
+    def _fit(self, width: int, height: int) -> None:
+        """The compact layout below 100x28, the full one above."""
+        compact = is_compact(width, height)
+        self.screen_stack[0].set_class(compact, "-compact")  # the table's screen, under any dialog
+        self.query_one("#keys", Static).update(self.t("keys.play" if compact else "keys.play_full"))
+        if compact != self.compact:
+            self.compact = compact
+            if self.match.started:
+                self._refresh()
 
     # --- state shown --------------------------------------------------------------------------------------
     @property
@@ -147,7 +175,7 @@ class PlayApp(App[int]):
         self._hand_key = None
         self.selected = None
         self.marked = set()
-        self.sub_title = f"hand {self.match.hand_number}/{self.match.hands}"
+        self.sub_title = self.t("status.hand", number=self.match.hand_number, hands=self.match.hands)
 
     def _after_change(self) -> None:
         """Log new events, redraw, then let the bots act or settle the hand."""
@@ -164,7 +192,7 @@ class PlayApp(App[int]):
         new = visible_events(g, HUMAN, self._event_index)
         self._event_index = g.event_count
         for ev in new:
-            words = event_words(ev, HUMAN, glyphs=self.glyphs)
+            words = event_words(ev, HUMAN, glyphs=self.glyphs, lang=self.lang)
             if words is None:
                 continue
             self.log_lines.append(words)
@@ -175,19 +203,21 @@ class PlayApp(App[int]):
         g = self.game
         m = self.match
         view = m.view()
+        lang = self.lang
         self.query_one("#status", Static).update(
-            status_text(g, HUMAN, label=f"Hand {m.hand_number}/{m.hands}", rules_name=self._rules_name(),
-                        glyphs=self.glyphs))
-        last = last_action_words(g, HUMAN, glyphs=self.glyphs)
-        self.query_one("#last", Static).update(Text(f"last: {last}" if last else ""))
+            status_text(g, HUMAN, label=self.t("status.hand", number=m.hand_number, hands=m.hands),
+                        rules_name=self._rules_name(), glyphs=self.glyphs, lang=lang))
+        last = last_action_words(g, HUMAN, glyphs=self.glyphs, lang=lang)
+        self.query_one("#last", Static).update(Text(self.t("last", what=last) if last else ""))
         # the totals so far: the current hand counts once it is finished, before that it is added here
         running = list(m.totals) if m.hand_finished else [t + d for t, d in zip(m.totals, g.deltas(), strict=True)]
         turn_seat = g.turn if g.phase is Phase.TURN else None
         for seat in range(4):
-            panel = seat_panel(g, seat, HUMAN, glyphs=self.glyphs, totals=running)
-            self.query_one(f"#seat-{seat}", SeatBox).show(panel, turn=seat == turn_seat)
+            panel = seat_panel(g, seat, HUMAN, glyphs=self.glyphs, totals=running, lang=lang, compact=self.compact)
+            self.query_one(f"#seat-{seat}", SeatBox).show(panel, turn=seat == turn_seat, compact=self.compact)
+        self._show_acting_seat(turn_seat)
         names = ["", *([m.bot_name] * 3)]
-        self.query_one("#scores", Static).update(scores_text(running, g.deltas(), HUMAN, names))
+        self.query_one("#scores", Static).update(scores_text(running, g.deltas(), HUMAN, names, lang))
         # the hand
         tiles, drawn_apart = hand_display(view)
         key = (tuple(tiles), drawn_apart)
@@ -206,7 +236,7 @@ class PlayApp(App[int]):
                 self.selected = None
         self._tiles = tiles
         self.query_one(HandBar).show(tiles, drawn_apart=drawn_apart, selected=self.selected, marked=self.marked,
-                                     melds=view.melds(HUMAN), glyphs=self.glyphs)
+                                     melds=view.melds(HUMAN), glyphs=self.glyphs, lang=lang)
         self.query_one("#prompt", Static).update(Text(self._prompt()))
         legal = m.human_legal() if not g.over else []
         kinds = {a.type for a in legal}
@@ -223,7 +253,21 @@ class PlayApp(App[int]):
             shown[f"btn-void-{suit}"] = any(a.type is ActionType.DINGQUE and a.suit == suit for a in legal)
         for button in self.query(ActionButton):
             button.display = bool(shown.get(button.id or "", False))
-        self.query_one("#message", Static).update(Text(self.message))
+        self._show_message()
+
+    def _show_acting_seat(self, turn_seat: int | None) -> None:
+        """Scroll the table to the seat that acts (whose discard is offered), when it changes: on a
+        small screen the river that matters is then in sight."""
+        w = self.game.claim_window
+        seat = w.seat if w is not None else turn_seat
+        if seat is not None and seat != self._shown_seat:
+            self._shown_seat = seat
+            self.call_after_refresh(self.query_one(f"#seat-{seat}", SeatBox).scroll_visible, animate=False)
+
+    def _show_message(self) -> None:
+        widget = self.query_one("#message", Static)
+        widget.update(Text(self.message))
+        widget.set_class(not self.message, "empty")
 
     def _rules_name(self) -> str:
         r = self.match.rules
@@ -232,59 +276,54 @@ class PlayApp(App[int]):
 
     def _prompt(self) -> str:
         g = self.game
+        lang = self.lang
         if g.over:
-            return "The hand is over."
+            return self.t("prompt.over")
         legal = self.match.human_legal()
         kinds = {a.type for a in legal}
         me = g.seat_state(HUMAN)
         if not legal:
             if me.won and not g.rules.blood_river:
-                return "You have won this hand; the others play on."
+                return self.t("prompt.won_wait")
             if g.phase is Phase.DINGQUE:
-                return "定缺: waiting for the others to choose their void suit."
+                return self.t("prompt.dingque_wait")
             if g.phase is Phase.EXCHANGE:
-                return "换三张: waiting for the others."
+                return self.t("prompt.exchange_wait")
             if g.phase is Phase.TURN:
-                return f"Waiting for {seat_name(g.turn, HUMAN)}…"
-            return "Waiting for the other seats…"
+                return self.t("prompt.turn_wait", seat=seat_name(g.turn, HUMAN, lang))
+            return self.t("prompt.others_wait")
         if g.phase is Phase.DINGQUE:
             choices = [a.suit for a in legal if a.suit is not None]
-            options = " · ".join(f"{_SUIT_KEYS[s]} {suit_name(s)}" for s in choices)
-            forced = " (the only choice: you hold no tile of it)" if len(choices) == 1 else ""
-            return f"定缺: choose the suit you give up: {options}{forced}"
+            options = " · ".join(f"{_SUIT_KEYS[s]} {suit_name(s, lang)}" for s in choices)
+            return self.t("prompt.dingque_forced" if len(choices) == 1 else "prompt.dingque", options=options)
         if g.phase is Phase.EXCHANGE:
-            return ("换三张: mark three tiles of one suit (1-9 a-e or click), then enter to pass them "
-                    f"({len(self.marked)}/3 marked)")
+            return self.t("prompt.exchange", marked=len(self.marked))
         if g.phase in (Phase.CLAIM, Phase.ROB):
             w = g.claim_window
             assert w is not None
-            what = "adds to a kong" if g.phase is Phase.ROB else "discarded"
-            opts = []
-            if ActionType.HU in kinds:
-                opts.append("h hu")
-            if ActionType.PENG in kinds:
-                opts.append("p peng")
-            if ActionType.GANG in kinds:
-                opts.append("g gang")
-            if ActionType.PASS in kinds:
-                opts.append("x pass")
-            return f"{seat_name(w.seat, HUMAN)} {what} {tile_label(w.tile, self.glyphs)}: {' · '.join(opts)}"
+            offer = self.t("prompt.offer_kong" if g.phase is Phase.ROB else "prompt.offer_discard",
+                           seat=seat_name(w.seat, HUMAN, lang), tile=tile_label(w.tile, self.glyphs, lang))
+            opts = [self.t(f"prompt.key_{name}") for kind, name in (
+                (ActionType.HU, "hu"), (ActionType.PENG, "peng"), (ActionType.GANG, "gang"), (ActionType.PASS, "pass"))
+                if kind in kinds]
+            return self.t("prompt.claim", offer=offer, options=" · ".join(opts))
         parts = []
         if ActionType.DISCARD in kinds:
-            parts.append("pick a tile (←/→, 1-9 a-e, click) · enter/space discards")
+            parts.append(self.t("prompt.pick"))
         if ActionType.HU in kinds:
-            parts.insert(0, "h HU!")
+            parts.insert(0, self.t("prompt.key_hu_now"))
         gangs = [a for a in legal if a.type is ActionType.GANG]
         if gangs:
-            parts.append("g gang " + " ".join(tile_label(a.tile or 0, self.glyphs) for a in gangs))
+            parts.append(self.t("prompt.gang_tiles",
+                                tiles=" ".join(tile_label(a.tile or 0, self.glyphs, lang) for a in gangs)))
         void = me.void
         if void is not None and me.holds_void():
-            parts.append(f"void {suit_name(void)} tiles go first")
-        return "Your turn: " + " · ".join(parts)
+            parts.append(self.t("prompt.void_first", suit=suit_name(void, lang)))
+        return self.t("prompt.your_turn", parts=" · ".join(parts))
 
     def _say(self, message: str) -> None:
         self.message = message
-        self.query_one("#message", Static).update(Text(message))
+        self._show_message()
 
     # --- bots ------------------------------------------------------------------------------------------
     def _schedule_bots(self) -> None:
@@ -324,46 +363,49 @@ class PlayApp(App[int]):
         result = self.match.finish_hand()
         self._refresh()
         title, body, keys = self.settlement(result)
-        self.push_screen(SettlementScreen(title, body, keys), self._after_settlement)
+        self.push_screen(SettlementScreen(title, body, keys, self.t("settle.view_table"), self.t("settle.view_again")),
+                         self._after_settlement)
 
     def settlement(self, result: HandResult) -> tuple[str, Text, str]:
-        """The settlement of the hand just finished (and the final table after the last one)."""
+        """The settlement of the hand just finished (and the final table after the last one): every
+        line of :func:`xuezhan.explain.explain_hand`, the net result, the totals."""
         g = self.game
         m = self.match
+        lang = self.lang
         body = Text()
-        if g.winners:
-            for w in g.winners:
-                body.append(win_words(w, HUMAN, self.glyphs) + "\n", style="bold yellow")
-        else:
-            body.append("Nobody won this hand.\n", style="bold")
-        body.append("\nPayments\n", style="bold underline")
-        lines = ledger_lines(g, HUMAN)
-        for line in lines or ["no payments"]:
-            body.append(f"  {line}\n")
+        body.append(self.t("settle.explained") + "\n", style="bold underline")
+        for line in explain_hand(g, lang, me=HUMAN)[:-1]:  # its last line, the net result, comes below in colour
+            winner = any(line.startswith(seat_name(w.seat, HUMAN, lang)) for w in g.winners)
+            body.append(f"  {line}\n", style="bold yellow" if winner and not line.startswith(" ") else "")
         mine = result.deltas[HUMAN]
-        body.append("\nNet this hand: ", style="bold")
-        body.append(f"you {signed(mine)}", style="bold green" if mine > 0 else ("bold red" if mine < 0 else "bold"))
-        body.append("".join(f" · {seat_name(s, HUMAN)} {signed(result.deltas[s])}" for s in range(4) if s != HUMAN))
+        body.append("\n" + self.t("settle.net"), style="bold")
+        body.append(self.t("settle.net_me", delta=signed(mine)),
+                    style="bold green" if mine > 0 else ("bold red" if mine < 0 else "bold"))
+        body.append("".join(f" · {seat_name(s, HUMAN, lang)} {signed(result.deltas[s])}" for s in range(4)
+                            if s != HUMAN))
         body.append("\n")
-        body.append("Totals: " + deltas_words(result.totals, HUMAN) + "\n", style="bold")
+        totals = " · ".join(f"{seat_name(s, HUMAN, lang)} {signed(d)}" for s, d in enumerate(result.totals))
+        body.append(self.t("settle.totals", totals=totals) + "\n", style="bold")
         if result.record_path is not None:
-            body.append(f"Record saved: {result.record_path}\n", style="dim")
+            body.append(self.t("settle.saved", path=result.record_path) + "\n", style="dim")
         if result.record_error is not None:
-            body.append(f"Record not saved: {result.record_error}\n", style="bold red")
+            body.append(self.t("settle.not_saved", error=result.record_error) + "\n", style="bold red")
         if m.match_over:
-            body.append("\nFinal table\n", style="bold underline")
-            body.append(f"  {'rank':<6}{'seat':<16}{'wins':>6}{'points':>9}\n", style="bold")
+            body.append("\n" + self.t("settle.final") + "\n", style="bold underline")
+            body.append("  " + self.t("settle.final_header") + "\n", style="bold")
             for rank, s in enumerate(m.standings(), start=1):
-                who = "you (seat 0)" if s == HUMAN else f"seat {s} {m.bot_name}"
-                body.append(f"  {rank:<6}{who:<16}{m.wins[s]:>6}{signed(m.totals[s]):>9}\n",
+                who = (self.t("seat.me", seat=s) if s == HUMAN
+                       else self.t("settle.bot_seat", seat=seat_name(s, None, lang), bot=m.bot_name))
+                pad = 16 - (cell_len(who) - len(who))
+                body.append(f"  {rank:<6}{who:<{max(pad, 1)}}{m.wins[s]:>4}{signed(m.totals[s]):>8}\n",
                             style="bold" if s == HUMAN else "")
             if m.seed is not None:
-                body.append(f"\nThe same deals again: xuezhan play --seed {m.seed} --hands {m.hands}\n", style="dim")
-            return (f"Match over after {m.hands} hand{'s' if m.hands > 1 else ''}", body,
-                    "enter or q: leave the table")
+                body.append("\n" + self.t("settle.again", seed=m.seed, hands=m.hands) + "\n", style="dim")
+            return self.t("settle.match_over", count=m.hands), body, self.t("settle.keys_final")
         nd = result.next_dealer
-        body.append(f"\nNext dealer: {'thrown by dice' if nd is None else seat_name(nd, HUMAN)}\n", style="dim")
-        return (f"Hand {result.number}/{m.hands} over", body, "enter: next hand · q: quit")
+        body.append("\n" + (self.t("settle.next_dealer_dice") if nd is None
+                            else self.t("settle.next_dealer", seat=seat_name(nd, HUMAN, lang))) + "\n", style="dim")
+        return self.t("settle.title", number=result.number, hands=m.hands), body, self.t("settle.keys")
 
     def _after_settlement(self, how: str | None) -> None:
         if self.match.match_over:
@@ -376,8 +418,9 @@ class PlayApp(App[int]):
 
     def next_hand(self) -> None:
         self.match.start_hand()
-        self.log_lines.append(f"--- hand {self.match.hand_number} ---")
-        self.query_one("#game-log", RichLog).write(Text(f"--- hand {self.match.hand_number} ---", style="bold"))
+        header = self.t("settle.new_hand", number=self.match.hand_number)
+        self.log_lines.append(header)
+        self.query_one("#game-log", RichLog).write(Text(header, style="bold"))
         self._new_hand_shown()
         self.message = ""
         self._after_change()
@@ -387,12 +430,11 @@ class PlayApp(App[int]):
         try:
             self.match.play(action)
         except IllegalActionError as exc:
-            self._say(f"Not allowed: {exc.message}")
+            self._say(self.t("msg.not_allowed", reason=exc.message))
             return
         self.message = ""
-        hint = self.query_one("#hint", Static)
-        hint.update("")
-        hint.add_class("empty")
+        self.query_one("#hint", Static).update("")
+        self.query_one("#hint-box").add_class("empty")
         self._after_change()
 
     def _legal(self, kind: ActionType) -> list[Action]:
@@ -402,17 +444,18 @@ class PlayApp(App[int]):
 
     def _why_not(self, what: str) -> str:
         g = self.game
+        word = self.t(f"what.{what}")
         if g.over:
-            return "The hand is over."
+            return self.t("msg.over")
         if not self.match.human_pending():
             if g.seat_state(HUMAN).won and not g.rules.blood_river:
-                return f"No {what}: you have already won this hand."
-            return f"No {what}: it is not your turn."
-        return f"No {what} possible now."
+                return self.t("msg.won_already", what=word)
+            return self.t("msg.not_your_turn", what=word)
+        return self.t("msg.not_now", what=word)
 
     def action_move(self, step: int) -> None:
         if not self._tiles:
-            self._say("No tiles to select.")
+            self._say(self.t("msg.no_tiles"))
             return
         n = len(self._tiles)
         self.selected = ((self.selected if self.selected is not None else -1) + step) % n
@@ -420,7 +463,7 @@ class PlayApp(App[int]):
 
     def action_pick(self, index: int) -> None:
         if index >= len(self._tiles):
-            self._say(f"No tile under key {HAND_KEYS[index]!r}: you hold {len(self._tiles)} tiles.")
+            self._say(self.t("msg.no_tile_under_key", key=repr(HAND_KEYS[index]), count=len(self._tiles)))
             return
         self._tile_chosen(index)
 
@@ -434,7 +477,7 @@ class PlayApp(App[int]):
             if index in self.marked:
                 self.marked.discard(index)
             elif len(self.marked) >= 3:
-                self._say("Three tiles are marked already: unmark one first.")
+                self._say(self.t("msg.three_marked"))
                 return
             else:
                 self.marked.add(index)
@@ -452,7 +495,7 @@ class PlayApp(App[int]):
         view = self.match.view()
         tiles, drawn_apart = hand_display(view)
         self.query_one(HandBar).show(tiles, drawn_apart=drawn_apart, selected=self.selected, marked=self.marked,
-                                     melds=view.melds(HUMAN), glyphs=self.glyphs)
+                                     melds=view.melds(HUMAN), glyphs=self.glyphs, lang=self.lang)
 
     def action_discard(self) -> None:
         g = self.game
@@ -462,37 +505,37 @@ class PlayApp(App[int]):
         discards = self._legal(ActionType.DISCARD)
         if not discards:
             if self.match.human_pending() and g.phase in (Phase.CLAIM, Phase.ROB):
-                self._say("No discard now: answer the claim (h hu · p peng · g gang · x pass).")
+                self._say(self.t("msg.answer_claim"))
             elif self.match.human_pending() and g.phase is Phase.DINGQUE:
-                self._say("First choose your void suit (m/p/s).")
+                self._say(self.t("msg.dingque_first"))
             else:
                 self._say(self._why_not("discard"))
             return
         if self.selected is None or self.selected >= len(self._tiles):
-            self._say("Select a tile first (←/→ or 1-9 a-e).")
+            self._say(self.t("msg.select_first"))
             return
         t = self._tiles[self.selected]
         action = next((a for a in discards if a.tile == t), None)
         if action is None:
             me = g.seat_state(HUMAN)
             if me.void is not None and me.holds_void():
-                self._say(f"You must discard your void suit ({suit_name(me.void)}) first.")
+                self._say(self.t("msg.void_first", suit=suit_name(me.void, self.lang)))
             elif me.won:
-                self._say("After your win you can only give up the tile you drew (or hu again).")
+                self._say(self.t("msg.after_win"))
             else:
-                self._say(f"You cannot discard {tile_label(t, self.glyphs)} now.")
+                self._say(self.t("msg.cannot_discard", tile=tile_label(t, self.glyphs, self.lang)))
             return
         self._play(action)
 
     def _exchange(self) -> None:
         if len(self.marked) != 3:
-            self._say(f"换三张: mark exactly three tiles of one suit ({len(self.marked)} marked).")
+            self._say(self.t("msg.exchange_three", marked=len(self.marked)))
             return
         tiles = tuple(sorted(self._tiles[i] for i in self.marked))
         legal = self._legal(ActionType.EXCHANGE)
         action = next((a for a in legal if tuple(sorted(a.tiles)) == tiles), None)
         if action is None:
-            self._say("换三张: the three tiles must be of one suit.")
+            self._say(self.t("msg.exchange_suit"))
             return
         self._play(action)
 
@@ -515,7 +558,7 @@ class PlayApp(App[int]):
     def action_pass(self) -> None:
         acts = self._legal(ActionType.PASS)
         if not acts and self._legal(ActionType.HU) and self.game.phase in (Phase.CLAIM, Phase.ROB):
-            self._say("You cannot pass: the rules force you to hu now (press h).")
+            self._say(self.t("msg.must_hu"))
             return
         self._claim(ActionType.PASS, "pass")
 
@@ -528,8 +571,8 @@ class PlayApp(App[int]):
             chosen = self._tiles[self.selected] if self.selected is not None and self._tiles else None
             pick = next((a for a in gangs if a.tile == chosen), None)
             if pick is None:
-                names = " ".join(tile_label(a.tile or 0, self.glyphs) for a in gangs)
-                self._say(f"Several kongs possible ({names}): select the tile, then press g.")
+                names = " ".join(tile_label(a.tile or 0, self.glyphs, self.lang) for a in gangs)
+                self._say(self.t("msg.several_kongs", tiles=names))
                 return
             self._play(pick)
             return
@@ -539,33 +582,53 @@ class PlayApp(App[int]):
         g = self.game
         if g.phase is not Phase.DINGQUE or not self.match.human_pending():
             if g.phase is Phase.DINGQUE:
-                self._say("You have chosen your void already; waiting for the others.")
+                self._say(self.t("msg.void_chosen"))
             else:
-                self._say(f"{_SUIT_KEYS[suit]}: choosing a void suit is only for 定缺 at the start of the hand.")
+                self._say(self.t("msg.void_only_dingque", key=_SUIT_KEYS[suit]))
             return
         legal = self._legal(ActionType.DINGQUE)
         action = next((a for a in legal if a.suit == suit), None)
         if action is None:
-            allowed = " or ".join(f"{_SUIT_KEYS[a.suit or 0]} {suit_name(a.suit or 0)}" for a in legal)
-            self._say(f"You cannot give up {suit_name(suit)}: choose {allowed}.")
+            allowed = self.t("msg.or").join(f"{_SUIT_KEYS[a.suit or 0]} {suit_name(a.suit or 0, self.lang)}"
+                                            for a in legal)
+            self._say(self.t("msg.cannot_give_up", suit=suit_name(suit, self.lang), allowed=allowed))
             return
         self._play(action)
 
     def action_hint(self) -> None:
         if self.game.over or not self.match.human_pending():
-            self._say("Hint: nothing to decide now.")
+            self._say(self.t("msg.hint_nothing"))
             return
+        box = self.query_one("#hint-box", VerticalScroll)
+        step = len(self.game.actions)
+        if self._hint_step == step and not box.has_class("empty") and box.max_scroll_y > 0:
+            # the same hint again: its next lines (a small screen shows a few at a time)
+            if box.scroll_y >= box.max_scroll_y:
+                box.scroll_home(animate=False)
+            else:
+                box.scroll_relative(y=max(1, box.size.height), animate=False)
+            return
+        self._hint_step = step
         lines = hint_lines(self.match.view(), self.match.human_legal(), self.glyphs)
-        hint = self.query_one("#hint", Static)
-        hint.update(Text("\n".join(lines)))
-        hint.remove_class("empty")
+        self.query_one("#hint", Static).update(Text("\n".join(lines)))
+        box.remove_class("empty")
+        box.scroll_home(animate=False)
+
+    def action_toggle_log(self) -> None:
+        """The compact layout shows the log in place of the table, and back (the full one shows both)."""
+        if self.compact:
+            self.screen_stack[0].toggle_class("-log")
+
+    def action_scroll_table(self, pages: int) -> None:
+        target = self.query_one("#game-log" if self.screen_stack[0].has_class("-log") else "#table")
+        target.scroll_relative(y=pages * max(1, target.size.height - 1), animate=False)
 
     def action_quit_match(self) -> None:
         def answer(yes: bool | None) -> None:
             if yes:
                 self.exit(0)
 
-        self.push_screen(ConfirmScreen("Quit the match? (y/n)"), answer)
+        self.push_screen(ConfirmScreen(self.t("msg.quit"), self.t("msg.yes_no")), answer)
 
     async def on_button_pressed(self, event: ActionButton.Pressed) -> None:
         button = event.button
@@ -578,4 +641,4 @@ class PlayApp(App[int]):
         if len(self.screen_stack) > 1:
             return  # a dialog is open: its own keys are listed in it
         if event.is_printable and event.character and event.key not in self.active_bindings:
-            self._say(f"Key {event.character!r} does nothing here; the keys are in the footer (? for a hint).")
+            self._say(self.t("msg.useless_key", key=repr(event.character)))

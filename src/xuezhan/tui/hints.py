@@ -1,75 +1,28 @@
-"""Hints for the human seat, from its own view only.
+"""Hints for the human seat: the advisor's ranking (:mod:`xuezhan.bots.advisor`), from the
+seat's own view only, in a few short lines.
 
-For a discard: every legal choice with the shanten it leaves and the live effective
-tiles (the copies this seat cannot see of every tile that would lower that shanten).
-For a claim: the shanten now and after the claim. For 定缺 and 换三张: what the
-heuristic bot would pick, given the same view.
+For a discard: the expert's pick with the shanten it leaves, the live effective tiles
+(copies this seat cannot see of every tile that would lower that shanten), its expected
+points and danger; then the other choices. For a claim or a kong (on a discard or on one's
+own turn): each choice with the shanten after it and its expected points over the rest of
+the hand. For 定缺 and 换三张: the expert's pick. Action names come from :mod:`xuezhan.vocab`.
 """
 
 from __future__ import annotations
 
-import random
 from collections.abc import Sequence
-from dataclasses import dataclass
 
-from ..bots.heuristic import HeuristicBot
+from .. import vocab
+from ..bots.advisor import Advice, Choice, advise
 from ..engine.actions import Action, ActionType
 from ..engine.views import SeatView
-from ..hand import shanten
-from ..tiles import NUM_KINDS, Tile
+from ..vocab import Kind
 from .words import suit_name, tile_label, tiles_words
 
 
-@dataclass(frozen=True, slots=True)
-class DiscardHint:
-    """One discard choice: the shanten it leaves, and the live copies of the tiles that improve it."""
-
-    tile: Tile
-    shanten: int
-    live: int
-    effective: tuple[Tile, ...]
-
-
-def _melds_info(view: SeatView) -> tuple[int, int]:
-    melds = view.melds(view.seat)
-    mask = 0
-    for m in melds:
-        mask |= 1 << (m.tile // 9)
-    return len(melds), mask
-
-
-def discard_hints(view: SeatView, legal: Sequence[Action]) -> list[DiscardHint]:
-    """The legal discards, best first: lowest shanten, then most live effective tiles."""
-    counts = view.counts
-    n_melds, meld_suits = _melds_info(view)
-    void = view.void
-    visible = view.visible_counts()
-    out: list[DiscardHint] = []
-    seen: set[Tile] = set()
-    for a in legal:
-        if a.type is not ActionType.DISCARD or a.tile is None or a.tile in seen:
-            continue
-        t = a.tile
-        seen.add(t)
-        counts[t] -= 1
-        sh = shanten(counts, n_melds, meld_suits=meld_suits, void=void)
-        effective: list[Tile] = []
-        live = 0
-        for u in range(NUM_KINDS):
-            if u // 9 == void or visible[u] >= 4 or counts[u] >= 4:
-                continue
-            counts[u] += 1
-            if shanten(counts, n_melds, meld_suits=meld_suits, void=void) < sh:
-                effective.append(u)
-                live += 4 - visible[u]
-            counts[u] -= 1
-        counts[t] += 1
-        out.append(DiscardHint(t, sh, live, tuple(effective)))
-    out.sort(key=lambda h: (h.shanten, -h.live, h.tile))
-    return out
-
-
-def shanten_word(sh: int) -> str:
+def shanten_word(sh: int | None) -> str:
+    if sh is None:
+        return "?"
     if sh < 0:
         return "complete"
     if sh == 0:
@@ -77,54 +30,64 @@ def shanten_word(sh: int) -> str:
     return f"shanten {sh}"
 
 
+def action_word(action: Action, glyphs: bool = False) -> str:
+    """``碰 5万``: the action's name from the vocabulary, with its tile."""
+    name = vocab.name(Kind.ACTION, str(action.type))
+    if action.tile is not None:
+        return f"{name} {tile_label(action.tile, glyphs)}"
+    return name
+
+
+def _points(c: Choice) -> str:
+    if c.expected_points is None:
+        return ""
+    return f", expected {c.expected_points:+.1f}" + (" (searched)" if c.basis == "playouts" else "")
+
+
+def _danger(c: Choice) -> str:
+    if c.danger is None or c.danger < 0.05:
+        return ""
+    return ", danger " + ("high" if c.danger >= 0.5 else "some" if c.danger >= 0.2 else "low")
+
+
+def advice_lines(advice: Advice, glyphs: bool = False) -> list[str]:
+    """The advisor's ranking in a few lines (the pick first)."""
+    ranking = advice.ranking
+    if not ranking:
+        return ["Nothing to decide now."]
+    best = ranking[0]
+    a = best.action
+    if a.type is ActionType.HU:
+        return [f"Hint: you can win: press h ({action_word(a)})."]
+    if a.type is ActionType.DINGQUE:
+        return [f"Hint: choose {suit_name(a.suit or 0)} as your void (the suit you can best give up)."]
+    if a.type is ActionType.EXCHANGE:
+        return [f"Hint: pass {tiles_words(a.tiles, glyphs)} (keeps your hand closest to ready)."]
+    if a.type is ActionType.DISCARD and all(c.action.type is ActionType.DISCARD for c in ranking):
+        eff = tiles_words(best.effective[:8], glyphs) + (" …" if len(best.effective) > 8 else "")
+        lines = [f"Hint: discard {tile_label(a.tile or 0, glyphs)}: {shanten_word(best.shanten)}, "
+                 f"{best.live_effective} live effective tiles ({eff or 'none'}){_points(best)}{_danger(best)}"]
+        others = " · ".join(f"{tile_label(c.action.tile or 0, glyphs)}: {shanten_word(c.shanten)}, "
+                            f"{c.live_effective} live" for c in ranking[1:])
+        if others:
+            lines.append("others: " + others)
+        return lines
+    # a claim, or a kong on one's own turn: every kind of choice, the pick first
+    lines = [f"Hint: {action_word(a, glyphs)}: {shanten_word(best.shanten)}{_points(best)}{_danger(best)}"]
+    shown = 0
+    for c in ranking[1:]:
+        if c.action.type is ActionType.DISCARD and shown >= 1:
+            continue  # one discard stands for the rest
+        shown += c.action.type is ActionType.DISCARD
+        lines.append(f"  {action_word(c.action, glyphs)}: {shanten_word(c.shanten)}{_points(c)}{_danger(c)}")
+    return lines
+
+
 def hint_lines(view: SeatView, legal: Sequence[Action], glyphs: bool = False) -> list[str]:
     """The hint for the situation ``legal`` describes, in a few lines."""
     if not legal:
         return ["Nothing to decide now."]
-    kinds = {a.type for a in legal}
-    if ActionType.HU in kinds:
-        return ["Hint: you can win: press h (hu)."]
-    first = legal[0].type
-    if first is ActionType.DINGQUE or first is ActionType.EXCHANGE:
-        bot = HeuristicBot(random.Random(0))
-        choice = bot.choose(view, legal)
-        if choice.type is ActionType.DINGQUE:
-            return [f"Hint: choose {suit_name(choice.suit or 0)} as your void (the suit you can best give up)."]
-        return [f"Hint: pass {tiles_words(choice.tiles, glyphs)} (keeps your hand closest to ready)."]
-    n_melds, meld_suits = _melds_info(view)
-    counts = view.counts
-    void = view.void
-    if view.phase in ("claim", "rob"):
-        t = view.offered_tile
-        now = shanten(counts, n_melds, meld_suits=meld_suits, void=void)
-        lines = [f"Hint: you are at {shanten_word(now)}."]
-        if t is not None and ActionType.PENG in kinds:
-            counts[t] -= 2
-            after = 99
-            ms = meld_suits | 1 << (t // 9)
-            for d in range(NUM_KINDS):
-                if counts[d]:
-                    counts[d] -= 1
-                    after = min(after, shanten(counts, n_melds + 1, meld_suits=ms, void=void))
-                    counts[d] += 1
-            counts[t] += 2
-            verdict = "take it" if after < now or (after == now and now <= 1) else "better pass"
-            lines.append(f"peng {tile_label(t, glyphs)} then the best discard: {shanten_word(after)} ({verdict}).")
-        if t is not None and ActionType.GANG in kinds:
-            counts[t] -= 3
-            after = shanten(counts, n_melds + 1, meld_suits=meld_suits | 1 << (t // 9), void=void)
-            counts[t] += 3
-            lines.append(f"kong {tile_label(t, glyphs)}: {shanten_word(after)}.")
-        return lines
-    hints = discard_hints(view, legal)
-    if not hints:
-        gangs = [a for a in legal if a.type is ActionType.GANG]
-        return [f"Hint: kong {tile_label(gangs[0].tile or 0, glyphs)}."] if gangs else ["Nothing to decide now."]
-    best = hints[0]
-    eff = tiles_words(best.effective[:8], glyphs) + (" …" if len(best.effective) > 8 else "")
-    lines = [f"Hint: discard {tile_label(best.tile, glyphs)}: {shanten_word(best.shanten)}, "
-             f"{best.live} live effective tiles ({eff or 'none'})"]
-    others = " · ".join(f"{tile_label(h.tile, glyphs)}: {shanten_word(h.shanten)}, {h.live} live" for h in hints[1:])
-    if others:
-        lines.append("others: " + others)
-    return lines
+    return advice_lines(advise(view, legal), glyphs)
+
+
+__all__ = ["action_word", "advice_lines", "hint_lines", "shanten_word"]

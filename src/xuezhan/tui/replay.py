@@ -11,16 +11,20 @@ from __future__ import annotations
 from typing import ClassVar
 
 from rich.text import Text
+from textual import events
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
-from textual.widgets import Footer, RichLog, Static
+from textual.widgets import RichLog, Static
 
+from .. import i18n
 from ..engine.actions import Action
 from ..engine.game import Game, Phase
+from ..explain import explain_hand
+from ..i18n import DEFAULT_LANG, Lang
 from ..records import Record, replay
 from .panels import scores_text, seat_panel, status_text
-from .widgets import CSS, SeatBox, table_widgets
-from .words import deltas_words, event_words, last_action_words, ledger_lines, win_words
+from .widgets import CSS, SeatBox, is_compact, table_widgets
+from .words import event_words, last_action_words
 
 
 class ReplayStepper:
@@ -68,24 +72,45 @@ class ReplayApp(App[int]):
         Binding("pageup", "step(-10)", "-10", key_display="PgUp"),
         Binding("home", "goto(0)", "start"),
         Binding("end", "goto(-1)", "end"),
+        Binding("l", "toggle_log", "log"),
         Binding("q", "quit_replay", "quit"),
     ]
 
-    def __init__(self, record: Record, *, glyphs: bool = False, name: str = "") -> None:
+    def __init__(self, record: Record, *, glyphs: bool = False, name: str = "", lang: Lang = DEFAULT_LANG) -> None:
         super().__init__()
+        self.lang = lang
         self.stepper = ReplayStepper(record)
         self.glyphs = glyphs
         self.record_name = name
         self.log_lines: list[str] = []
+        self.compact = False
 
     def compose(self) -> ComposeResult:
         yield from table_widgets()
         yield Static("", id="step")
-        yield Footer()
+        yield Static(i18n.t("tui.keys.replay", self.lang), id="keys")
 
     def on_mount(self) -> None:
         self.sub_title = self.record_name
+        self._fit(self.size.width, self.size.height)
         self._refresh()
+
+    def on_resize(self, event: events.Resize) -> None:
+        self._fit(event.size.width, event.size.height)
+
+    def _fit(self, width: int, height: int) -> None:
+        compact = is_compact(width, height)
+        self.screen_stack[0].set_class(compact, "-compact")  # the table's screen, under any dialog
+        self.query_one("#keys", Static).update(i18n.t("tui.keys.replay" if compact else "tui.keys.replay_full",
+                                                      self.lang))
+        if compact != self.compact:
+            self.compact = compact
+            if self.log_lines:  # shown once already
+                self._refresh()
+
+    def action_toggle_log(self) -> None:
+        if self.compact:
+            self.screen_stack[0].toggle_class("-log")
 
     def action_step(self, delta: int) -> None:
         self.stepper.goto(self.stepper.step + delta)
@@ -101,20 +126,22 @@ class ReplayApp(App[int]):
     def _refresh(self) -> None:
         st = self.stepper
         g = st.game
+        lang = self.lang
         self.query_one("#status", Static).update(
-            status_text(g, None, label="Replay", rules_name=g.rules.preset_name, glyphs=self.glyphs))
-        last = last_action_words(g, None, glyphs=self.glyphs, reveal=True)
-        self.query_one("#last", Static).update(Text(f"last: {last}" if last else ""))
+            status_text(g, None, label=i18n.t("tui.status.replay", lang), rules_name=g.rules.preset_name,
+                        glyphs=self.glyphs, lang=lang))
+        last = last_action_words(g, None, glyphs=self.glyphs, reveal=True, lang=lang)
+        self.query_one("#last", Static).update(Text(i18n.t("tui.last", lang, what=last) if last else ""))
         turn_seat = g.turn if g.phase is Phase.TURN else None
         for seat in range(4):
-            panel = seat_panel(g, seat, None, glyphs=self.glyphs, reveal=True)
-            self.query_one(f"#seat-{seat}", SeatBox).show(panel, turn=seat == turn_seat)
-        self.query_one("#scores", Static).update(scores_text(g.deltas(), None, None, ["", "", "", ""]))
+            panel = seat_panel(g, seat, None, glyphs=self.glyphs, reveal=True, lang=lang, compact=self.compact)
+            self.query_one(f"#seat-{seat}", SeatBox).show(panel, turn=seat == turn_seat, compact=self.compact)
+        self.query_one("#scores", Static).update(scores_text(g.deltas(), None, None, ["", "", "", ""], lang))
         log = self.query_one("#game-log", RichLog)
         log.clear()
         self.log_lines = []
         for ev in g.events:  # a replay shows every event whole
-            words = event_words(ev, None, glyphs=self.glyphs, reveal=True)
+            words = event_words(ev, None, glyphs=self.glyphs, reveal=True, lang=lang)
             if words is not None:
                 self.log_lines.append(words)
                 log.write(Text(words, style="bold yellow" if ev["type"] == "hu" else ""))
@@ -124,16 +151,12 @@ class ReplayApp(App[int]):
                 log.write(Text(line, style="bold"))
         nxt = st.next_action()
         if nxt is not None:
-            step = f"step {st.step}/{st.total} · next: {nxt}"
+            step = i18n.t("tui.replay.step", lang, step=st.step, total=st.total, action=nxt)
         elif st.complete:
-            step = f"step {st.step}/{st.total} · the end of the hand"
+            step = i18n.t("tui.replay.end", lang, step=st.step, total=st.total)
         else:
-            step = f"step {st.step}/{st.total} · the record stops here (complete: false)"
+            step = i18n.t("tui.replay.stops", lang, step=st.step, total=st.total)
         self.query_one("#step", Static).update(Text(step))
 
     def _result_lines(self, g: Game) -> list[str]:
-        lines = ["", "Result"]
-        lines += [win_words(w, None, self.glyphs) for w in g.winners] or ["nobody won"]
-        lines += ledger_lines(g, None)
-        lines.append("deltas: " + deltas_words(g.deltas(), None))
-        return lines
+        return ["", i18n.t("tui.replay.result", self.lang), *explain_hand(g, self.lang)]

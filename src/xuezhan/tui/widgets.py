@@ -14,6 +14,8 @@ from textual.message import Message
 from textual.screen import ModalScreen
 from textual.widgets import Button, RichLog, Static
 
+from .. import i18n
+from ..i18n import Lang
 from ..scoring import Meld
 from ..tiles import Tile
 from .panels import SeatPanel
@@ -26,11 +28,16 @@ MAX_HAND = 14
 
 
 class SeatBox(Static):
-    """One seat's panel: title, melds, river, wins, and its hand once laid down."""
+    """One seat's panel: title, melds, river, wins, and its hand once laid down. In the compact
+    layout it has only a top border, which carries the subtitle (the points) too."""
 
-    def show(self, panel: SeatPanel, *, turn: bool) -> None:
-        self.border_title = panel.title
-        self.border_subtitle = panel.subtitle
+    def show(self, panel: SeatPanel, *, turn: bool, compact: bool = False) -> None:
+        if compact and panel.subtitle:
+            self.border_title = f"{panel.title} · {panel.subtitle}"
+            self.border_subtitle = ""
+        else:
+            self.border_title = panel.title
+            self.border_subtitle = panel.subtitle
         self.set_class(turn, "turn")
         self.update(panel.body)
 
@@ -67,13 +74,13 @@ class HandBar(Horizontal):
         yield Static("", id="hand-melds")
 
     def show(self, tiles: Sequence[Tile], *, drawn_apart: bool, selected: int | None, marked: set[int],
-             melds: Sequence[Meld], glyphs: bool) -> None:
+             melds: Sequence[Meld], glyphs: bool, lang: Lang = "en") -> None:
         self.tiles = list(tiles)
         for i, button in enumerate(self.query(TileButton)):
             if i < len(tiles):
                 t = tiles[i]
                 button.tile = t
-                content = tile_text(t, glyphs)
+                content = tile_text(t, glyphs, lang=lang)
                 room = 3 - content.cell_len  # as wide as "5万"; a glyph is one cell, or two
                 if room > 0:
                     content = Text(" " * (room // 2)) + content + Text(" " * (room - room // 2))
@@ -88,8 +95,8 @@ class HandBar(Horizontal):
                 button.display = False
         melds_text = Text()
         if melds:
-            melds_text.append("melds ", style="dim")
-            melds_text.append_text(Text(" ").join(meld_text(m, glyphs) for m in melds))
+            melds_text.append(i18n.t("tui.seat.melds", lang) + " ", style="dim")
+            melds_text.append_text(Text(" ").join(meld_text(m, glyphs, lang) for m in melds))
         self.query_one("#hand-melds", Static).update(melds_text)
 
 
@@ -111,14 +118,15 @@ class ConfirmScreen(ModalScreen[bool]):
         Binding("q", "answer(True)", "quit", show=False),
     ]
 
-    def __init__(self, question: str) -> None:
+    def __init__(self, question: str, keys: str) -> None:
         super().__init__()
         self.question = question
+        self.keys = keys
 
     def compose(self) -> ComposeResult:
         with Vertical(id="dialog"):
             yield Static(self.question, id="question")
-            yield Static("y yes · n no", id="dialog-keys")
+            yield Static(self.keys, id="dialog-keys")
 
     def action_answer(self, yes: bool) -> None:
         self.dismiss(yes)
@@ -137,19 +145,27 @@ class SettlementScreen(ModalScreen[str]):
         Binding("down", "scroll(1)", show=False),
     ]
 
-    def __init__(self, title: str, body: Text, keys: str) -> None:
+    def __init__(self, title: str, body: Text, keys: str, view_table: str, view_again: str) -> None:
         super().__init__()
         self.title_text = title
         self.body = body
         self.keys = keys
+        self.view_table = view_table
+        self.view_again = view_again
 
     def compose(self) -> ComposeResult:
         with Vertical(id="dialog"):
             yield Static(Text(self.title_text, style="bold"), id="settlement-title")
             with VerticalScroll(id="settlement-scroll"):
                 yield Static(self.body, id="settlement-text")
-            yield Static(self.keys + " · v: view the table", id="dialog-keys")
-        yield Static(self.keys + " · v: show the settlement again", id="peek")
+            yield Static(f"{self.keys} · {self.view_table}", id="dialog-keys")
+        yield Static(f"{self.keys} · {self.view_again}", id="peek")
+
+    def on_resize(self, event: events.Resize) -> None:
+        """The settlement scrolls inside the dialog, whose title and keys always stay on screen."""
+        compact = is_compact(event.size.width, event.size.height)
+        self.set_class(compact, "-compact")
+        self.query_one("#settlement-scroll").styles.max_height = max(3, event.size.height - (8 if compact else 12))
 
     def action_close(self, how: str) -> None:
         self.dismiss(how)
@@ -165,7 +181,10 @@ class SettlementScreen(ModalScreen[str]):
 
 
 def table_widgets() -> ComposeResult:
-    """The table shared by play and replay: status, the four seats, the totals and the log."""
+    """The table shared by play and replay: status, the four seats, the totals and the log.
+
+    The seats' panels grow with their rivers and scroll (with a scroll bar) when the screen is
+    too short; the compact layout (:data:`COMPACT`) shows the log in place of the table on ``l``."""
     yield Static("", id="status")
     yield Static("", id="last")
     with Horizontal(id="main"):
@@ -191,6 +210,15 @@ def plain(widget: Static) -> str:
     return str(content)
 
 
+COMPACT_WIDTH = 100
+COMPACT_HEIGHT = 28
+"""Below either size the compact layout is used: seats with a one-line title, the log on ``l``."""
+
+
+def is_compact(width: int, height: int) -> bool:
+    return width < COMPACT_WIDTH or height < COMPACT_HEIGHT
+
+
 CSS = """
 Screen { layout: vertical; }
 #status { height: 1; padding: 0 1; background: $boost; }
@@ -198,16 +226,15 @@ Screen { layout: vertical; }
 #main { height: 1fr; }
 #table { width: 1fr; height: 1fr; }
 #side { width: 38; height: 1fr; }
-#middle { height: 1fr; min-height: 6; }
-#seat-2, #seat-0 { height: 1fr; }
-#seat-1, #seat-3 { height: 1fr; }
+#middle { height: auto; }
 SeatBox { height: auto; min-height: 5; border: round $panel-lighten-2; padding: 0 1; }
 SeatBox.turn { border: heavy $accent; }
 #seat-1, #seat-3 { width: 1fr; }
 #scores { height: auto; border: round $panel-lighten-2; padding: 0 1; }
-#game-log { height: 1fr; border: round $panel-lighten-2; }
-#hint { height: auto; padding: 0 1; color: $success; }
-#hint.empty { display: none; }
+#game-log { height: 1fr; min-height: 4; border: round $panel-lighten-2; }
+#hint-box { height: auto; max-height: 8; padding: 0 1; }
+#hint-box.empty { display: none; }
+#hint { height: auto; color: $success; }
 HandBar { height: 4; padding: 0 1; }
 TileButton { width: auto; height: 4; border: round $panel-lighten-2; padding: 0 0; text-align: center; }
 TileButton.drawn { margin: 0 0 0 2; }
@@ -218,8 +245,10 @@ TileButton.marked.selected { border: heavy $warning; background: $success 40%; }
 #prompt { height: auto; padding: 0 1; text-style: bold; }
 #actions { height: 1; padding: 0 1; }
 ActionButton { height: 1; min-width: 8; border: none; margin: 0 1 0 0; padding: 0 1; }
-#message { height: 1; padding: 0 1; color: $warning; text-style: bold; }
-#dialog { width: 90; max-width: 95%; height: auto; max-height: 90%; border: thick $accent;
+#message { height: auto; padding: 0 1; color: $warning; text-style: bold; }
+#message.empty { display: none; }
+#keys { height: auto; max-height: 2; padding: 0 1; background: $panel; color: $text-muted; }
+#dialog { width: 90; max-width: 95%; height: auto; max-height: 95%; border: thick $accent;
           background: $surface; padding: 1 2; }
 #settlement-scroll { height: auto; max-height: 30; }
 #dialog-keys { margin-top: 1; color: $text-muted; }
@@ -227,4 +256,14 @@ ConfirmScreen, SettlementScreen { align: center middle; }
 SettlementScreen { background: $background 30%; }
 #peek { display: none; dock: bottom; height: 1; width: 100%; background: $accent; color: $text; padding: 0 1; }
 #step { height: 1; padding: 0 1; text-style: bold; }
+
+Screen.-compact #side { display: none; }
+Screen.-compact.-log #side { display: block; width: 1fr; }
+Screen.-compact.-log #table { display: none; }
+Screen.-compact #scores { display: none; }
+Screen.-compact SeatBox { min-height: 2; border: none; border-top: solid $panel-lighten-2; padding: 0 0; }
+Screen.-compact SeatBox.turn { border: none; border-top: heavy $accent; }
+Screen.-compact #seat-3 { margin-right: 1; }
+Screen.-compact #hint-box { max-height: 4; }
+Screen.-compact #dialog { padding: 0 1; border: round $accent; }
 """

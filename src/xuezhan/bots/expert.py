@@ -1,0 +1,305 @@
+"""The expert: determinized Monte-Carlo search over the heuristic's policy.
+
+At a decision that matters (a peng or a kong on offer, a kong on its own turn, push or fold
+one step from ready against a ready-looking opponent) it deals the tiles it cannot see
+afresh a number of times (:func:`xuezhan.engine.views.sample_world`: voids, discards,
+claims and counts kept), plays each candidate in each of those worlds to the end of the
+hand with the heuristic at every seat, and takes the candidate with the most points for its
+seat: the fan, kong payments, 查大叫 and 花猪, 呼叫转移, everything the hand's settlement
+pays. Every candidate sees the same worlds, so their difference is measured, not their
+luck; the heuristic's own choice is left only for a candidate that beats it by more than
+``margin`` standard errors. Ready or one step from ready, it discards by the hand's
+expected value two draws ahead (:class:`HandValue`). Elsewhere it plays as the heuristic.
+
+The budget is a number of play-outs per decision (``playouts``; the default keeps a decision
+well within 50 ms of one core), never a clock, so that a decision is a function of the
+seed, the view and the legal actions only.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from ..engine.actions import Action, ActionType
+from ..engine.game import Game
+from ..engine.views import SeatView, sample_world
+from ..hand import shanten, winning_tiles
+from .heuristic import HeuristicBot, wait_points
+
+_MASK = (1 << 64) - 1
+PLAYOUTS = 12
+"""Play-outs per searched decision by default (about 3 ms each on one core)."""
+
+
+@dataclass(frozen=True)
+class Evaluation:
+    """One candidate's result over the sampled worlds: mean points for the seat, and the
+    mean and standard error of its difference from the heuristic's choice."""
+
+    action: Action
+    mean: float
+    diff: float
+    stderr: float
+    playouts: int
+
+
+class HandValue:
+    """Expected points of a concealed hand for its owner, looking two draws ahead (expectimax
+    over the copies the seat has not seen): a ready hand is worth its waits' points times the
+    chance of drawing or being dealt one before the wall runs out; a hand one step from ready
+    is worth, for every tile that makes it ready, the best ready hand that tile allows."""
+
+    win_rate = 0.6
+    """Wins per draw of a ready hand, per live copy of its waits over the unseen copies
+    (other seats' discards add chances, other winners take some)."""
+    step_rate = 0.9
+    """Likewise the steps to ready of a hand one step away (pengs add chances)."""
+
+    def __init__(self, view: SeatView) -> None:
+        self.rules = view.rules
+        self.void = view.void
+        melds = view.melds(view.seat)
+        self.melds = tuple(melds)
+        self.n = len(melds)
+        self.meld_suits = 0
+        for m in melds:
+            self.meld_suits |= 1 << (m.tile // 9)
+        visible = view.visible_counts()
+        self.unseen = [4 - v for v in visible]
+        self.total = max(1, sum(self.unseen))
+        active = sum(1 for o in range(4) if not view.won(o)) or 1
+        self.draws = max(1.0, view.live / active)
+        self.owned_melds = [0] * 27
+        for m in melds:
+            self.owned_melds[m.tile] += m.size
+
+    def shanten(self, counts: list[int]) -> int:
+        return shanten(counts, self.n, meld_suits=self.meld_suits, void=self.void)
+
+    def ready(self, counts: list[int], draws: float) -> float:
+        """A ready 13-equivalent hand: chance of a win within ``draws`` draws (other seats'
+        discards count as chances too) times the points of the waits, weighted by live copies."""
+        owned = [c + m for c, m in zip(counts, self.owned_melds, strict=True)]
+        waits = winning_tiles(counts, self.n, meld_suits=self.meld_suits, void=self.void, owned=owned)
+        live = 0
+        points = 0.0
+        key = tuple(counts)
+        for w in waits:
+            k = self.unseen[w]
+            if k > 0:
+                live += k
+                points += k * wait_points(key, self.melds, w, self.rules, self.void)
+        if live == 0:
+            return 0.0
+        p_win = 1.0 - math.exp(-self.win_rate * live * draws / self.total)
+        return p_win * points / live
+
+    def one_step(self, counts: list[int]) -> float:
+        """A 13-equivalent hand one step from ready: the chance of a step before the wall runs
+        out times the expected best ready hand (with the draws then left) a step gives."""
+        steps: list[tuple[int, int]] = []  # (tile drawn, live copies)
+        for u in range(27):
+            k = self.unseen[u]
+            if k == 0 or u // 9 == self.void:
+                continue
+            counts[u] += 1
+            if self.shanten(counts) <= 0:
+                steps.append((u, k))
+            counts[u] -= 1
+        improving = sum(k for _, k in steps)
+        if improving == 0:
+            return 0.0
+        rate = self.step_rate * improving / self.total  # steps per draw
+        p_reach = 1.0 - math.exp(-rate * self.draws)
+        left = max(0.0, self.draws - 1.0 / rate)  # the ready hand has fewer draws left
+        total = 0.0
+        for u, k in steps:
+            counts[u] += 1
+            if self.shanten(counts) == -1:  # a win on the draw: self-drawn, every other seat pays
+                counts[u] -= 1
+                total += k * 2.5 * wait_points(tuple(counts), self.melds, u, self.rules, self.void)
+                continue
+            best = 0.0
+            for d in range(27):
+                if counts[d] == 0 or d == u:
+                    continue
+                counts[d] -= 1
+                if self.shanten(counts) == 0:
+                    best = max(best, self.ready(counts, left))
+                counts[d] += 1
+            counts[u] -= 1
+            total += k * best
+        return p_reach * total / improving
+
+    def value(self, counts: list[int]) -> float:
+        sh = self.shanten(counts)
+        if sh == 0:
+            return self.ready(counts, self.draws)
+        if sh == 1:
+            return self.one_step(counts)
+        return 0.0
+
+
+def _mix(seed: int, step: int) -> int:
+    z = (seed + (step + 1) * 0x9E3779B97F4A7C15) & _MASK
+    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & _MASK
+    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _MASK
+    return z ^ (z >> 31)
+
+
+class ExpertBot:
+    name = "expert"
+    danger_weight = 0.0
+    """Points (in base scores) one unit of danger costs a discard that keeps the hand close."""
+
+    def __init__(self, rng: random.Random, *, playouts: int = PLAYOUTS, margin: float = 1.5) -> None:
+        if playouts < 2:
+            raise ValueError("the expert needs at least two play-outs per decision")
+        self.rng = rng
+        self.seed = rng.getrandbits(64)
+        self.playouts = playouts
+        self.margin = margin
+        self.policy = HeuristicBot(rng)
+        self._playout_bots = [HeuristicBot(rng, quick=True) for _ in range(4)]
+        self._driver: Callable[[Game], object] | None = None
+
+    def start_hand(self, seed: int) -> None:
+        self.seed = seed & _MASK
+
+    # --- what to search ----------------------------------------------------------------------------
+    def candidates(self, view: SeatView, legal: Sequence[Action], choice: Action) -> list[Action]:
+        """The actions worth comparing by search (the heuristic's ``choice`` first), or ``[choice]``."""
+        kinds = {a.type for a in legal}
+        if ActionType.HU in kinds or ActionType.DINGQUE in kinds or ActionType.EXCHANGE in kinds:
+            return [choice]
+        if view.phase != "turn":
+            if ActionType.PENG in kinds or ActionType.GANG in kinds:
+                return [choice, *[a for a in legal if a != choice]]
+            return [choice]
+        gangs = [a for a in legal if a.type is ActionType.GANG]
+        discards = [a for a in legal if a.type is ActionType.DISCARD]
+        if gangs:
+            out = [choice, *[g for g in gangs if g != choice]]
+            if choice.type is ActionType.GANG and discards:
+                out.append(self.policy.choose(view, discards))
+            return out
+        if len(discards) < 2:
+            return [choice]
+        counts = view.counts
+        melds = view.melds(view.seat)
+        meld_suits = 0
+        for m in melds:
+            meld_suits |= 1 << (m.tile // 9)
+        void = view.void
+        if void is not None and any(counts[void * 9 : void * 9 + 9]):
+            return [choice]  # void tiles go first: the heuristic's order is enough
+        by_sh: dict[int, list[Action]] = {}
+        for a in discards:
+            t = a.tile or 0
+            counts[t] -= 1
+            by_sh.setdefault(shanten(counts, len(melds), meld_suits=meld_suits, void=void), []).append(a)
+            counts[t] += 1
+        best = min(by_sh)
+        threats = self.policy.threats(view)
+        top = max((p for _, p, _ in threats), default=0.0)
+        if best <= 1 and top >= 0.7:
+            visible = view.visible_counts()
+            safest = min(discards, key=lambda a: (self.policy.danger(view, a.tile or 0, threats, visible), a.tile))
+            if safest != choice:
+                return [choice, safest]
+        return [choice]
+
+    def discard(self, view: SeatView, legal: Sequence[Action], choice: Action) -> Action:
+        """Ready or one step from ready: the discard that leaves the hand worth most
+        (:class:`HandValue`) less its danger; elsewhere the heuristic's ``choice``."""
+        discards = [a for a in legal if a.type is ActionType.DISCARD]
+        void = view.void
+        counts = view.counts
+        if len(discards) < 2 or any(a.type is ActionType.GANG for a in legal):
+            return choice
+        if void is not None and any(counts[void * 9 : void * 9 + 9]):
+            return choice
+        hv = HandValue(view)
+        by_sh: dict[int, list[Action]] = {}
+        for a in discards:
+            t = a.tile or 0
+            counts[t] -= 1
+            by_sh.setdefault(hv.shanten(counts), []).append(a)
+            counts[t] += 1
+        best = min(by_sh)
+        if best > 1:
+            return choice
+        finalists = by_sh[best]
+        if choice not in finalists:
+            return choice  # the heuristic folds or follows a plan: the search weighs that below
+        threats = self.policy.threats(view)
+        visible = view.visible_counts()
+        base = view.rules.base_score
+
+        def worth(a: Action) -> float:
+            t = a.tile or 0
+            counts[t] -= 1
+            v = hv.value(counts)
+            counts[t] += 1
+            return v - self.danger_weight * base * self.policy.danger(view, t, threats, visible)
+
+        scored = [(worth(a), a) for a in finalists]
+        top = max(v for v, _ in scored)
+        ref = next(v for v, a in scored if a == choice)
+        if top <= ref + 1e-9:
+            return choice
+        return next(a for v, a in scored if v == top)
+
+    # --- search ------------------------------------------------------------------------------------
+    def evaluate(self, view: SeatView, candidates: Sequence[Action], playouts: int | None = None) -> list[Evaluation]:
+        """Each candidate's points for the seat over the same sampled worlds (``candidates[0]``
+        is the reference of the differences)."""
+        budget = self.playouts if playouts is None else playouts
+        worlds = max(2, math.ceil(budget / len(candidates)))
+        rng = random.Random(_mix(self.seed, view.step))
+        seat = view.seat
+        results: list[list[float]] = [[] for _ in candidates]
+        for _ in range(worlds):
+            world = sample_world(view, rng)
+            for k, action in enumerate(candidates):
+                results[k].append(self._playout(world.copy(), action, seat))
+        out = []
+        ref = results[0]
+        for action, pts in zip(candidates, results, strict=True):
+            n = len(pts)
+            diffs = [p - r for p, r in zip(pts, ref, strict=True)]
+            d = sum(diffs) / n
+            var = sum((x - d) ** 2 for x in diffs) / (n - 1)
+            out.append(Evaluation(action, sum(pts) / n, d, math.sqrt(var / n), n))
+        return out
+
+    def _playout(self, game: Game, action: Action, seat: int) -> float:
+        game.apply(action)
+        if not game.over:
+            if self._driver is None:
+                # the one decision loop plays the hand out; imported here, as the runtime imports the bots
+                from ..runtime.driver import HandDriver
+                from ..runtime.seats import Seat
+
+                seats = [Seat.of_bot(b) for b in self._playout_bots]
+                self._driver = lambda g: HandDriver(g, seats).run()
+            self._driver(game)
+        return float(game.deltas()[seat])
+
+    def choose(self, view: SeatView, legal: Sequence[Action]) -> Action:
+        if len(legal) == 1:
+            return legal[0]
+        choice = self.policy.choose(view, legal)
+        if choice.type is ActionType.DISCARD and view.phase == "turn":
+            choice = self.discard(view, legal, choice)
+        cands = self.candidates(view, legal, choice)
+        if len(cands) < 2:
+            return choice
+        evals = self.evaluate(view, cands)
+        best = max(evals[1:], key=lambda e: e.diff)
+        if best.diff > 0 and best.diff > self.margin * best.stderr:
+            return best.action
+        return choice

@@ -1,0 +1,73 @@
+"""The advisor (xuezhan.bots.advisor) and the terminal hint built on it: the expert's ranking
+of every legal choice with its reasons, as JSON-able data; kongs included."""
+
+from __future__ import annotations
+
+import json
+import random
+from collections.abc import Callable
+
+from xuezhan import vocab
+from xuezhan.bots import HeuristicBot
+from xuezhan.bots.advisor import advise, advise_game
+from xuezhan.engine import Game
+from xuezhan.engine.actions import Action, ActionType
+from xuezhan.engine.views import SeatView
+from xuezhan.rules import Rules
+from xuezhan.tui.hints import hint_lines
+from xuezhan.vocab import Kind
+
+
+def find(wanted: Callable[[Game, int, tuple[Action, ...]], bool]) -> tuple[Game, int]:
+    """The first position of heuristic self-play (seeds 0, 1, ...) where ``wanted`` holds."""
+    bot = HeuristicBot(random.Random(0))
+    for seed in range(200):
+        game = Game.new(Rules.preset("qq"), seed=seed)
+        while not game.over:
+            seat = next(s for s in game.pending() if game.legal_actions(s))
+            legal = game.legal_actions(seat)
+            if wanted(game, seat, legal):
+                return game, seat
+            game.apply(bot.choose(SeatView(game, seat), legal))
+    raise AssertionError("no such position in 200 hands")
+
+
+def test_a_discard_ranks_every_tile_with_its_reasons() -> None:
+    game, seat = find(lambda g, s, legal: g.phase == "turn" and len({a.tile for a in legal}) > 5
+                      and not g.seat_state(s).holds_void() and g.live < 45)
+    advice = advise_game(game, seat)
+    data = json.loads(json.dumps(advice.to_json()))
+    legal = game.legal_actions(seat)
+    assert data["choice"] == advice.choice.to_json() and advice.choice in legal
+    assert data["ranking"][0]["action"] == data["choice"]
+    assert sorted(json.dumps(c["action"], sort_keys=True) for c in data["ranking"]) == sorted(
+        json.dumps(a.to_json(), sort_keys=True) for a in dict.fromkeys(legal))
+    for c in data["ranking"]:
+        assert isinstance(c["shanten"], int) and c["live_effective"] >= 0 and c["danger"] >= 0
+        if c["shanten"] <= 1:
+            assert c["expected_points"] is not None and c["basis"] in ("draws", "playouts")
+    assert advise_game(game, seat).to_json() == data  # same seed, same advice
+    lines = hint_lines(SeatView(game, seat), legal)
+    assert lines[0].startswith("Hint: discard ")
+
+
+def test_a_claim_is_searched_and_hinted_in_the_vocabulary_s_words() -> None:
+    game, seat = find(lambda g, s, legal: any(a.type is ActionType.PENG for a in legal)
+                      and not any(a.type is ActionType.HU for a in legal))
+    advice = advise(SeatView(game, seat), game.legal_actions(seat))
+    kinds = [c.action.type for c in advice.ranking]
+    assert set(kinds) == {a.type for a in game.legal_actions(seat)}
+    assert all(c.basis == "playouts" and c.expected_points is not None for c in advice.ranking)
+    text = "\n".join(hint_lines(SeatView(game, seat), game.legal_actions(seat)))
+    assert vocab.name(Kind.ACTION, "peng") in text and vocab.name(Kind.ACTION, "pass") in text
+    assert "expected" in text
+
+
+def test_the_hint_covers_kongs_on_one_s_own_turn() -> None:
+    game, seat = find(lambda g, s, legal: g.phase == "turn" and any(a.type is ActionType.GANG for a in legal))
+    legal = game.legal_actions(seat)
+    advice = advise(SeatView(game, seat), legal)
+    gangs = [c for c in advice.ranking if c.action.type is ActionType.GANG]
+    assert gangs and all(c.shanten is not None and c.basis == "playouts" for c in gangs)
+    text = "\n".join(hint_lines(SeatView(game, seat), legal))
+    assert vocab.name(Kind.ACTION, "gang") in text

@@ -1,0 +1,127 @@
+"""The expert (determinized Monte-Carlo search): it never reads what its seat cannot see,
+and it decides the same for the same seed."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from xuezhan.bots import BOTS, ExpertBot, HeuristicBot, make_bot
+from xuezhan.bots.expert import Evaluation
+from xuezhan.engine import Game, sample_world, seat_view_json
+from xuezhan.engine.actions import Action
+from xuezhan.engine.views import SeatView
+from xuezhan.rules import Rules
+
+
+def searched_positions(preset: str, seed: int, limit: int) -> list[tuple[Game, int]]:
+    """Positions of a hand played by heuristic bots where the expert searches (more than one candidate)."""
+    game = Game.new(Rules.preset(preset), seed=seed)
+    policy = HeuristicBot(random.Random(0))
+    probe = ExpertBot(random.Random(0))
+    out: list[tuple[Game, int]] = []
+    while not game.over and len(out) < limit:
+        seat = next(s for s in game.pending() if game.legal_actions(s))
+        view, legal = SeatView(game, seat), game.legal_actions(seat)
+        choice = policy.choose(view, legal)
+        if len(legal) > 1 and len(probe.candidates(view, legal, choice)) > 1:
+            out.append((game.copy(), seat))
+        game.apply(choice)
+    return out
+
+
+def decide(game: Game, seat: int, hand_seed: int) -> Action:
+    bot = ExpertBot(random.Random(1), playouts=6)
+    bot.start_hand(hand_seed)
+    return bot.choose(SeatView(game, seat), game.legal_actions(seat))
+
+
+def search(game: Game, seat: int, hand_seed: int) -> list[Evaluation]:
+    """The search's figures themselves (points of every candidate), not only the choice."""
+    bot = ExpertBot(random.Random(1), playouts=6)
+    bot.start_hand(hand_seed)
+    view, legal = SeatView(game, seat), game.legal_actions(seat)
+    return bot.evaluate(view, bot.candidates(view, legal, bot.policy.choose(view, legal)))
+
+
+def hidden(game: Game, seat: int) -> tuple[object, ...]:
+    return (tuple(game.seat_state(o).hand for o in range(4) if o != seat), game.live_wall)
+
+
+@pytest.mark.parametrize(("preset", "seed"), [("qq", 3), ("chengdu", 8)])
+def test_decisions_never_read_hidden_tiles(preset: str, seed: int) -> None:
+    positions = searched_positions(preset, seed, 3)
+    assert positions, "the hand offers the expert something to search"
+    for k, (game, seat) in enumerate(positions):
+        real = decide(game, seat, 1234 + k)
+        figures = search(game, seat, 1234 + k)
+        for shuffle in range(2):
+            # every tile the seat cannot see dealt afresh, consistently with its view
+            world = sample_world(SeatView(game, seat), random.Random(99 + shuffle))
+            assert seat_view_json(world, seat) == seat_view_json(game, seat)
+            assert hidden(world, seat) != hidden(game, seat)
+            assert decide(world, seat, 1234 + k) == real
+            assert search(world, seat, 1234 + k) == figures
+
+
+def test_sampled_worlds_keep_voids_and_counts() -> None:
+    for game, seat in searched_positions("qq", 5, 4):
+        view = SeatView(game, seat)
+        for r in range(3):
+            world = sample_world(view, random.Random(r))
+            assert world.tile_total() == 108
+            assert world.legal_actions(seat) == game.legal_actions(seat)
+            for o in range(4):
+                real, dealt = game.seat_state(o), world.seat_state(o)
+                assert dealt.concealed == real.concealed
+                river = real.river
+                if o != seat and real.void is not None and river and river[-1] // 9 != real.void:
+                    assert not dealt.holds_void()
+
+
+def test_same_seed_same_decision_and_budget_option() -> None:
+    game, seat = searched_positions("qq", 3, 1)[0]
+    assert decide(game, seat, 7) == decide(game, seat, 7)
+    bot = ExpertBot(random.Random(0), playouts=10)
+    bot.start_hand(7)
+    view = SeatView(game, seat)
+    legal = game.legal_actions(seat)
+    cands = bot.candidates(view, legal, HeuristicBot(random.Random(0)).choose(view, legal))
+    evals = bot.evaluate(view, cands)
+    assert [e.action for e in evals] == cands
+    assert all(e.playouts == max(2, -(-10 // len(cands))) for e in evals)
+    assert evals[0].diff == 0.0
+    with pytest.raises(ValueError):
+        ExpertBot(random.Random(0), playouts=1)
+
+
+def test_expert_is_a_bot_by_name() -> None:
+    assert "expert" in BOTS
+    assert make_bot("expert").name == "expert"
+
+
+@pytest.mark.parametrize(("options", "bystanders", "seed"), [
+    ({"blood_river": True}, 2, 4),
+    ({"blood_river": True, "kong_draw_from_tail": True}, 0, 3),
+    ({"end_on_first_win": True}, 1, 5),
+])
+def test_every_sampled_world_looks_the_same_to_the_seat(options: dict[str, object], bystanders: int,
+                                                        seed: int) -> None:
+    """At every decision of a hand (robbing windows and bystanders' tiles included) a sampled
+    world shows the seat exactly its own view, with the 108 tiles."""
+    from xuezhan.engine.deal import random_deal
+
+    rules = Rules.preset("chengdu").with_options(options)
+    game = Game(rules, random_deal(random.Random(seed), 0), 0, bystanders=bystanders)
+    bot = HeuristicBot(random.Random(0))
+    step = 0
+    while not game.over:
+        seat = next(s for s in game.pending() if game.legal_actions(s))
+        view, legal = SeatView(game, seat), game.legal_actions(seat)
+        if game.phase in ("turn", "claim", "rob"):
+            world = sample_world(view, random.Random(step))
+            assert seat_view_json(world, seat) == seat_view_json(game, seat)
+            assert world.tile_total() == 108 and world.legal_actions(seat) == legal
+        game.apply(bot.choose(view, legal))
+        step += 1
