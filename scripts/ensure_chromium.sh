@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Make sure Debian's Chromium is at /usr/bin/chromium for the browser tests (tests/test_web.py):
+# Make sure Debian's Chromium is at /usr/bin/chromium for the browser tests (tests/test_browser.py):
 # Playwright cannot download a browser of its own here, so it drives this one. Also installs a
-# Chinese font when none is present, so the screenshots in test-artifacts/ show the table's
+# Chinese font when none is present, so screenshots show the table's
 # Chinese labels. Installs only what is missing; safe to run again.
 set -euo pipefail
 

@@ -10,7 +10,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from .bots import Bot, make_bot
+from .bots import DEFAULT_TIMEOUT, Bot, bot_faults, close_bot, make_bot
 from .engine.game import Game
 from .errors import XuezhanError
 from .match import Hand, Match, RoomConfig, hand_record, hand_seed
@@ -53,6 +53,8 @@ class Stats:
     bot_wins: dict[str, int] = field(default_factory=dict)
     bot_fan: dict[str, int] = field(default_factory=dict)
     bot_seats: dict[str, int] = field(default_factory=dict)
+    bot_faults: dict[str, int] = field(default_factory=dict)
+    """Faults of outside bots (``cmd:``) by bot name: answers refused, late or missing."""
     seconds: float = 0.0
     records: list[dict[str, Any]] = field(default_factory=list)
     """The game record of every hand, when the run keeps them."""
@@ -72,6 +74,8 @@ class Stats:
             self.bot_wins[name] = self.bot_wins.get(name, 0) + other.bot_wins[name]
             self.bot_fan[name] = self.bot_fan.get(name, 0) + other.bot_fan[name]
             self.bot_seats[name] = self.bot_seats.get(name, 0) + other.bot_seats[name]
+        for name, faults in other.bot_faults.items():
+            self.bot_faults[name] = self.bot_faults.get(name, 0) + faults
         self.records.extend(other.records)
 
     def add(self, game: Game, names: Sequence[str]) -> None:
@@ -134,6 +138,7 @@ class Stats:
                 for s in range(4)
             ],
             "by_bot": by_bot,
+            "bot_faults": {name: self.bot_faults.get(name, 0) for name in dict.fromkeys(self.bot_names)},
         }
 
 
@@ -150,6 +155,7 @@ class SimulateShard:
     rules: Rules
     rotate: bool = False
     keep_records: bool = False
+    bot_timeout: float = DEFAULT_TIMEOUT
     engine: str = "python"
     """``"native"``: the shard's hands are played by the compiled core (:mod:`xuezhan.native`),
     which gives the same hands, statistics and records."""
@@ -160,7 +166,8 @@ class SimulateShard:
         master = random.Random(self.seed)
         stats = Stats(list(self.bot_names))
         # one seat owner per bot (bots are seeded per hand from the hand's seed: this rng changes nothing)
-        owners = [Seat.of_bot(make_bot(n, random.Random(master.getrandbits(64)))) for n in self.bot_names]
+        owners = [Seat.of_bot(make_bot(n, random.Random(master.getrandbits(64)), timeout=self.bot_timeout))
+                  for n in self.bot_names]
         match = Match(RoomConfig(rules=self.rules), PLAYERS, seed=self.seed, hands=shard.stop, records=False)
         match.hands_played = shard.start
         rotate = self.rotate
@@ -181,6 +188,9 @@ class SimulateShard:
             if on_hand is not None:
                 on_hand(hand)
             runtime.finish_hand()
+        for seat in owners:
+            stats.bot_faults[seat.name] = stats.bot_faults.get(seat.name, 0) + bot_faults(seat.bot)
+            close_bot(seat.bot)
         return stats
 
     def native(self, shard: Shard) -> Stats:
@@ -213,6 +223,7 @@ def simulate(
     keep_records: bool = False,
     on_shard: Callable[[Shard, Stats], None] | None = None,
     shard_hands: int = SHARD_HANDS,
+    bot_timeout: float = DEFAULT_TIMEOUT,
     engine: str = "python",
 ) -> Stats:
     """Play ``games`` hands of one match on the match runtime: hand ``k`` is dealt from
@@ -227,6 +238,8 @@ def simulate(
     ``keep_records`` keeps every hand's game record in :attr:`Stats.records` instead;
     ``on_shard`` is told of each finished shard (progress). ``shard_hands`` is part of what
     the run computes (the dealer is thrown afresh at each shard): keep the default to compare runs.
+
+    ``bot_timeout``: seconds an outside bot (``cmd:``) has for each decision.
 
     ``engine="native"`` plays on the compiled core (:mod:`xuezhan.native`): the same statistics
     and records, without ``on_hand`` (there is no Python hand to show; keep the records). It
@@ -248,7 +261,7 @@ def simulate(
             raise XuezhanError("native_unavailable" if not native.available() else "native_refused", why)
     elif engine != "python":
         raise ValueError(f"no engine {engine!r}: python or native")
-    job = SimulateShard(tuple(bot_names), seed, rules, rotate, keep_records, engine)
+    job = SimulateShard(tuple(bot_names), seed, rules, rotate, keep_records, bot_timeout, engine)
     parts = shards(games, shard_hands)
     start = time.perf_counter()
     if on_hand is not None:

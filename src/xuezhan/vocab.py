@@ -212,6 +212,7 @@ _ERRORS: Final[tuple[_Row, ...]] = (  # every stable error code, alphabetical
     ("bad_nickname", "无效的昵称", "無效的暱稱", "bad nickname"),
     ("bad_option", "无效的规则选项", "無效的規則選項", "bad rule option"),
     ("bad_players", "无效的玩家", "無效的玩家", "bad players"),
+    ("bad_policy", "无效的策略文件", "無效的策略檔", "bad policy file"),
     ("bad_port", "无效的端口", "無效的連接埠", "bad port"),
     ("bad_rank", "无效的点数", "無效的點數", "bad rank"),
     ("bad_record", "无效的牌谱", "無效的牌譜", "bad record"),

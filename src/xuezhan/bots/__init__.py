@@ -1,4 +1,9 @@
-"""Bots behind one protocol: a seat view and the legal actions in, one action out."""
+"""Bots behind one protocol: a seat view and the legal actions in, one action out.
+
+A bot by name (INTERFACES.md "Bots by name"): ``random``, ``heuristic``, ``expert``, ``cmd:COMMAND``
+(an outside program speaking the JSON-lines bot protocol, :mod:`xuezhan.bots.outside`)
+or ``policy:FILE`` (a trained policy, :mod:`xuezhan.rl.policy`, needs PyTorch).
+"""
 
 from __future__ import annotations
 
@@ -9,6 +14,7 @@ from ..errors import XuezhanError
 from .base import Bot
 from .expert import ExpertBot
 from .heuristic import HeuristicBot
+from .outside import DEFAULT_TIMEOUT, OutsideBot
 from .random_bot import RandomBot
 
 BOTS: dict[str, Callable[[random.Random], Bot]] = {
@@ -17,13 +23,39 @@ BOTS: dict[str, Callable[[random.Random], Bot]] = {
     "expert": ExpertBot,
 }
 
+PREFIXES = ("cmd:", "policy:")
+"""Bot names that carry an argument: an outside program, a trained policy file."""
 
-def make_bot(name: str, rng: random.Random | None = None) -> Bot:
-    """A bot by name (``random``, ``heuristic``, ``expert``)."""
+
+def make_bot(name: str, rng: random.Random | None = None, *, timeout: float = DEFAULT_TIMEOUT) -> Bot:
+    """A bot by name (``random``, ``heuristic``, ``expert``, ``cmd:COMMAND``, ``policy:FILE``); ``timeout`` is the
+    seconds an outside program has for each decision."""
+    rng = rng or random.Random(0)
+    if name.startswith("cmd:"):
+        return OutsideBot(name[4:], rng, timeout=timeout)
+    if name.startswith("policy:"):
+        from ..rl.policy import PolicyBot  # numpy and PyTorch are imported only for a policy
+
+        policy: Bot = PolicyBot(name[7:], rng)
+        return policy
     factory = BOTS.get(name)
     if factory is None:
-        raise XuezhanError("unknown_bot", f"unknown bot {name!r}: choose from {', '.join(sorted(BOTS))}")
-    return factory(rng or random.Random(0))
+        raise XuezhanError("unknown_bot", f"unknown bot {name!r}: choose from {', '.join(sorted(BOTS))}, "
+                                          "cmd:COMMAND or policy:FILE")
+    return factory(rng)
 
 
-__all__ = ["BOTS", "Bot", "ExpertBot", "HeuristicBot", "RandomBot", "make_bot"]
+def bot_faults(bot: Bot) -> int:
+    """How many times ``bot`` failed to answer as the protocol says (an outside program; else 0)."""
+    return int(getattr(bot, "faults", 0))
+
+
+def close_bot(bot: Bot) -> None:
+    """Stop what ``bot`` holds (an outside program) once it is no longer needed."""
+    close = getattr(bot, "close", None)
+    if close is not None:
+        close()
+
+
+__all__ = ["BOTS", "DEFAULT_TIMEOUT", "PREFIXES", "Bot", "ExpertBot", "HeuristicBot", "OutsideBot", "RandomBot",
+           "bot_faults", "close_bot", "make_bot"]

@@ -14,6 +14,10 @@ class Bot(Protocol):
 
     A decision is a function of the seed given at :meth:`start_hand`, the view and the legal
     actions only: a hand rebuilt from its log (a restarted server) gets the same decisions.
+
+    A bot may also define ``end_hand(view: SeatView) -> None``: the hand's driver calls it once
+    when the hand is over, with the seat's view of the finished hand (an outside program,
+    :class:`~xuezhan.bots.outside.OutsideBot`, is sent the result then).
     """
 
     name: str

@@ -15,6 +15,8 @@ import click
 from .. import i18n
 from ._common import emit_error, env_lang
 from .analysis import score_cmd, shanten_cmd, waits_cmd
+from .bot import bot_cmd
+from .dataset import dataset_cmd
 from .games import replay_cmd, simulate_cmd
 from .league import league_cmd
 from .play import play_cmd
@@ -35,6 +37,8 @@ cli.add_command(simulate_cmd)
 cli.add_command(play_cmd)
 cli.add_command(serve_cmd)
 cli.add_command(league_cmd)
+cli.add_command(bot_cmd)
+cli.add_command(dataset_cmd)
 
 
 def main(argv: list[str] | None = None) -> int:

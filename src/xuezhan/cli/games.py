@@ -10,7 +10,7 @@ from typing import IO, Any
 import click
 
 from .. import i18n, native
-from ..bots import BOTS
+from ..bots import DEFAULT_TIMEOUT, make_bot
 from ..engine.game import Game
 from ..errors import RecordError, XuezhanError
 from ..explain import explain_hand
@@ -133,16 +133,18 @@ def _bot_names(text: str) -> list[str]:
         names *= 4
     if len(names) != 4:
         raise XuezhanError("bad_bots", f"--bots takes one bot name or four, comma-separated; got {text!r}")
-    for n in names:
-        if n not in BOTS:
-            raise XuezhanError("unknown_bot", f"unknown bot {n!r}: choose from {', '.join(sorted(BOTS))}")
+    for n in set(names):
+        make_bot(n)  # an unknown name is bad input (unknown_bot) before any hand is played
     return names
 
 
 @click.command("simulate")
 @click.option("--games", type=int, required=True, help="Number of hands to play.")
 @click.option("--bots", "bots", default="heuristic", show_default=True, metavar="A,B,C,D",
-              help="One bot for every seat, or four comma-separated names (random, heuristic).")
+              help="One bot for every seat, or four comma-separated names (random, heuristic, "
+                   "cmd:COMMAND, policy:FILE).")
+@click.option("--bot-timeout", type=float, default=DEFAULT_TIMEOUT, show_default=True, metavar="SECONDS",
+              help="Seconds an outside bot (cmd:) has for each decision.")
 @click.option("--seed", type=int, default=0, show_default=True, help="Same seed, same hands.")
 @rules_option
 @click.option("--out", "out", type=click.Path(dir_okay=False, path_type=Path), default=None,
@@ -154,11 +156,13 @@ def _bot_names(text: str) -> list[str]:
 @json_option
 @lang_option
 @guarded
-def simulate_cmd(games: int, bots: str, seed: int, rules_spec: str, out: Path | None, workers: int, backend: str,
-                 engine: str | None, as_json: bool, lang: Lang) -> int:
+def simulate_cmd(games: int, bots: str, bot_timeout: float, seed: int, rules_spec: str, out: Path | None,
+                 workers: int, backend: str, engine: str | None, as_json: bool, lang: Lang) -> int:
     """Self-play of N hands between bots."""
     if games < 1:
         raise XuezhanError("bad_games", "--games must be at least 1")
+    if not bot_timeout > 0:
+        raise XuezhanError("bad_input", "--bot-timeout must be positive")
     check_workers(workers, backend)
     names = _bot_names(bots)
     rules = load_rules(rules_spec)
@@ -202,7 +206,7 @@ def simulate_cmd(games: int, bots: str, seed: int, rules_spec: str, out: Path | 
     try:
         stats = simulate(games, names, seed=seed, rules=rules, on_hand=on_hand if in_process else None,
                          workers=workers, backend=backend, keep_records=out is not None and not in_process,
-                         on_shard=on_shard, engine="native" if use_native else "python")
+                         on_shard=on_shard, bot_timeout=bot_timeout, engine="native" if use_native else "python")
         if sink is not None:
             for record in stats.records:
                 sink.write(json.dumps(record, ensure_ascii=False) + "\n")

@@ -8,7 +8,7 @@ from pathlib import Path
 import click
 
 from .. import i18n
-from ..bots import BOTS
+from ..bots import BOTS, make_bot
 from ..errors import XuezhanError
 from ..i18n import Lang
 from . import _common
@@ -41,8 +41,7 @@ def play_cmd(rules_spec: str, hands: int, seed: int | None, bot: str, record_dir
         raise XuezhanError("bad_delay", "--delay cannot be negative")
     if "," in bot:
         raise XuezhanError("bad_bots", "--bots takes one bot name: the same bot plays the three other seats")
-    if bot not in BOTS:
-        raise XuezhanError("unknown_bot", f"unknown bot {bot!r}: choose from {', '.join(sorted(BOTS))}")
+    make_bot(bot)  # an unknown name is bad input (unknown_bot)
     rules = load_rules(rules_spec)
     if not _common.has_terminal():
         raise XuezhanError("no_terminal", i18n.t("cli.no_terminal", lang, command="play"))

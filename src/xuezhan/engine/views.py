@@ -196,6 +196,27 @@ class SeatView:
     def river(self, seat: int) -> list[int]:
         return list(self._game._seats[seat].river)
 
+    def river_state(self, seat: int) -> list[int]:
+        """The state of each tile of :meth:`river` (open, claimed into a meld, won on, robbed)."""
+        return list(self._game._seats[seat].river_state)
+
+    def aside(self, seat: int) -> list[int]:
+        """Tiles ``seat`` won on and set aside (血流成河), face up."""
+        return list(self._game._seats[seat].aside)
+
+    def shown_counts(self, seat: int) -> list[int] | None:
+        """The concealed tiles of ``seat`` as 27 counts when this seat may see them (its own, or a
+        hand laid down), else ``None``."""
+        s = self._game._seats[seat]
+        return s.counts[:] if seat == self.seat or s.revealed else None
+
+    def wins(self, seat: int) -> int:
+        """How many times ``seat`` has won in this hand (public)."""
+        return self._game._seats[seat].wins
+
+    def escaped(self, seat: int) -> bool:
+        return self._game._seats[seat].escaped
+
     def concealed_count(self, seat: int) -> int:
         return sum(self._game._seats[seat].counts)
 
@@ -262,6 +283,9 @@ class SeatView:
         """This seat's view as JSON (see :func:`seat_view_json`)."""
         return seat_view_json(self._game, self.seat)
 
+    def result_json(self) -> dict[str, Any]:
+        """The hand's result as ``replay --json`` gives it, its events as this seat may see them."""
+        return {**self._game.result_json(), "events": events_for(self._game, self.seat)}
 
 def sample_world(view: SeatView, rng: random.Random) -> Game:
     """A copy of the game in which every tile ``view``'s seat cannot see is dealt afresh:

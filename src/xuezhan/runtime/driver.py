@@ -53,7 +53,7 @@ def _malformed(action: Action) -> str | None:
 class HandDriver:
     """Drives one hand of the engine with one :class:`Seat` per seat."""
 
-    __slots__ = ("game", "on_action", "seats", "seed")
+    __slots__ = ("ended", "game", "on_action", "seats", "seed")
 
     def __init__(
         self,
@@ -69,6 +69,7 @@ class HandDriver:
         self.seats = tuple(seats)
         self.seed = seed
         self.on_action = on_action
+        self.ended = game.over
         if seed is not None:
             for s, seat in enumerate(self.seats):
                 seat.bot.start_hand(bot_seed(seed, s))
@@ -103,6 +104,19 @@ class HandDriver:
         game.apply(action)
         if self.on_action is not None:
             self.on_action(len(game.actions) - 1, action)
+        if game.over:
+            self.end_hand()
+
+    def end_hand(self) -> None:
+        """Once the hand is over, tell each seat's bot that listens for it (``end_hand(view)``, an
+        outside program that is sent the result) with the seat's view of the finished hand."""
+        if self.ended or not self.game.over:
+            return
+        self.ended = True
+        for s, seat in enumerate(self.seats):
+            listener = getattr(seat.bot, "end_hand", None)
+            if listener is not None:
+                listener(SeatView(self.game, s))
 
     def choose(self, seat: int) -> Action:
         """What the seat's bot would do now (for a bot, for 托管, for a hint)."""
@@ -163,6 +177,7 @@ class HandDriver:
         while True:
             seats = pending()
             if not seats:  # nobody has to decide: the hand is over
+                self.end_hand()
                 return game.over
             moved = False
             for s in seats:
@@ -185,6 +200,7 @@ class HandDriver:
         the hand as it was after its last logged action."""
         for action in actions:
             self.game.apply(action)
+        self.ended = self.game.over  # a finished hand was told so when it was played
 
     @property
     def seq(self) -> int:

@@ -1,8 +1,8 @@
 """Who holds a seat and how it decides.
 
 A :class:`Seat` is the one place that knows whether a seat is played by a person
-(who answers later, through :meth:`HandDriver.submit`), by an in-process bot (which
-answers at once) or, later, by an outside program. The time limits of a person's
+(who answers later, through :meth:`HandDriver.submit`) or by a bot (which answers at
+once; an outside program is a bot too, :mod:`xuezhan.bots.outside`). The time limits of a person's
 decisions and 托管 (the seat's bot plays for an absent or timed-out person) are
 properties of the seat, not of the surface that shows the table: the terminal, the
 web table, self-play and the league all hand the runtime the same kind of seats.

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
+from ..bots import make_bot
 from ..errors import XuezhanError
 from ..match import MAX_COEFFICIENT, MAX_FEE, MAX_HANDS, RoomConfig
 from ..rules import MAX_BASE_SCORE, MAX_MULTIPLE
@@ -80,6 +81,12 @@ class ServerConfig:
     starting_coins: int = 20_000
     """Coins a new account is granted."""
     bot_name: str = "heuristic"
+    """The bot that plays a person's seat under 托管, and the bot seats unless ``seat_bot`` is set."""
+    seat_bot: str = ""
+    """The bot at the bot seats, any bot name (INTERFACES "Bots by name"): ``"cmd:python mybot.py"``
+    seats an outside program at the web tables; empty: ``bot_name``."""
+    bot_timeout: float = 5.0
+    """Seconds an outside bot (``cmd:``) has for each decision before the heuristic takes it."""
     seed: int | None = None
     """Fixed seed for the walls (tests and benchmarks only); ``None`` uses the secrets module."""
     secure_cookies: bool = False
@@ -90,6 +97,9 @@ class ServerConfig:
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or not lo <= value <= hi:
                 raise ValueError(f"ServerConfig.{name} must be an integer from {lo} to {hi}, not {value!r}")
+        for name in (self.bot_name, self.seat_bot):
+            if name:
+                make_bot(name, timeout=self.bot_timeout)  # unknown_bot now, not when a table deals
 
     def check_room(self, room: RoomConfig) -> None:
         """Refuse a room beyond this server's limits (``bad_room``); rooms are bounded already."""
@@ -132,7 +142,7 @@ class ServerConfig:
             elif isinstance(default, int):
                 ok = isinstance(value, int) and not isinstance(value, bool) and value >= 0
             elif isinstance(default, str):
-                ok = isinstance(value, str) and bool(value)
+                ok = isinstance(value, str) and (bool(value) or key == "seat_bot")
             else:  # seed: an integer or absent
                 ok = isinstance(value, int) and not isinstance(value, bool)
             if not ok:

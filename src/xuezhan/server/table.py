@@ -139,12 +139,12 @@ class Table:
         player = f"empty:{seat}" if sitting is None else sitting  # no nickname holds a ':'
         owner = self.owners.get(player)
         if owner is None:
-            bot = make_bot(self.config.bot_name, random.Random(0))
+            c = self.config
             if sitting is None or is_bot(sitting):
+                bot = make_bot(c.seat_bot or c.bot_name, random.Random(0), timeout=c.bot_timeout)
                 owner = Seat.of_bot(bot, name=player)
             else:
-                c = self.config
-                owner = Seat.of_person(player, stand_in=bot,
+                owner = Seat.of_person(player, stand_in=make_bot(c.bot_name, random.Random(0)),
                                        limits=TimeLimits(c.turn_timeout, c.claim_timeout, c.choice_timeout))
             self.owners[player] = owner
         return owner

@@ -1,0 +1,62 @@
+"""``xuezhan dataset``: training data, one Parquet row per decision (``pip install 'xuezhan[dataset]'``)."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import click
+
+from ..bots import DEFAULT_TIMEOUT
+from ..errors import XuezhanError
+from ..scale import check_workers
+from ._common import emit_json, guarded, json_option, load_rules, rules_option, workers_options
+from .games import _bot_names
+
+
+@click.command("dataset")
+@click.option("--games", type=int, required=True, help="Number of hands to play.")
+@click.option("--bots", "bots", default="heuristic", show_default=True, metavar="A,B,C,D",
+              help="One bot for every seat, or four comma-separated names.")
+@click.option("--out", "out", type=click.Path(file_okay=False, path_type=Path), required=True,
+              help="Folder for the shards (shard-*.parquet) and their records (_records/*.jsonl).")
+@click.option("--shard-hands", type=int, default=500, show_default=True, help="Hands per shard.")
+@click.option("--seed", type=int, default=0, show_default=True, help="Same seed, same dataset.")
+@click.option("--bot-timeout", type=float, default=DEFAULT_TIMEOUT, show_default=True, metavar="SECONDS",
+              help="Seconds an outside bot (cmd:) has for each decision.")
+@rules_option
+@workers_options
+@json_option
+@guarded
+def dataset_cmd(games: int, bots: str, out: Path, shard_hands: int, seed: int, bot_timeout: float,
+                rules_spec: str, workers: int, backend: str, as_json: bool) -> int:
+    """Bots play N hands; every decision is written as one row (observation, mask, action, points)."""
+    if games < 1:
+        raise XuezhanError("bad_games", "--games must be at least 1")
+    if shard_hands < 1:
+        raise XuezhanError("bad_input", "--shard-hands must be at least 1")
+    check_workers(workers, backend)
+    if not bot_timeout > 0:
+        raise XuezhanError("bad_input", "--bot-timeout must be positive")
+    names = _bot_names(bots)
+    rules = load_rules(rules_spec)
+    from ..rl.dataset import make_dataset
+
+    start = time.perf_counter()
+    results = make_dataset(out, games, names, seed=seed, rules=rules, shard_hands=shard_hands, workers=workers,
+                           backend=backend, bot_timeout=bot_timeout)
+    seconds = time.perf_counter() - start
+    rows = sum(r.rows for r in results)
+    summary = {"games": games, "rows": rows, "shards": len(results), "out": str(out), "bots": names,
+               "seed": seed, "workers": workers, "backend": backend, "seconds": seconds,
+               "hands_per_second": games / seconds if seconds > 0 else None,
+               "files": [f for r in results for f in r.files],
+               "bot_faults": {n: sum(r.bot_faults.get(n, 0) for r in results) for n in dict.fromkeys(names)}}
+    if as_json:
+        emit_json(summary)
+    else:
+        click.echo(f"{games} hands, {rows} rows in {len(results)} shard(s) in {out} ({seconds:.1f} s)")
+    return 0
+
+
+__all__ = ["dataset_cmd"]

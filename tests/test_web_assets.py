@@ -1,0 +1,104 @@
+"""The page's own files: every sentence from the catalog, fonts that cover what it shows, a
+manifest and icons for the home screen, all served by the package itself."""
+
+from __future__ import annotations
+
+import json
+import re
+import struct
+from pathlib import Path
+
+from fontTools.ttLib import TTFont
+from starlette.testclient import TestClient
+
+from xuezhan import i18n, vocab
+from xuezhan.server import create_app
+
+STATIC = Path(__file__).resolve().parent.parent / "src" / "xuezhan" / "server" / "static"
+APP_JS = (STATIC / "app.js").read_text(encoding="utf-8")
+INDEX = (STATIC / "index.html").read_text(encoding="utf-8")
+CJK = re.compile(r"[\u3000-\u9fff\uff00-\uffef]")
+
+
+def _code_without_comments(js: str) -> str:
+    return "\n".join(line.split("//", 1)[0] if "//" in line and "://" not in line else line for line in js.splitlines())
+
+
+def test_every_key_the_page_asks_for_is_in_the_catalog() -> None:
+    used = set(re.findall(r'\bt\("([a-z_.0-9]+)"', APP_JS))
+    used |= set(re.findall(r'data-i18n(?:-placeholder|-label)?="([a-z_.0-9]+)"', INDEX))
+    # keys the script builds from a prefix: each one it can build
+    used |= {f"suit.{s}" for s in "mps"} | {f"wind.{i}" for i in range(4)}
+    used |= set(re.findall(r'tiled\("([a-z_.]+)"', APP_JS))
+    used |= set(re.findall(r'"((?:stake|leave|confirm)\.[a-z_]+)"', APP_JS))
+    assert len(used) > 100
+    known = set(i18n.keys())
+    missing = sorted(k for k in used if (k if k.startswith("common.") else "web." + k) not in known)
+    assert not missing
+
+
+def test_the_script_holds_no_sentence_of_its_own() -> None:
+    code = _code_without_comments(APP_JS)
+    assert not CJK.findall(code), sorted(set(CJK.findall(code)))
+    assert "/api/i18n" in code and "/api/vocab" in code
+    # the page's HTML carries only the brand and the languages' own names before the catalog loads
+    text = re.sub(r"<[^>]+>", " ", INDEX)
+    assert set(CJK.findall(text)) <= set("血战到底简体中文繁體中文简繁")
+
+
+def _cmap(name: str) -> set[int]:
+    return set(TTFont(str(STATIC / "fonts" / name)).getBestCmap())
+
+
+def test_the_shipped_fonts_cover_every_character_the_page_shows() -> None:
+    sc, tc, emoji = _cmap("noto-sans-sc.woff"), _cmap("noto-sans-tc.woff"), _cmap("noto-emoji.woff")
+    texts: list[str] = []
+    for key in i18n.keys("web.") + i18n.keys("common."):
+        for message in i18n.catalog()[key].values():
+            texts.extend([message] if isinstance(message, str) else message.values())
+    # game terms the page names itself (an error is shown in the server's own words first)
+    data = {k: v for k, v in vocab.to_json()["kinds"].items() if k != "error"}
+    texts.extend(name for kind in data.values() for names in kind.values() for name in names.values())
+    texts.append(re.sub(r"<[^>]+>", " ", INDEX))
+    wanted = {ord(ch) for ch in "".join(texts) if ch.isprintable() and not ch.isspace()}
+    assert len(wanted) > 300
+    assert not sorted(chr(c) for c in wanted - (sc | emoji)), "run tools/build_web_fonts.py"
+    assert not sorted(chr(c) for c in wanted - (tc | emoji)), "run tools/build_web_fonts.py"
+    assert {ord(ch) for ch in "💡🤖📜🔗🚪"} <= emoji
+    # cut down: far fewer characters than the full fonts (tens of thousands)
+    assert len(sc) < 3000 and len(emoji) < 100
+    assert (STATIC / "fonts" / "OFL.txt").read_text(encoding="utf-8").count("SIL OPEN FONT LICENSE") >= 1
+
+
+def _png_size(data: bytes) -> tuple[int, int]:
+    assert data[:8] == b"\x89PNG\r\n\x1a\n"
+    width, height = struct.unpack(">II", data[16:24])
+    return width, height
+
+
+def test_the_manifest_icons_and_fonts_are_served(tmp_path: Path) -> None:
+    app = create_app(f"sqlite:///{tmp_path / 'assets.sqlite3'}")
+    with TestClient(app) as client:
+        page = client.get("/")
+        assert 'rel="manifest"' in page.text and "/static/fonts/fonts.css" in page.text
+        manifest = client.get("/static/manifest.webmanifest")
+        assert manifest.status_code == 200
+        data = json.loads(manifest.text)
+        assert data["start_url"] == "/" and data["display"] == "standalone" and data["lang"] == "zh-CN"
+        sizes = set()
+        for icon in data["icons"]:
+            res = client.get(icon["src"])
+            assert res.status_code == 200, icon
+            if icon["type"] == "image/png":
+                w, h = _png_size(res.content)
+                assert icon["sizes"] == f"{w}x{h}"
+                sizes.add(w)
+        assert {192, 512} <= sizes
+        assert _png_size(client.get("/static/icons/apple-touch-icon.png").content) == (180, 180)
+        css = client.get("/static/fonts/fonts.css").text
+        files = re.findall(r'url\("([^"]+)"\)', css)
+        assert len(files) == 3
+        for name in files:
+            res = client.get(f"/static/fonts/{name}")
+            assert res.status_code == 200 and res.content[:4] == b"wOFF"
+        assert client.get("/static/fonts/OFL.txt").status_code == 200
