@@ -3,7 +3,9 @@
     python benchmarks/selfplay_bench.py [--json] [--seconds S] [--strength-hands N]
 
 In one process: hands per second on one core with four random bots and with four
-heuristic bots; RLCard's ``mahjong`` environment with random agents (games per
+heuristic bots; the same with the compiled core (``xuezhan.native``, whole hands in C,
+summaries only; null when it is not built; only the bots it has: ``random``);
+RLCard's ``mahjong`` environment with random agents (games per
 second; ``pip install rlcard`` — reported as null when it is not installed); and the
 strength check: heuristic against random over N hands (default 4,000) with the bots
 rotated one seat every hand, mean points per hand with a 95% confidence interval of
@@ -19,6 +21,7 @@ import random
 import time
 from typing import Any
 
+from xuezhan import native
 from xuezhan.bots import make_bot
 from xuezhan.engine.game import Game
 from xuezhan.match import Hand
@@ -35,6 +38,20 @@ def hands_per_second(bot: str, seconds: float, seed: int = 1) -> float:
     while time.perf_counter() - start < seconds:
         play_hand(Game.new(rules, rng=random.Random(master.getrandbits(64))), bots)
         n += 1
+    return n / (time.perf_counter() - start)
+
+
+def native_hands_per_second(bot: str, seconds: float, seed: int = 1) -> float | None:
+    """Hands per second of the compiled core, a batch of hands per call, summaries only."""
+    rules = Rules.preset("qq")
+    if native.refusal(rules, [bot] * 4) is not None:
+        return None
+    master = random.Random(seed)
+    n = 0
+    start = time.perf_counter()
+    while time.perf_counter() - start < seconds:
+        seeds = [master.getrandbits(64) for _ in range(native.BATCH)]
+        n += len(native.play_hands(seeds, rules, [bot] * 4, chain=False))
     return n / (time.perf_counter() - start)
 
 
@@ -89,9 +106,13 @@ def main() -> None:
     rlcard = rlcard_games_per_second(args.seconds)
     rand = hands_per_second("random", args.seconds)
     heur = hands_per_second("heuristic", args.seconds)
+    native_rand = native_hands_per_second("random", args.seconds)
     out: dict[str, Any] = {
         "random_hands_per_s": rand,
         "heuristic_hands_per_s": heur,
+        "native_random_hands_per_s": native_rand,
+        "native_random_vs_python": native_rand / rand if native_rand else None,
+        "native_random_vs_rlcard": native_rand / rlcard if native_rand and rlcard else None,
         "rlcard_games_per_s": rlcard,
         "random_vs_rlcard": rand / rlcard if rlcard else None,
         "strength": strength(args.strength_hands) if args.strength_hands else None,
@@ -101,6 +122,10 @@ def main() -> None:
         return
     print(f"random bots:    {rand:8.1f} hands/s")
     print(f"heuristic bots: {heur:8.1f} hands/s")
+    if native_rand:
+        print(f"compiled core, random bots: {native_rand:8.1f} hands/s ({native_rand / rand:.1f}x the Python engine)")
+    else:
+        print(f"compiled core: not used ({native.why_unavailable() or 'no compiled bot'})")
     if rlcard:
         print(f"RLCard mahjong: {rlcard:8.1f} games/s  (random bots {rand / rlcard:.1f}x)")
     else:

@@ -8,7 +8,8 @@ import sys
 import pytest
 
 CORE = ("xuezhan.tiles", "xuezhan.vocab", "xuezhan.hand", "xuezhan.rules", "xuezhan.scoring", "xuezhan.engine",
-        "xuezhan.records", "xuezhan.bots", "xuezhan.selfplay", "xuezhan.coins", "xuezhan.match", "xuezhan.runtime")
+        "xuezhan.records", "xuezhan.bots", "xuezhan.selfplay", "xuezhan.coins", "xuezhan.match", "xuezhan.runtime",
+        "xuezhan.native")
 THIRD_PARTY = ("click", "rich", "textual", "starlette", "uvicorn", "sqlalchemy", "alembic", "numpy")
 HIGHER = ("xuezhan.cli", "xuezhan.tui", "xuezhan.server", "xuezhan.store")
 

@@ -12,7 +12,8 @@ from typing import Any
 
 from .bots import DEFAULT_TIMEOUT, Bot, bot_faults, close_bot, make_bot
 from .engine.game import Game
-from .match import Hand, Match, RoomConfig, hand_record
+from .errors import XuezhanError
+from .match import Hand, Match, RoomConfig, hand_record, hand_seed
 from .rules import Rules
 from .runtime import HandDriver, MatchRuntime, Seat
 from .scale import Shard, check_workers, map_shards, shards
@@ -78,11 +79,17 @@ class Stats:
         self.records.extend(other.records)
 
     def add(self, game: Game, names: Sequence[str]) -> None:
+        exhausted = any(e.get("type") == "wall_empty" for e in game.events[-3:])
+        self.add_result(game.deltas(), [(w.seat, w.score.fan) for w in game.winners], exhausted, names)
+
+    def add_result(
+        self, deltas: Sequence[int], wins: Sequence[tuple[int, int]], exhausted: bool, names: Sequence[str]
+    ) -> None:
+        """Count one hand from its deltas, its wins as (seat, fan) and whether the wall ran out."""
         self.hands += 1
-        deltas = game.deltas()
-        if not game.winners:
+        if not wins:
             self.no_win += 1
-        if any(e.get("type") == "wall_empty" for e in game.events[-3:]):
+        if exhausted:
             self.exhausted += 1
         for seat in range(4):
             name = names[seat]
@@ -92,11 +99,11 @@ class Stats:
             self.bot_seats[name] = self.bot_seats.get(name, 0) + 1
             self.bot_wins.setdefault(name, 0)
             self.bot_fan.setdefault(name, 0)
-        for w in game.winners:
-            self.seat_wins[w.seat] += 1
-            self.seat_fan[w.seat] += w.score.fan
-            self.bot_wins[names[w.seat]] += 1
-            self.bot_fan[names[w.seat]] += w.score.fan
+        for seat, fan in wins:
+            self.seat_wins[seat] += 1
+            self.seat_fan[seat] += fan
+            self.bot_wins[names[seat]] += 1
+            self.bot_fan[names[seat]] += fan
 
     def to_json(self) -> dict[str, Any]:
         n = max(self.hands, 1)
@@ -149,8 +156,13 @@ class SimulateShard:
     rotate: bool = False
     keep_records: bool = False
     bot_timeout: float = DEFAULT_TIMEOUT
+    engine: str = "python"
+    """``"native"``: the shard's hands are played by the compiled core (:mod:`xuezhan.native`),
+    which gives the same hands, statistics and records."""
 
     def __call__(self, shard: Shard, on_hand: Callable[[Hand], None] | None = None) -> Stats:
+        if self.engine == "native":
+            return self.native(shard)
         master = random.Random(self.seed)
         stats = Stats(list(self.bot_names))
         # one seat owner per bot (bots are seeded per hand from the hand's seed: this rng changes nothing)
@@ -181,6 +193,22 @@ class SimulateShard:
             close_bot(seat.bot)
         return stats
 
+    def native(self, shard: Shard) -> Stats:
+        """The shard played by the compiled core, in batches (the same match: hand ``k`` from
+        ``hand_seed(seed, k)``, the dealer chained from hand to hand, the first one by dice)."""
+        from . import native
+
+        names = list(self.bot_names)
+        stats = Stats(names)
+        hands = native.play_hands([hand_seed(self.seed, k + 1) for k in shard], self.rules, names,
+                                  records=self.keep_records)
+        for k, h in zip(shard, hands, strict=True):
+            stats.add_result(h.deltas, h.wins, h.exhausted, names)
+            if self.keep_records:
+                stats.records.append({**h.record(self.rules), "seed": h.seed,
+                                      "match": {"seed": self.seed, "hand_no": k + 1}})
+        return stats
+
 
 def simulate(
     games: int,
@@ -196,6 +224,7 @@ def simulate(
     on_shard: Callable[[Shard, Stats], None] | None = None,
     shard_hands: int = SHARD_HANDS,
     bot_timeout: float = DEFAULT_TIMEOUT,
+    engine: str = "python",
 ) -> Stats:
     """Play ``games`` hands of one match on the match runtime: hand ``k`` is dealt from
     ``hand_seed(seed, k)`` exactly as in ``xuezhan play`` and ``xuezhan serve``, and the dealer
@@ -209,11 +238,30 @@ def simulate(
     ``keep_records`` keeps every hand's game record in :attr:`Stats.records` instead;
     ``on_shard`` is told of each finished shard (progress). ``shard_hands`` is part of what
     the run computes (the dealer is thrown afresh at each shard): keep the default to compare runs.
-    ``bot_timeout``: seconds an outside bot (``cmd:``) has for each decision."""
+
+    ``bot_timeout``: seconds an outside bot (``cmd:``) has for each decision.
+
+    ``engine="native"`` plays on the compiled core (:mod:`xuezhan.native`): the same statistics
+    and records, without ``on_hand`` (there is no Python hand to show; keep the records). It
+    raises ``native_unavailable`` or ``native_refused`` where the core cannot play these rules
+    and bots (:func:`xuezhan.native.refusal`)."""
     check_workers(workers, backend)
     if on_hand is not None and (workers != 1 or backend != "local"):
         raise ValueError("on_hand sees the hands in this process: it needs workers=1 and the local backend")
-    job = SimulateShard(tuple(bot_names), seed, rules or Rules.preset("qq"), rotate, keep_records, bot_timeout)
+    rules = rules or Rules.preset("qq")
+    if engine == "native":
+        from . import native
+
+        if on_hand is not None:
+            raise ValueError("on_hand sees the Python engine's hands: the native engine keeps records instead")
+        why = native.refusal(rules, bot_names)
+        if why is None and rotate and len(set(bot_names)) > 1:
+            why = "the compiled core plays the same bot at a seat for a whole batch: no rotation"
+        if why is not None:
+            raise XuezhanError("native_unavailable" if not native.available() else "native_refused", why)
+    elif engine != "python":
+        raise ValueError(f"no engine {engine!r}: python or native")
+    job = SimulateShard(tuple(bot_names), seed, rules, rotate, keep_records, bot_timeout, engine)
     parts = shards(games, shard_hands)
     start = time.perf_counter()
     if on_hand is not None:

@@ -9,7 +9,7 @@ from typing import IO, Any
 
 import click
 
-from .. import i18n
+from .. import i18n, native
 from ..bots import DEFAULT_TIMEOUT, make_bot
 from ..engine.game import Game
 from ..errors import RecordError, XuezhanError
@@ -150,20 +150,27 @@ def _bot_names(text: str) -> list[str]:
 @click.option("--out", "out", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="Write every hand as a game record (JSON lines).")
 @workers_options
+@click.option("--engine", type=click.Choice(["python", "native"]), default=None,
+              help="The compiled core (the default when it is built and plays these rules and bots) or the "
+                   "pure-Python engine; both give the same records.")
 @json_option
 @lang_option
 @guarded
 def simulate_cmd(games: int, bots: str, bot_timeout: float, seed: int, rules_spec: str, out: Path | None,
-                 workers: int, backend: str, as_json: bool, lang: Lang) -> int:
+                 workers: int, backend: str, engine: str | None, as_json: bool, lang: Lang) -> int:
     """Self-play of N hands between bots."""
     if games < 1:
         raise XuezhanError("bad_games", "--games must be at least 1")
     if not bot_timeout > 0:
         raise XuezhanError("bad_input", "--bot-timeout must be positive")
     check_workers(workers, backend)
-    in_process = workers == 1 and backend == "local"
     names = _bot_names(bots)
     rules = load_rules(rules_spec)
+    refused = native.refusal(rules, names) if engine != "python" else None
+    use_native = engine != "python" and refused is None
+    if engine == "native" and refused is not None:
+        click.echo(f"the Python engine plays: {refused}", err=True)
+    in_process = workers == 1 and backend == "local" and not use_native
     sink: IO[str] | None = None
     if out is not None:
         try:
@@ -199,7 +206,7 @@ def simulate_cmd(games: int, bots: str, bot_timeout: float, seed: int, rules_spe
     try:
         stats = simulate(games, names, seed=seed, rules=rules, on_hand=on_hand if in_process else None,
                          workers=workers, backend=backend, keep_records=out is not None and not in_process,
-                         on_shard=on_shard, bot_timeout=bot_timeout)
+                         on_shard=on_shard, bot_timeout=bot_timeout, engine="native" if use_native else "python")
         if sink is not None:
             for record in stats.records:
                 sink.write(json.dumps(record, ensure_ascii=False) + "\n")
@@ -216,6 +223,9 @@ def simulate_cmd(games: int, bots: str, bot_timeout: float, seed: int, rules_spe
     summary = stats.to_json()
     summary["seed"] = seed
     summary["rules"] = rules.to_mapping()
+    summary["engine"] = "native" if use_native else "python"
+    if engine == "native" and refused is not None:
+        summary["native_refused"] = refused
     if as_json:
         emit_json(summary)
         return 0

@@ -1,0 +1,205 @@
+/* The compiled core of xuezhan: one hand of blood-battle mahjong (RULES.md sections 2-9),
+ * the same state machine as the Python engine (xuezhan.engine), played by compiled bots.
+ *
+ * The Python engine is the reference: for the same seed and rules this engine deals the
+ * same wall (Python's Mersenne Twister, reproduced), offers the same legal actions in the
+ * same order, and records the same actions, events, ledger and result. */
+#ifndef XZ_ENGINE_H
+#define XZ_ENGINE_H
+
+#include <stdint.h>
+
+#define XZ_KINDS 27
+#define XZ_MAX_ACTIONS 1024
+#define XZ_MAX_LEGAL 512
+#define XZ_MAX_LEDGER 4096
+#define XZ_MAX_EVENTS 65536 /* int64 words */
+#define XZ_MAX_WINS 256
+#define XZ_MAX_KONGS 32
+#define XZ_RIVER 64
+
+/* action types, as xuezhan.engine.actions.ActionType */
+enum { A_EXCHANGE = 0, A_DINGQUE, A_DISCARD, A_PENG, A_GANG, A_HU, A_PASS };
+/* phases */
+enum { P_EXCHANGE = 0, P_DINGQUE, P_TURN, P_CLAIM, P_ROB, P_OVER };
+/* meld kinds */
+enum { M_PENG = 0, M_GANG, M_ANGANG };
+/* river states */
+enum { R_OPEN = 0, R_CLAIMED, R_WON, R_ROBBED };
+/* ledger reasons, in the order of xuezhan.engine.actions.REASONS */
+enum { L_HU = 0, L_ZIMO, L_ANGANG, L_BUGANG, L_ZHIGANG, L_CALL_TRANSFER, L_HUA_ZHU, L_CHA_JIAO, L_TUI_SHUI };
+/* event codes (the Python side turns them into the engine's event dicts) */
+enum {
+    E_START = 0, E_DEAL, E_EXCHANGE_CHOSEN, E_DINGQUE_CHOSEN, E_EXCHANGE, E_EXCHANGE_RECEIVED,
+    E_EXCHANGE_DONE, E_DINGQUE, E_TURN, E_DRAW, E_DISCARD, E_PAY, E_PASS_HU, E_PENG, E_ANGANG,
+    E_BUGANG_DECLARED, E_BUGANG, E_ZHIGANG, E_HU, E_WALL_EMPTY, E_END
+};
+/* pattern and extra ids: the order of xuezhan.rules.BASE_PATTERNS then EXTRAS */
+enum {
+    F_PING_HU = 0, F_DUI_DUI_HU, F_QING_YI_SE, F_DAI_YAO_JIU, F_QI_DUI, F_QING_DUI, F_JIANG_DUI,
+    F_LONG_QI_DUI, F_QING_QI_DUI, F_QING_YAO_JIU, F_QING_LONG_QI_DUI, F_TIAN_HU, F_DI_HU,
+    F_GEN, F_GANG_SHANG_HUA, F_GANG_SHANG_PAO, F_QIANG_GANG_HU, F_HAI_DI, F_JIN_GOU_DIAO,
+    F_JUE_ZHANG, F_ZI_MO_JIA_FAN, F_COUNT
+};
+#define XZ_FAN_CAP (-1)
+
+typedef struct {
+    int64_t base_score;
+    int64_t cap_multiple;      /* 0: no cap */
+    int dingque;
+    int self_draw_bonus;       /* 0 base, 1 fan, 2 none */
+    int zhigang_everyone;
+    int late_bugang_pays;
+    int call_transfer;
+    int dian_gang_hua_discard;
+    int pass_hu_any;
+    int must_hu_last_four;
+    int64_t hua_zhu_points;    /* what a flower pig pays each non-pig */
+    int cha_jiao_min;
+    int dead_wait_counts;
+    int long_qi_dui_pattern;
+    int dealer_rule;           /* 0 first_winner, 1 dice, 2 discarder */
+    int end_on_first_win;
+    int kong_draw_from_tail;
+    int exchange;              /* 0 none, 1 counter, 2 opposite, 3 clockwise, 4 random */
+    int blood_river;
+    int fan[F_COUNT];          /* XZ_FAN_CAP for "cap" */
+} XzRules;
+
+typedef struct {
+    uint8_t seat, type, tile, suit; /* 255: none */
+    uint8_t tiles[3];
+    uint8_t ntiles;
+} XzAction;
+
+typedef struct { uint8_t kind, tile; } XzMeld;
+
+typedef struct {
+    int8_t counts[XZ_KINDS];
+    uint32_t held;      /* bit t: holds a tile t */
+    int32_t keys[3];
+    int sizes[3];
+    XzMeld melds[8];
+    int nmelds;
+    int meld_suits;
+    int void_suit;      /* -1: none */
+    int won, wins, revealed;
+    uint8_t river[XZ_RIVER], river_state[XZ_RIVER];
+    int nriver;
+    uint8_t aside[XZ_RIVER];
+    int naside;
+    uint32_t pass_hu;   /* tile kinds passed on (过水不胡) */
+    int pass_hu_any;
+    int draws;
+    int chosen;         /* exchange / dingque choice made */
+    XzAction choice;
+    int64_t wm;         /* cached wait mask, -1 when the hand changed */
+} XzSeat;
+
+typedef struct {
+    int seat, kind; /* kind: L_ANGANG, L_BUGANG, L_ZHIGANG */
+    int tile;
+    int payer[3];
+    int64_t pts[3];
+    int npay;
+    int transferred;
+} XzKong;
+
+typedef struct {
+    int seat, from, tile, order, robbed;
+    int base, fan;
+    int64_t multiple, hand_points, points, json_points;
+    int nextras;
+    int extra_id[8];
+    int extra_fan[8];
+} XzWin;
+
+typedef struct { int from, to, reason; int64_t points; } XzEntry;
+
+typedef struct {
+    int tile, source;
+    int options_seat[3];
+    XzAction options[3][4];
+    int noptions[3];
+    int nopt;          /* seats offered a claim, in play order from the source */
+    int answered[3];
+    XzAction answers[3];
+    int answer_order[3]; /* option slot of the k-th answer */
+    int nanswers;
+    int after_kong, last_tile, robbing;
+} XzWindow;
+
+typedef struct {
+    uint32_t mt[624];
+    int mti;
+} XzMT;
+
+typedef struct {
+    const XzRules *rules;
+    XzSeat seats[4];
+    uint8_t wall[108];
+    int nwall, head, tail;
+    uint8_t layout[108];
+    int dice[2];
+    int dealer, phase, turn;
+    int drawn;            /* -1 none */
+    int after_kong, drew_last, must_discard;
+    int turn_kongs[XZ_MAX_KONGS];
+    int nturn_kongs;
+    int zhigang_source;   /* -1 none */
+    int has_window;
+    XzWindow w;
+    int pending_bugang;   /* -1 none */
+    int bugang_late;
+    int clean_start;
+    int exchange_direction; /* 0: not known */
+    XzEntry ledger[XZ_MAX_LEDGER];
+    int nledger;
+    XzWin wins[XZ_MAX_WINS];
+    int nwins;
+    XzKong kongs[XZ_MAX_KONGS];
+    int nkongs;
+    int win_groups;
+    XzAction actions[XZ_MAX_ACTIONS];
+    int nactions;
+    int record_events;
+    int64_t *events;      /* XZ_MAX_EVENTS words when record_events */
+    int nevents_words;
+    int nevents;          /* events emitted (recorded or not) */
+    int wall_empty_at;    /* event number of wall_empty, -1 none */
+    int overflow;         /* a fixed buffer ran out: the hand is void (never expected) */
+    int next_dealer;      /* -1: dice; set when over */
+} XzGame;
+
+/* a bot: chooses the index of one of ``n`` legal actions (n >= 2) */
+struct XzBot;
+typedef int (*XzChooseFn)(struct XzBot *bot, const XzGame *g, int seat, const XzAction *legal, int n);
+typedef struct XzBot {
+    XzChooseFn choose;
+    uint64_t salt;
+} XzBot;
+
+void xz_init_tables(void);
+void xz_mt_seed(XzMT *mt, uint64_t seed);
+double xz_mt_random(XzMT *mt);
+int xz_throw_for_dealer(XzMT *mt);
+uint64_t xz_bot_seed(uint64_t hand_seed, int seat);
+void xz_random_bot(XzBot *bot, uint64_t salt);
+
+/* deal a hand as Match.start_hand does: dealer by dice when dealer < 0, then the shuffle,
+ * then a random exchange direction when the rules ask for one */
+void xz_new_game(XzGame *g, const XzRules *rules, uint64_t seed, int dealer);
+/* a prepared deal (Game.from_deal): the 108 tiles as the hands by seat (the dealer's 14) then the
+ * wall from the head; ``direction`` 0 unless a random 换三张 direction is fixed; -1 if not 108 tiles */
+int xz_new_game_from_deal(XzGame *g, const XzRules *rules, const uint8_t *tiles, int dealer, int direction);
+int xz_pending(const XzGame *g, int *out);
+int xz_legal(XzGame *g, int seat, XzAction *out);
+void xz_apply(XzGame *g, const XzAction *a);
+/* play a dealt hand to its end with one bot per seat, in the order of runtime.HandDriver.run */
+void xz_play(XzGame *g, XzBot *bots[4]);
+void xz_deltas(const XzGame *g, int64_t out[4]);
+/* apply ``a`` if it is legal (NULL), else change nothing and say why (Game._why_illegal's codes);
+ * a tile, suit or seat out of range is given as 254, ntiles 255 for tiles no legal action has */
+const char *xz_try_apply(XzGame *g, const XzAction *a);
+
+#endif

@@ -1,0 +1,447 @@
+/* xuezhan.native._core: the batch entry point of the compiled core.
+ *
+ *   play(seeds, first_dealer, chain, rules, bots, records) -> list of hands
+ *
+ * Plays one hand per seed without calling back into Python: hand k is dealt from seeds[k]
+ * (as Match.start_hand deals from Random(hand_seed)), its dealer is first_dealer for the first
+ * hand (-1: by dice) and, with chain, the previous hand's next dealer (-1: by dice) after it.
+ * Each hand is (dealer, next_dealer | None, exhausted, deltas, wins, detail): wins are
+ * (seat, fan) pairs; detail is None unless records, else (dice, layout, exchange_direction,
+ * actions, events, ledger, winners) with the last four as packed int64 arrays (see
+ * xuezhan/native/__init__.py, which reads them). */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+
+#include "xz_engine.h"
+
+#define RULE_WORDS (19 + F_COUNT)
+
+static int read_rules(PyObject *seq, XzRules *R) {
+    PyObject *fast = PySequence_Fast(seq, "rules must be a sequence of integers");
+    if (!fast) return -1;
+    if (PySequence_Fast_GET_SIZE(fast) != RULE_WORDS) {
+        PyErr_Format(PyExc_ValueError, "rules must hold %d integers", RULE_WORDS);
+        Py_DECREF(fast);
+        return -1;
+    }
+    long long v[RULE_WORDS];
+    for (int i = 0; i < RULE_WORDS; i++) {
+        v[i] = PyLong_AsLongLong(PySequence_Fast_GET_ITEM(fast, i));
+        if (v[i] == -1 && PyErr_Occurred()) {
+            Py_DECREF(fast);
+            return -1;
+        }
+    }
+    Py_DECREF(fast);
+    memset(R, 0, sizeof *R);
+    R->base_score = v[0];
+    R->cap_multiple = v[1];
+    R->dingque = (int)v[2];
+    R->self_draw_bonus = (int)v[3];
+    R->zhigang_everyone = (int)v[4];
+    R->late_bugang_pays = (int)v[5];
+    R->call_transfer = (int)v[6];
+    R->dian_gang_hua_discard = (int)v[7];
+    R->pass_hu_any = (int)v[8];
+    R->must_hu_last_four = (int)v[9];
+    R->hua_zhu_points = v[10];
+    R->cha_jiao_min = (int)v[11];
+    R->dead_wait_counts = (int)v[12];
+    R->long_qi_dui_pattern = (int)v[13];
+    R->dealer_rule = (int)v[14];
+    R->end_on_first_win = (int)v[15];
+    R->kong_draw_from_tail = (int)v[16];
+    R->exchange = (int)v[17];
+    R->blood_river = (int)v[18];
+    for (int i = 0; i < F_COUNT; i++) R->fan[i] = (int)v[19 + i];
+    /* the bounds of xuezhan.rules (the Python side validated them; a bad tuple is refused, not played) */
+    int ok = R->base_score >= 1 && R->base_score <= 1000 && R->cap_multiple >= 0 && R->cap_multiple <= (1 << 19)
+             && R->self_draw_bonus >= 0 && R->self_draw_bonus <= 2 && R->hua_zhu_points >= 0
+             && R->hua_zhu_points <= 1000LL * (1 << 19) && R->dealer_rule >= 0 && R->dealer_rule <= 2
+             && R->exchange >= 0 && R->exchange <= 4;
+    for (int i = 0; i < 19; i++)
+        if (i != 0 && i != 1 && i != 3 && i != 10 && i != 14 && i != 17 && (v[i] < 0 || v[i] > 1)) ok = 0;
+    for (int i = 0; i < F_COUNT; i++) {
+        int f = R->fan[i];
+        if (f == XZ_FAN_CAP) {
+            if (i >= F_GEN || R->cap_multiple == 0) ok = 0;
+        } else if (f < 0 || f > 20 || (i < F_GEN && f == 0)) {
+            ok = 0;
+        }
+    }
+    if (!ok) {
+        PyErr_SetString(PyExc_ValueError, "rules out of bounds");
+        return -1;
+    }
+    return 0;
+}
+
+static PyObject *packed(const int64_t *words, Py_ssize_t n) {
+    return PyBytes_FromStringAndSize((const char *)words, n * (Py_ssize_t)sizeof(int64_t));
+}
+
+static PyObject *hand_detail(const XzGame *g) {
+    PyObject *dice = g->dice[0] ? Py_BuildValue("(ii)", g->dice[0], g->dice[1]) : Py_NewRef(Py_None);
+    PyObject *layout = PyBytes_FromStringAndSize((const char *)g->layout, 108);
+    PyObject *direction = g->rules->exchange && g->exchange_direction ? PyLong_FromLong(g->exchange_direction)
+                                                                       : Py_NewRef(Py_None);
+    int64_t *buf = PyMem_Malloc(sizeof(int64_t) * (size_t)(g->nactions * 7 + g->nledger * 4 + g->nwins * 26 + 1));
+    if (!dice || !layout || !direction || !buf) {
+        Py_XDECREF(dice); Py_XDECREF(layout); Py_XDECREF(direction); PyMem_Free(buf);
+        return PyErr_NoMemory();
+    }
+    Py_ssize_t n = 0;
+    for (int i = 0; i < g->nactions; i++) {
+        const XzAction *a = &g->actions[i];
+        buf[n++] = a->seat; buf[n++] = a->type;
+        buf[n++] = a->tile == 255 ? -1 : a->tile;
+        buf[n++] = a->suit == 255 ? -1 : a->suit;
+        buf[n++] = a->ntiles ? a->tiles[0] : -1;
+        buf[n++] = a->ntiles ? a->tiles[1] : -1;
+        buf[n++] = a->ntiles ? a->tiles[2] : -1;
+    }
+    PyObject *actions = packed(buf, n);
+    n = 0;
+    for (int i = 0; i < g->nledger; i++) {
+        buf[n++] = g->ledger[i].from; buf[n++] = g->ledger[i].to;
+        buf[n++] = g->ledger[i].points; buf[n++] = g->ledger[i].reason;
+    }
+    PyObject *ledger = packed(buf, n);
+    n = 0;
+    for (int i = 0; i < g->nwins; i++) {
+        const XzWin *w = &g->wins[i];
+        buf[n++] = w->seat; buf[n++] = w->from; buf[n++] = w->tile; buf[n++] = w->fan;
+        buf[n++] = w->multiple; buf[n++] = w->order; buf[n++] = w->base; buf[n++] = w->json_points;
+        buf[n++] = w->robbed; buf[n++] = w->nextras;
+        for (int k = 0; k < 8; k++) {
+            buf[n++] = k < w->nextras ? w->extra_id[k] : -1;
+            buf[n++] = k < w->nextras ? w->extra_fan[k] : 0;
+        }
+    }
+    PyObject *winners = packed(buf, n);
+    PyMem_Free(buf);
+    PyObject *events = packed(g->events, g->nevents_words);
+    if (!actions || !ledger || !winners || !events) {
+        Py_XDECREF(actions); Py_XDECREF(ledger); Py_XDECREF(winners); Py_XDECREF(events);
+        Py_DECREF(dice); Py_DECREF(layout); Py_DECREF(direction);
+        return NULL;
+    }
+    return Py_BuildValue("(NNNNNNN)", dice, layout, direction, actions, events, ledger, winners);
+}
+
+static PyObject *hand_tuple(const XzGame *g, int records) {
+    int64_t d[4];
+    xz_deltas(g, d);
+    PyObject *wins = PyTuple_New(g->nwins);
+    if (!wins) return NULL;
+    for (int i = 0; i < g->nwins; i++) {
+        PyObject *w = Py_BuildValue("(ii)", g->wins[i].seat, g->wins[i].fan);
+        if (!w) { Py_DECREF(wins); return NULL; }
+        PyTuple_SET_ITEM(wins, i, w);
+    }
+    PyObject *detail = records ? hand_detail(g) : Py_NewRef(Py_None);
+    if (!detail) { Py_DECREF(wins); return NULL; }
+    PyObject *nd = g->next_dealer >= 0 ? PyLong_FromLong(g->next_dealer) : Py_NewRef(Py_None);
+    int exhausted = g->wall_empty_at >= 0 && g->wall_empty_at >= g->nevents - 3;
+    return Py_BuildValue("(iNO(LLLL)NN)", g->dealer, nd, exhausted ? Py_True : Py_False,
+                         (long long)d[0], (long long)d[1], (long long)d[2], (long long)d[3], wins, detail);
+}
+
+static PyObject *core_play(PyObject *self, PyObject *args) {
+    (void)self;
+    PyObject *seeds_obj, *rules_obj, *bots_obj;
+    int first_dealer, chain, records;
+    if (!PyArg_ParseTuple(args, "OipOOp", &seeds_obj, &first_dealer, &chain, &rules_obj, &bots_obj, &records))
+        return NULL;
+    if (first_dealer < -1 || first_dealer > 3) {
+        PyErr_SetString(PyExc_ValueError, "first_dealer must be -1 (dice) or a seat 0-3");
+        return NULL;
+    }
+    XzRules R;
+    if (read_rules(rules_obj, &R) < 0) return NULL;
+    PyObject *bots_fast = PySequence_Fast(bots_obj, "bots must be a sequence of four bot codes");
+    if (!bots_fast) return NULL;
+    int bot_kind[4];
+    if (PySequence_Fast_GET_SIZE(bots_fast) != 4) {
+        Py_DECREF(bots_fast);
+        PyErr_SetString(PyExc_ValueError, "bots must be four bot codes");
+        return NULL;
+    }
+    for (int i = 0; i < 4; i++) {
+        long v = PyLong_AsLong(PySequence_Fast_GET_ITEM(bots_fast, i));
+        if (v == -1 && PyErr_Occurred()) { Py_DECREF(bots_fast); return NULL; }
+        if (v != 0) {
+            Py_DECREF(bots_fast);
+            PyErr_Format(PyExc_ValueError, "no compiled bot with code %ld", v);
+            return NULL;
+        }
+        bot_kind[i] = (int)v;
+    }
+    Py_DECREF(bots_fast);
+    PyObject *seeds = PySequence_Fast(seeds_obj, "seeds must be a sequence of integers");
+    if (!seeds) return NULL;
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(seeds);
+    XzGame *g = PyMem_Malloc(sizeof(XzGame));
+    int64_t *events = records ? PyMem_Malloc(sizeof(int64_t) * XZ_MAX_EVENTS) : NULL;
+    PyObject *out = PyList_New(n);
+    if (!g || (records && !events) || !out) {
+        PyMem_Free(g); PyMem_Free(events); Py_XDECREF(out); Py_DECREF(seeds);
+        return PyErr_NoMemory();
+    }
+    xz_init_tables();
+    int dealer = first_dealer;
+    for (Py_ssize_t k = 0; k < n; k++) {
+        PyObject *item = PySequence_Fast_GET_ITEM(seeds, k);
+        if (!PyLong_Check(item)) {
+            PyErr_Format(PyExc_TypeError, "seeds[%zd] is not an integer", k);
+            goto fail;
+        }
+        unsigned long long seed = PyLong_AsUnsignedLongLong(item);
+        if (seed == (unsigned long long)-1 && PyErr_Occurred()) {
+            PyErr_Clear();
+            PyErr_Format(PyExc_ValueError, "seeds[%zd] is not an integer from 0 to 2**64 - 1", k);
+            goto fail;
+        }
+        g->record_events = records;
+        g->events = events;
+        XzBot bots[4];
+        XzBot *bp[4];
+        for (int s = 0; s < 4; s++) {
+            (void)bot_kind[s]; /* 0, the random bot: the only compiled one so far */
+            xz_random_bot(&bots[s], xz_bot_seed((uint64_t)seed, s));
+            bp[s] = &bots[s];
+        }
+        Py_BEGIN_ALLOW_THREADS /* the hand touches no Python object */
+        xz_new_game(g, &R, (uint64_t)seed, dealer);
+        xz_play(g, bp);
+        Py_END_ALLOW_THREADS
+        if (g->overflow || g->phase != P_OVER) {
+            PyErr_Format(PyExc_RuntimeError, "hand %zd ran past the compiled core's buffers", k);
+            goto fail;
+        }
+        PyObject *h = hand_tuple(g, records);
+        if (!h) goto fail;
+        PyList_SET_ITEM(out, k, h);
+        dealer = chain ? g->next_dealer : first_dealer;
+    }
+    PyMem_Free(g);
+    PyMem_Free(events);
+    Py_DECREF(seeds);
+    return out;
+fail:
+    PyMem_Free(g);
+    PyMem_Free(events);
+    Py_DECREF(seeds);
+    Py_DECREF(out);
+    return NULL;
+}
+
+static PyObject *core_mt_random(PyObject *self, PyObject *args) {
+    /* the first ``count`` random() values of Random(seed): a check that the generators agree */
+    (void)self;
+    unsigned long long seed;
+    int count;
+    if (!PyArg_ParseTuple(args, "Ki", &seed, &count)) return NULL;
+    if (count < 0 || count > 100000) {
+        PyErr_SetString(PyExc_ValueError, "count must be from 0 to 100000");
+        return NULL;
+    }
+    XzMT mt;
+    xz_mt_seed(&mt, seed);
+    PyObject *out = PyList_New(count);
+    if (!out) return NULL;
+    for (int i = 0; i < count; i++) {
+        PyObject *v = PyFloat_FromDouble(xz_mt_random(&mt));
+        if (!v) { Py_DECREF(out); return NULL; }
+        PyList_SET_ITEM(out, i, v);
+    }
+    return out;
+}
+
+/* --- Hand: one hand played action by action (the records of xuezhan.engine.Game) ----------------- */
+typedef struct {
+    PyObject_HEAD
+    XzRules rules;
+    XzGame *g;
+    int64_t *events;
+} HandObject;
+
+static void hand_dealloc(HandObject *self) {
+    PyMem_Free(self->g);
+    PyMem_Free(self->events);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+static int hand_init(HandObject *self, PyObject *args, PyObject *kwds) {
+    (void)kwds;
+    unsigned long long seed;
+    int dealer, direction = 0;
+    PyObject *rules_obj;
+    Py_buffer deal = {0};
+    if (!PyArg_ParseTuple(args, "KiO|y*i", &seed, &dealer, &rules_obj, &deal, &direction)) return -1;
+    int prepared = deal.buf != NULL;
+    if (prepared && (deal.len != 108 || dealer < 0 || direction < 0 || direction > 3)) {
+        PyBuffer_Release(&deal);
+        PyErr_SetString(PyExc_ValueError, "a prepared deal is 108 tiles with its dealer and a direction 0-3");
+        return -1;
+    }
+    if (dealer < -1 || dealer > 3) {
+        if (prepared) PyBuffer_Release(&deal);
+        PyErr_SetString(PyExc_ValueError, "dealer must be -1 (dice) or a seat 0-3");
+        return -1;
+    }
+    uint8_t tiles[108];
+    if (prepared) {
+        memcpy(tiles, deal.buf, 108);
+        PyBuffer_Release(&deal);
+    }
+    if (read_rules(rules_obj, &self->rules) < 0) return -1;
+    if (!self->g) self->g = PyMem_Malloc(sizeof(XzGame));
+    if (!self->events) self->events = PyMem_Malloc(sizeof(int64_t) * XZ_MAX_EVENTS);
+    if (!self->g || !self->events) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    xz_init_tables();
+    self->g->record_events = 1;
+    self->g->events = self->events;
+    if (!prepared) {
+        xz_new_game(self->g, &self->rules, (uint64_t)seed, dealer);
+    } else if (xz_new_game_from_deal(self->g, &self->rules, tiles, dealer, direction) < 0) {
+        PyMem_Free(self->g);
+        self->g = NULL;
+        PyErr_SetString(PyExc_ValueError, "a prepared deal holds every tile four times");
+        return -1;
+    }
+    return 0;
+}
+
+static int ready(HandObject *self) {
+    if (!self->g) {
+        PyErr_SetString(PyExc_ValueError, "the hand was not dealt");
+        return 0;
+    }
+    return 1;
+}
+
+static PyObject *action_tuple(const XzAction *a) {
+    return Py_BuildValue("(iiiiiii)", a->seat, a->type, a->tile == 255 ? -1 : a->tile, a->suit == 255 ? -1 : a->suit,
+                         a->ntiles ? a->tiles[0] : -1, a->ntiles ? a->tiles[1] : -1, a->ntiles ? a->tiles[2] : -1);
+}
+
+static PyObject *hand_pending(HandObject *self, PyObject *unused) {
+    (void)unused;
+    if (!ready(self)) return NULL;
+    int seats[4], n = xz_pending(self->g, seats);
+    PyObject *out = PyList_New(n);
+    for (int i = 0; out && i < n; i++) PyList_SET_ITEM(out, i, PyLong_FromLong(seats[i]));
+    return out;
+}
+
+static PyObject *hand_legal(HandObject *self, PyObject *arg) {
+    if (!ready(self)) return NULL;
+    long seat = PyLong_AsLong(arg);
+    if (seat == -1 && PyErr_Occurred()) return NULL;
+    if (seat < 0 || seat > 3) {
+        PyErr_SetString(PyExc_ValueError, "a seat is 0-3");
+        return NULL;
+    }
+    XzAction legal[XZ_MAX_LEGAL];
+    int n = self->g->phase == P_OVER ? 0 : xz_legal(self->g, (int)seat, legal);
+    PyObject *out = PyList_New(n);
+    for (int i = 0; out && i < n; i++) {
+        PyObject *t = action_tuple(&legal[i]);
+        if (!t) { Py_DECREF(out); return NULL; }
+        PyList_SET_ITEM(out, i, t);
+    }
+    return out;
+}
+
+static PyObject *hand_apply(HandObject *self, PyObject *args) {
+    /* (seat, type, tile, suit, ntiles, t0, t1, t2): 254 for a value out of range, ntiles 255 for
+     * tiles no legal action can have; returns None when applied, else the reason's code */
+    if (!ready(self)) return NULL;
+    int v[8];
+    if (!PyArg_ParseTuple(args, "iiiiiiii", &v[0], &v[1], &v[2], &v[3], &v[4], &v[5], &v[6], &v[7])) return NULL;
+    for (int i = 0; i < 8; i++)
+        if (v[i] < 0 || v[i] > 255) {
+            PyErr_SetString(PyExc_ValueError, "action fields are 0-255");
+            return NULL;
+        }
+    XzAction a = {(uint8_t)v[0], (uint8_t)v[1], (uint8_t)v[2], (uint8_t)v[3],
+                  {(uint8_t)v[5], (uint8_t)v[6], (uint8_t)v[7]}, (uint8_t)v[4]};
+    const char *why = xz_try_apply(self->g, &a);
+    if (self->g->overflow) {
+        PyErr_SetString(PyExc_RuntimeError, "the hand ran past the compiled core's buffers");
+        return NULL;
+    }
+    if (why) return PyUnicode_FromString(why);
+    Py_RETURN_NONE;
+}
+
+static PyObject *hand_summary(HandObject *self, PyObject *unused) {
+    (void)unused;
+    if (!ready(self)) return NULL;
+    return hand_tuple(self->g, 1);
+}
+
+static PyObject *hand_get_over(HandObject *self, void *closure) {
+    (void)closure;
+    if (!ready(self)) return NULL;
+    return PyBool_FromLong(self->g->phase == P_OVER);
+}
+
+static PyObject *hand_get_step(HandObject *self, void *closure) {
+    (void)closure;
+    if (!ready(self)) return NULL;
+    return PyLong_FromLong(self->g->nactions);
+}
+
+static PyMethodDef hand_methods[] = {
+    {"pending", (PyCFunction)hand_pending, METH_NOARGS, "The seats that must act now."},
+    {"legal", (PyCFunction)hand_legal, METH_O, "The legal actions of a seat, as tuples."},
+    {"apply", (PyCFunction)hand_apply, METH_VARARGS, "Apply an action, or return why it is illegal."},
+    {"summary", (PyCFunction)hand_summary, METH_NOARGS, "The hand as play() gives it, with records."},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyGetSetDef hand_getset[] = {
+    {"over", (getter)hand_get_over, NULL, "The hand is over.", NULL},
+    {"step", (getter)hand_get_step, NULL, "Actions applied so far.", NULL},
+    {NULL, NULL, NULL, NULL, NULL},
+};
+
+static PyTypeObject HandType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "xuezhan.native._core.Hand",
+    .tp_basicsize = sizeof(HandObject),
+    .tp_dealloc = (destructor)hand_dealloc,
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "Hand(seed, dealer, rules): one hand dealt from a seed, played action by action.",
+    .tp_methods = hand_methods,
+    .tp_getset = hand_getset,
+    .tp_init = (initproc)hand_init,
+    .tp_new = PyType_GenericNew,
+};
+
+static PyMethodDef methods[] = {
+    {"play", core_play, METH_VARARGS, "Play one hand per seed with compiled bots; see the module docs."},
+    {"mt_random", core_mt_random, METH_VARARGS, "The first values of random.Random(seed).random()."},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_core", "The compiled core of xuezhan.", -1, methods,
+                                    NULL, NULL, NULL, NULL};
+
+PyMODINIT_FUNC PyInit__core(void) {
+    xz_init_tables();
+    if (PyType_Ready(&HandType) < 0) return NULL;
+    PyObject *m = PyModule_Create(&module);
+    if (!m) return NULL;
+    if (PyModule_AddIntConstant(m, "RULE_WORDS", RULE_WORDS) < 0
+        || PyModule_AddObjectRef(m, "Hand", (PyObject *)&HandType) < 0) {
+        Py_DECREF(m);
+        return NULL;
+    }
+    return m;
+}

@@ -1,0 +1,36 @@
+"""The optional compiled core (xuezhan.native._core): built when a C compiler is there.
+
+Without one, ``pip install .`` still succeeds and xuezhan runs on its pure-Python engine.
+"""
+
+from setuptools import Extension, setup
+from setuptools.command.build_ext import build_ext
+
+
+class OptionalBuildExt(build_ext):
+    """Build the extension if possible; otherwise say so in one line and go on."""
+
+    def run(self) -> None:
+        try:
+            super().run()
+        except Exception as exc:  # no compiler at all
+            print(f"xuezhan: compiled core not built ({type(exc).__name__}); the Python engine is used")
+
+    def build_extension(self, ext: Extension) -> None:
+        try:
+            super().build_extension(ext)
+        except Exception as exc:  # the compiler failed
+            print(f"xuezhan: compiled core not built ({type(exc).__name__}); the Python engine is used")
+
+
+setup(
+    ext_modules=[
+        Extension(
+            "xuezhan.native._core",
+            sources=["csrc/xz_engine.c", "csrc/xz_module.c"],
+            depends=["csrc/xz_engine.h"],
+            optional=True,
+        )
+    ],
+    cmdclass={"build_ext": OptionalBuildExt},
+)

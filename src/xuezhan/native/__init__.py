@@ -1,0 +1,428 @@
+"""The compiled core: whole hands in C, many per call, the same records as the Python engine.
+
+The C sources (``csrc/`` in the source tree) hold one hand's state machine, the deal from a
+seed (Python's Mersenne Twister, reproduced), fan scoring, the settlement and compiled bots;
+:func:`play_hands` plays one hand per seed without calling back into Python. The Python
+engine (:mod:`xuezhan.engine`) stays the reference: for the same seed and rules the compiled
+core offers the same legal actions in the same order, so the same bots take the same
+decisions and every record comes out byte-identical (``tests/test_native.py`` checks it).
+
+:class:`NativeGame` plays one hand action by action (from a seed or a prepared deal), with the
+Python engine's legal actions and its codes for illegal ones: for tests and playouts.
+
+The core is optional. ``pip install .`` builds it where a C compiler is present and goes on
+without it where none is; :func:`available` says which, and everything falls back to the
+Python engine. What the core does not implement (:func:`refusal` says what) is refused, so
+that the Python engine plays it.
+
+Compiled bots: ``random`` (:class:`xuezhan.bots.random_bot.RandomBot`, the same hash of seed
+and step). Other bots run on the Python engine.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from types import ModuleType
+from typing import Any, Final
+
+from ..engine.actions import REASONS, Action, ActionType, LedgerEntry
+from ..engine.deal import Deal, validate_deal
+from ..engine.state import EXCHANGE_DIRECTIONS
+from ..errors import IllegalActionError, XuezhanError
+from ..rules import BASE_PATTERNS, EXTRAS, Rules
+from ..tiles import SUITS, format_tiles, tile_name
+
+
+def _load() -> tuple[ModuleType | None, str | None]:
+    try:
+        return importlib.import_module("xuezhan.native._core"), None
+    except ImportError as exc:  # not built (no compiler when installed)
+        return None, str(exc)
+
+
+_core, _IMPORT_ERROR = _load()
+
+NATIVE_BOTS: Final = ("random",)
+"""Bots the compiled core plays itself."""
+
+BATCH: Final = 512
+"""Hands per call into the core (bounds the memory held for records)."""
+
+_BOT_CODES: Final = {"random": 0}
+_SELF_DRAW_BONUS: Final = {"base": 0, "fan": 1, "none": 2}
+_DEALER_RULE: Final = {"first_winner": 0, "dice": 1, "discarder": 2}
+_EXCHANGE: Final = {"none": 0, "counter": 1, "opposite": 2, "clockwise": 3, "random": 4}
+FAN_IDS: Final = (*BASE_PATTERNS, *EXTRAS)
+"""Base patterns and extras by the numbers the core gives them."""
+_DIRECTION_NAMES: Final = {v: k for k, v in EXCHANGE_DIRECTIONS.items()}
+_TYPES: Final = (ActionType.EXCHANGE, ActionType.DINGQUE, ActionType.DISCARD, ActionType.PENG, ActionType.GANG,
+                 ActionType.HU, ActionType.PASS)
+_TYPE_NAMES: Final = tuple(str(t) for t in _TYPES)
+
+
+def available() -> bool:
+    """Whether the compiled core is built and importable here."""
+    return _core is not None
+
+
+def why_unavailable() -> str | None:
+    """Why the compiled core cannot be imported (``None`` when it can)."""
+    return _IMPORT_ERROR
+
+
+def refusal(rules: Rules, bots: Sequence[str] = ()) -> str | None:
+    """Why the compiled core cannot play these rules with these bots (``None``: it can).
+
+    Every option of RULES 14 is played natively; bystanders, item cards and escapes are not
+    (self-play has none), nor any bot but those of :data:`NATIVE_BOTS`. ``rules`` stays in the
+    signature so that an option added later and not compiled yet is refused here."""
+    if _core is None:
+        return f"the compiled core is not built ({_IMPORT_ERROR})"
+    if not isinstance(rules, Rules):
+        return "no rules given"
+    for name in bots:
+        if name not in _BOT_CODES:
+            return f"the compiled core has no {name!r} bot"
+    return None
+
+
+def rule_words(rules: Rules) -> tuple[int, ...]:
+    """The rules as the core's tuple of integers (``"cap"`` fan is -1, no cap is 0)."""
+    fan = dict(rules.fan)
+    return (
+        rules.base_score,
+        rules.cap_multiple or 0,
+        int(rules.dingque),
+        _SELF_DRAW_BONUS[rules.self_draw_bonus],
+        int(rules.zhigang_payment == "everyone"),
+        int(rules.late_bugang_pays),
+        int(rules.call_transfer),
+        int(rules.dian_gang_hua == "discard"),
+        int(rules.pass_hu_scope == "any_tile"),
+        int(rules.must_hu_last_four),
+        rules.hua_zhu_points,
+        int(rules.cha_jiao_pays == "min"),
+        int(rules.dead_wait_counts),
+        int(rules.long_qi_dui_mode == "pattern"),
+        _DEALER_RULE[rules.dealer_rule],
+        int(rules.end_on_first_win),
+        int(rules.kong_draw_from_tail),
+        _EXCHANGE[rules.exchange_three],
+        int(rules.blood_river),
+        *(-1 if fan[pid] == "cap" else int(fan[pid]) for pid in FAN_IDS),
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class NativeHand:
+    """One hand played by the core: the summary always, the record's material with ``records``."""
+
+    seed: int
+    dealer: int
+    next_dealer: int | None
+    exhausted: bool
+    """The wall ran out and the settlement's last events came right after (as self-play counts it)."""
+    deltas: tuple[int, int, int, int]
+    wins: tuple[tuple[int, int], ...]
+    """(seat, fan) of every win, in order."""
+    detail: tuple[Any, ...] | None
+    complete: bool = True
+    """The hand is over (a hand played action by action may stop anywhere)."""
+
+    def record(self, rules: Rules) -> dict[str, Any]:
+        """The game record (``records.record_json`` of the same hand played by the Python engine)."""
+        if self.detail is None:
+            raise XuezhanError("no_record", "this hand was played without its record (records=False)")
+        dice, layout, direction, actions_raw, events_raw, ledger_raw, winners_raw = self.detail
+        out: dict[str, Any] = {"rules": rules.to_mapping(), "dealer": self.dealer}
+        if dice is not None:
+            out["dice"] = list(dice)
+            out["wall_layout"] = format_tiles(list(layout), compact=False)
+        else:  # a prepared deal: the hands by seat, then the wall
+            tiles = list(layout)
+            hands: list[str] = []
+            for seat in range(4):
+                n = 14 if seat == self.dealer else 13
+                hands.append(format_tiles(tiles[:n], compact=False))
+                tiles = tiles[n:]
+            out["hands"] = hands
+            out["wall"] = format_tiles(tiles, compact=False)
+        if direction is not None and rules.exchange_three != "none":
+            out["exchange_direction"] = _DIRECTION_NAMES[direction]
+        out["actions"] = [_action_json(w) for w in _chunks(_words(actions_raw), 7)]
+        winners = list(_winners(_words(winners_raw)))
+        ledger = [LedgerEntry(int(f), int(t), int(p), REASONS[r]) for f, t, p, r in _chunks(_words(ledger_raw), 4)]
+        out["result"] = {
+            "complete": self.complete,
+            "winners": winners,
+            "ledger": [e.to_json() for e in ledger],
+            "deltas": list(self.deltas),
+            "next_dealer": self.next_dealer,
+            "events": list(_events(_words(events_raw), winners, self)),
+        }
+        return out
+
+
+def _words(raw: bytes) -> list[int]:
+    return memoryview(raw).cast("q").tolist()
+
+
+def _chunks(words: list[int], n: int) -> Iterator[list[int]]:
+    for i in range(0, len(words), n):
+        yield words[i:i + n]
+
+
+def _actions(words: list[int]) -> Iterator[Action]:
+    for seat, kind, tile, suit, a, b, c in _chunks(words, 7):
+        t = _TYPES[kind]
+        yield Action(seat, t, tile=None if tile < 0 else tile, suit=None if suit < 0 else suit,
+                     tiles=(a, b, c) if a >= 0 else ())
+
+
+def _winners(words: list[int]) -> Iterator[dict[str, Any]]:
+    for w in _chunks(words, 26):
+        seat, frm, tile, fan, multiple, order, base, points, _robbed, nextras = w[:10]
+        extras = {FAN_IDS[w[10 + 2 * k]]: w[11 + 2 * k] for k in range(nextras)}
+        yield {"seat": seat, "from": None if frm < 0 else frm, "tile": tile_name(tile), "fan": fan,
+               "multiple": multiple, "order": order, "base": FAN_IDS[base], "extras": extras, "points": points}
+
+
+_NAMES: Final = tuple(tile_name(t) for t in range(27))
+_VOIDS: Final = (*SUITS, None)  # index -1: no void
+
+
+def _action_json(words: list[int]) -> dict[str, Any]:
+    """``Action.to_json`` of the core's packed action (checked equal by tests/test_native.py)."""
+    seat, kind, tile, suit, a, b, c = words
+    out: dict[str, Any] = {"seat": seat, "type": _TYPE_NAMES[kind]}
+    if tile >= 0:
+        out["tile"] = _NAMES[tile]
+    if suit >= 0:
+        out["suit"] = SUITS[suit]
+    if a >= 0:
+        out["tiles"] = format_tiles((a, b, c))
+    return out
+
+
+def _events(words: list[int], winners: list[dict[str, Any]], hand: NativeHand) -> Iterator[dict[str, Any]]:
+    """The engine's events as ``views.event_json`` writes them, from the core's packed stream."""
+    i = 0
+    n = len(words)
+    names = _NAMES
+    while i < n:
+        code = words[i]
+        i += 1
+        if code == 9:
+            yield {"type": "draw", "seat": words[i], "tile": names[words[i + 1]], "replacement": bool(words[i + 2])}
+            i += 3
+        elif code == 10:
+            yield {"type": "discard", "seat": words[i], "tile": names[words[i + 1]]}
+            i += 2
+        elif code == 11:
+            yield {"type": "pay", "from": words[i], "to": words[i + 1], "points": words[i + 2],
+                   "reason": REASONS[words[i + 3]]}
+            i += 4
+        elif code == 8:
+            yield {"type": "turn", "seat": words[i]}
+            i += 1
+        elif code == 0:
+            yield {"type": "start", "dealer": words[i], "wall": words[i + 1], "bystanders": words[i + 2]}
+            i += 3
+        elif code == 1:
+            k = words[i + 1]
+            yield {"type": "deal", "seat": words[i], "tiles": format_tiles(words[i + 2:i + 2 + k])}
+            i += 2 + k
+        elif code in (2, 3):
+            yield {"type": "exchange_chosen" if code == 2 else "dingque_chosen", "seat": words[i]}
+            i += 1
+        elif code == 4:
+            yield {"type": "exchange", "seat": words[i], "to": words[i + 1], "tiles": format_tiles(words[i + 2:i + 5])}
+            i += 5
+        elif code == 5:
+            yield {"type": "exchange_received", "seat": words[i], "tiles": format_tiles(words[i + 1:i + 4])}
+            i += 4
+        elif code == 6:
+            yield {"type": "exchange_done", "direction": words[i]}
+            i += 1
+        elif code == 7:
+            yield {"type": "dingque", "voids": [_VOIDS[v] for v in words[i:i + 4]]}
+            i += 4
+        elif code == 12:
+            yield {"type": "pass_hu", "seat": words[i], "tile": names[words[i + 1]]}
+            i += 2
+        elif code in (13, 17):
+            yield {"type": "peng" if code == 13 else "zhigang", "seat": words[i], "tile": names[words[i + 1]],
+                   "from": words[i + 2]}
+            i += 3
+        elif code in (14, 15, 16):
+            kind = ("angang", "bugang_declared", "bugang")[code - 14]
+            yield {"type": kind, "seat": words[i], "tile": names[words[i + 1]]}
+            i += 2
+        elif code == 18:
+            w = winners[words[i]]
+            ev: dict[str, Any] = {"type": "hu", "seat": w["seat"], "from": w["from"], "tile": w["tile"],
+                                  "fan": w["fan"], "multiple": w["multiple"], "base": w["base"],
+                                  "extras": dict(w["extras"])}
+            if words[i + 1] >= 0:
+                ev["robbing"] = bool(words[i + 1])
+            yield ev
+            i += 2
+        elif code == 19:
+            yield {"type": "wall_empty"}
+        elif code == 20:
+            yield {"type": "end", "deltas": list(hand.deltas), "next_dealer": hand.next_dealer}
+        else:  # cannot happen: the stream comes from the core
+            raise XuezhanError("bad_batch", f"unknown event code {code} from the compiled core")
+
+
+def play_hands(
+    seeds: Sequence[int],
+    rules: Rules,
+    bots: Sequence[str] = ("random",) * 4,
+    *,
+    first_dealer: int | None = None,
+    chain: bool = True,
+    records: bool = False,
+) -> list[NativeHand]:
+    """Play one hand per seed in the compiled core (hand ``k`` dealt as ``Match.start_hand`` deals
+    from ``Random(seeds[k])``; each seat's bot seeded with ``bot_seed(seeds[k], seat)``).
+
+    The first hand's dealer is ``first_dealer`` (``None``: by the dice of its seed); with
+    ``chain`` each later hand is dealt by the previous hand's next dealer (by dice when that is
+    ``None``), as in a match; without it every hand starts like the first. ``records`` keeps
+    what :meth:`NativeHand.record` needs.
+
+    Raises :class:`XuezhanError`: ``native_unavailable`` (not built), ``native_refused`` (rules
+    or bots the core does not implement), ``bad_batch`` (a malformed request).
+    """
+    if _core is None:
+        raise XuezhanError("native_unavailable", f"the compiled core is not built ({_IMPORT_ERROR})")
+    if not isinstance(rules, Rules):
+        raise XuezhanError("bad_batch", f"rules must be a Rules value, not {type(rules).__name__}")
+    if isinstance(bots, str) or not isinstance(bots, Sequence) or len(bots) != 4:
+        raise XuezhanError("bad_batch", "bots must be four bot names")
+    why = refusal(rules, bots)
+    if why is not None:
+        raise XuezhanError("native_refused", why)
+    if first_dealer is not None and (isinstance(first_dealer, bool) or first_dealer not in (0, 1, 2, 3)):
+        raise XuezhanError("bad_batch", f"first_dealer must be a seat 0-3 or None, not {first_dealer!r}")
+    if isinstance(seeds, str | bytes) or not isinstance(seeds, Sequence):
+        raise XuezhanError("bad_batch", "seeds must be a sequence of integers")
+    for k, s in enumerate(seeds):
+        if isinstance(s, bool) or not isinstance(s, int) or not 0 <= s < 1 << 64:
+            raise XuezhanError("bad_batch", f"seeds[{k}] must be an integer from 0 to 2**64 - 1, not {s!r}")
+    words = rule_words(rules)
+    codes = tuple(_BOT_CODES[b] for b in bots)
+    dealer = -1 if first_dealer is None else first_dealer
+    out: list[NativeHand] = []
+    for start in range(0, len(seeds), BATCH):
+        chunk = list(seeds[start:start + BATCH])
+        try:
+            raw = _core.play(chunk, dealer, chain, words, codes, records)
+        except (ValueError, TypeError, OverflowError, RuntimeError) as exc:
+            raise XuezhanError("bad_batch", f"the compiled core refused the batch: {exc}") from None
+        for seed, (d, nd, exhausted, deltas, wins, detail) in zip(chunk, raw, strict=True):
+            out.append(NativeHand(seed, d, nd, exhausted, deltas, wins, detail))
+        if chain and raw:
+            last = raw[-1][1]
+            dealer = -1 if last is None else last
+    return out
+
+
+class NativeGame:
+    """One hand in the compiled core, played action by action like :class:`xuezhan.engine.game.Game`:
+    dealt from ``seed`` as ``Game.new(rules, rng=Random(seed), dealer=dealer)`` deals it, the same
+    legal actions in the same order, and an illegal action refused with the same
+    :class:`IllegalActionError` code (and nothing changed). Escapes and item cards are not compiled
+    (``native_refused``). For tests and playouts; self-play uses :func:`play_hands`."""
+
+    def __init__(
+        self, rules: Rules, seed: int, dealer: int | None = None, *, deal: Deal | None = None,
+        exchange_direction: int | None = None,
+    ) -> None:
+        if _core is None:
+            raise XuezhanError("native_unavailable", f"the compiled core is not built ({_IMPORT_ERROR})")
+        why = refusal(rules)
+        if why is not None:
+            raise XuezhanError("native_refused", why)
+        if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 1 << 64:
+            raise XuezhanError("bad_batch", f"the seed must be an integer from 0 to 2**64 - 1, not {seed!r}")
+        if dealer is not None and (isinstance(dealer, bool) or dealer not in (0, 1, 2, 3)):
+            raise XuezhanError("bad_batch", f"the dealer must be a seat 0-3 or None, not {dealer!r}")
+        if exchange_direction not in (None, 1, 2, 3):
+            raise XuezhanError("bad_batch", f"no exchange direction {exchange_direction!r}")
+        self.rules = rules
+        self.seed = seed
+        if deal is None:
+            self._hand = _core.Hand(seed, -1 if dealer is None else dealer, rule_words(rules))
+            return
+        if dealer is None:
+            raise XuezhanError("bad_batch", "a prepared deal needs its dealer")
+        validate_deal(deal, dealer)
+        tiles = bytes([t for hand in deal.hands for t in hand] + list(deal.wall))
+        self._hand = _core.Hand(seed, dealer, rule_words(rules), tiles, exchange_direction or 0)
+
+    @classmethod
+    def from_deal(cls, rules: Rules, deal: Deal, dealer: int, exchange_direction: int | None = None) -> NativeGame:
+        """A hand from a prepared deal, as :meth:`Game.from_deal` (checked by ``validate_deal``)."""
+        return cls(rules, 0, dealer, deal=deal, exchange_direction=exchange_direction)
+
+    @property
+    def over(self) -> bool:
+        return bool(self._hand.over)
+
+    @property
+    def step(self) -> int:
+        """How many actions have been applied."""
+        return int(self._hand.step)
+
+    def pending(self) -> list[int]:
+        """The seats that must act now."""
+        return list(self._hand.pending())
+
+    def legal_actions(self, seat: int) -> tuple[Action, ...]:
+        """Everything ``seat`` may do now, in the Python engine's order."""
+        if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat <= 3:
+            return ()
+        return tuple(_actions([w for t in self._hand.legal(seat) for w in t]))
+
+    def apply(self, action: Action) -> None:
+        """Apply one legal action; raises :class:`IllegalActionError` (and changes nothing) otherwise."""
+        if self.over:
+            raise IllegalActionError("hand_over", f"the hand is over: {action!r}")
+        try:
+            kind = ActionType(action.type)
+        except (ValueError, TypeError):
+            code = 7  # no such type: never legal
+        else:
+            if kind in (ActionType.ESCAPE, ActionType.SWAP):
+                raise XuezhanError("native_refused", "escapes and item cards are not compiled")
+            code = _TYPES.index(kind)
+        tiles = action.tiles
+        if tiles == ():
+            packed = [0, 0, 0, 0]
+        elif isinstance(tiles, tuple) and len(tiles) == 3 and all(_in_range(t, 27) for t in tiles):
+            packed = [3, *tiles]
+        else:
+            packed = [255, 0, 0, 0]
+        why = self._hand.apply(_field(action.seat, 4), code, _field(action.tile, 27), _field(action.suit, 3), *packed)
+        if why is not None:
+            raise IllegalActionError(why, f"illegal action: {action!r}")
+
+    def record(self) -> dict[str, Any]:
+        """The game record so far (``records.record_json`` of the same hand in the Python engine)."""
+        d, nd, exhausted, deltas, wins, detail = self._hand.summary()
+        return NativeHand(self.seed, d, nd, exhausted, deltas, wins, detail, self.over).record(self.rules)
+
+
+def _in_range(value: object, n: int) -> bool:
+    return isinstance(value, int) and 0 <= value < n
+
+
+def _field(value: object, n: int) -> int:
+    """A seat, tile or suit for the core: itself in range, 255 for None, 254 for anything else."""
+    if value is None:
+        return 255
+    return int(value) if _in_range(value, n) else 254  # type: ignore[call-overload]
