@@ -26,7 +26,7 @@ from fuzzing import BASE_RECORDS, FUZZ, rule_mappings, tile_text, toml_text
 from hypothesis import given
 from hypothesis import strategies as st
 
-from xuezhan import vocab
+from xuezhan import i18n, vocab
 from xuezhan.cli import main
 from xuezhan.selfplay import simulate
 from xuezhan.vocab import Kind
@@ -118,6 +118,10 @@ def _files(root: Path) -> set[str]:
     return {str(p.relative_to(root)) for p in root.rglob("*")}
 
 
+ERROR_PREFIXES = tuple(i18n.t("cli.error", lang, message="\0", what="").split("\0")[0] for lang in i18n.LANGS)
+"""How an error line starts in each language (``--lang`` or the environment picks one)."""
+
+
 @FUZZ
 @given(argv=argvs())
 def test_fuzz_cli_arguments(argv: list[str]) -> None:
@@ -129,7 +133,7 @@ def test_fuzz_cli_arguments(argv: list[str]) -> None:
     assert rc in (0, 1, 2), (argv, rc)
     assert "Traceback" not in err.getvalue()
     if rc == 2:
-        assert err.getvalue().startswith("xuezhan: error: "), err.getvalue()
+        assert err.getvalue().startswith(ERROR_PREFIXES), err.getvalue()
         assert not left, left  # a refused command leaves nothing behind
         if out.getvalue().strip():  # with --json (when it was not taken as another option's value)
             assert "--json" in argv

@@ -192,6 +192,7 @@ FIELD_VALUES: dict[str, st.SearchStrategy[Any]] = {
     "version": st.one_of(st.integers(-2, 2 ** 70), st.integers(0, 99), scalars),
     "seat": st.one_of(st.integers(-1, 5), st.integers(0, 3), scalars),
     "on": st.one_of(st.booleans(), scalars),
+    "accept_risk": st.one_of(st.booleans(), scalars),
 }
 
 
