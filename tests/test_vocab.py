@@ -22,7 +22,6 @@ from xuezhan.engine.actions import ActionType
 from xuezhan.errors import RulesError
 from xuezhan.match import DOUBLE_CARD, ITEM_NAMES_ZH, JIAO_MA, ItemKind
 from xuezhan.rules import BASE_PATTERNS, EXTRAS, Rules
-from xuezhan.server.protocol import ledger_words, pattern_words, winner_words
 from xuezhan.tui.words import REASON_WORDS, reason_words
 from xuezhan.vocab import Kind, Term, UnknownTermError
 
@@ -296,15 +295,6 @@ def test_every_error_code_raised_in_src_has_an_entry() -> None:
 
 
 # --- every place reads names from it ---------------------------------------------------------------------
-
-
-def test_server_words_use_the_vocabulary() -> None:
-    assert pattern_words("qing_yi_se", {"gen": 2, "hai_di": 0}) == "清一色 pure one suit + 根×2"
-    assert ledger_words("A", "B", 1, "jiao_ma", "zimo") == "A pays B 1 point: 叫马 bystander bet (自摸 self-drawn win)"
-    assert (winner_words("A", None, "5m", 1, 1, "ping_hu", {})
-            == "A wins self-drawn 自摸 with 5m: 平胡 plain win, 1 fan ×1")
-    with pytest.raises(UnknownTermError):
-        pattern_words("no_such_pattern", {})
 
 
 def test_terminal_reason_words_use_the_vocabulary() -> None:

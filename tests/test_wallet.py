@@ -18,11 +18,11 @@ from xuezhan import i18n
 from xuezhan.bots import make_bot
 from xuezhan.engine.actions import Action, ActionType
 from xuezhan.engine.game import Game
+from xuezhan.explain import explain_hand
 from xuezhan.match import TIERS, best_tier, max_hand_loss, tier
 from xuezhan.match.tiers import escape_cost
 from xuezhan.rules import Rules
 from xuezhan.runtime import HandDriver, Seat
-from xuezhan.server.words import explain, readiness
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
 
@@ -169,25 +169,22 @@ def _exhausted_game() -> Game:
 def test_an_empty_wall_says_who_was_ready_and_what_each_paid() -> None:
     game = _exhausted_game()
     names = ["甲", "乙", "丙", "丁"]
-    checked = {r.seat: r for r in readiness(game)}
-    assert set(checked) == {s for s in range(4) if game.contending(s)}
-    for e in game.ledger:
-        if e.reason == "cha_jiao":  # paid to a ready seat, its 大叫, by a seat that was not ready
-            assert checked[e.to_seat].ready and checked[e.to_seat].points == e.points
-            assert not checked[e.from_seat].ready and not checked[e.from_seat].pig
-    lines = explain(game, names, "zh-CN")
-    assert any(line.startswith("流局") for line in lines)
-    for s, r in checked.items():
-        said = [line for line in lines if line.startswith(names[s] + " ")]
-        if r.ready:
-            assert any("听牌" in line and f"{r.fan} 番" in line for line in said), said
-        elif r.pig:
+    lines = explain_hand(game, "zh-CN", names=names)
+    assert any("流局" in line for line in lines)
+    for s in range(4):
+        if not game.contending(s):
+            continue
+        said = [line.strip() for line in lines if line.strip().startswith(names[s])]
+        if game.is_hua_zhu(s):
             assert any("花猪" in line for line in said), said
-        else:
-            assert any("没有听牌" in line for line in said), said
-    assert sum(line.startswith("查大叫") for line in lines) == sum(e.reason == "cha_jiao" for e in game.ledger)
-    english = explain(game, ["A", "B", "C", "D"], "en")
-    assert any(line.startswith("Wall empty") for line in english)
+        elif any(e.reason == "cha_jiao" and e.to_seat == s for e in game.ledger):
+            assert any("听牌" in line and "番" in line for line in said), said
+    for e in game.ledger:
+        if e.reason == "cha_jiao":  # each 查大叫 payment names its payer and the ready seat paid
+            assert any(line.startswith("查大叫") and names[e.from_seat] in line and names[e.to_seat] in line
+                       for line in lines), lines
+    english = explain_hand(game, "en", names=["A", "B", "C", "D"])
+    assert any("wall is empty" in line for line in english)
     assert not any(" 1 points" in line for line in english)
 
 
@@ -195,8 +192,10 @@ def test_an_escape_and_its_refund_are_explained() -> None:
     game = Game.new(Rules.preset("qq"), seed=3)
     driver = HandDriver(game, [Seat.of_bot("heuristic") for _ in range(4)], seed=3)
     driver.apply(Action(1, ActionType.ESCAPE))
-    lines = explain(game, ["ann", "bo", "cy", "di"], "en")
-    assert lines == [f"bo left the hand and pays {n} 96 points" for n in ("ann", "cy", "di")]
+    lines = explain_hand(game, "en", names=["ann", "bo", "cy", "di"])
+    paid = [e.points for e in game.ledger if e.reason == "escape"]
+    assert len(paid) == 3 and len(set(paid)) == 1
+    assert lines[:3] == [f"bo left the table and paid {n} {paid[0]} points" for n in ("ann", "cy", "di")]
 
 
 # --- a finished hand, step by step ---------------------------------------------------------------------------------

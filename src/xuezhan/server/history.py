@@ -12,12 +12,13 @@ from typing import Any
 
 from ..engine import views
 from ..engine.actions import Action
+from ..explain import explain_hand, ledger_texts, win_texts
 from ..i18n import Lang
 from ..records import parse_record
 from ..runtime import HandDriver, Seat
 from .bank import PastHand
 from .outbound import marked_view
-from .words import display_name, explain, ledger_text, winner_text
+from .words import display_name
 
 
 def replay_json(hand: PastHand, lang: Lang) -> dict[str, Any]:
@@ -33,8 +34,11 @@ def replay_json(hand: PastHand, lang: Lang) -> dict[str, Any]:
         steps.append({"seq": len(game.actions), "action": Action.to_json(action),
                       "view": marked_view(views.seat_view_json(game, seat))})
     names = [display_name(p, {}, lang) for p in hand.seating[:4]]
-    winners = [{**w.to_json(), "name": names[w.seat], "text": winner_text(w, names, lang)} for w in game.winners]
-    ledger = [{**e.to_json(), "text": ledger_text(e, names, lang)} for e in game.ledger]
-    result = {"winners": winners, "ledger": ledger, "deltas": game.deltas(), "explain": explain(game, names, lang)}
+    winners = [{**w.to_json(), "name": names[w.seat], "text": text}
+               for w, text in zip(game.winners, win_texts(game, lang, names=names), strict=True)]
+    ledger = [{**e.to_json(), "text": text}
+              for e, text in zip(game.ledger, ledger_texts(game, lang, names=names), strict=True)]
+    result = {"winners": winners, "ledger": ledger, "deltas": game.deltas(),
+              "explain": explain_hand(game, lang, names=names)}
     return {"id": hand.hand_id, "room": hand.room, "hand_no": hand.hand_no, "seat": seat, "names": names,
             "steps": steps, "result": result}

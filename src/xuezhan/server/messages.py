@@ -11,10 +11,11 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ..engine.game import Game
+from ..explain import explain_hand, ledger_texts, score_words, win_texts
 from ..i18n import Lang
 from ..match import HandResult, Match, RoomConfig
 from .bank import Settled, is_bot
-from .words import coins_text, display_name, explain, ledger_text, pattern_words, winner_text
+from .words import coins_text, display_name
 
 
 def hand_end_message(
@@ -31,16 +32,18 @@ def hand_end_message(
     (``explain``), points, fees and coins moved. ``people``: a person's shown name by player."""
     names = [display_name(p, people, lang) for p in result.seating]
     winners = []
-    for w in game.winners:
+    win_lines = win_texts(game, lang, names=names)
+    for w, text in zip(game.winners, win_lines, strict=True):
         data = w.to_json()
         src = w.from_seat
         data["name"] = names[w.seat]
         data["from_name"] = None if src is None else names[src]
-        data["pattern"] = pattern_words(w.score.base, w.score.extras_dict, lang)
-        data["text"] = winner_text(w, names, lang)
+        data["pattern"] = score_words(w.score, lang)
+        data["text"] = text
         winners.append(data)
-    ledger = [{**e.to_json(), "text": ledger_text(e, names, lang)} for e in game.ledger]
-    sentences = explain(game, names, lang)
+    ledger = [{**e.to_json(), "text": text}
+              for e, text in zip(game.ledger, ledger_texts(game, lang, names=names), strict=True)]
+    sentences = explain_hand(game, lang, names=names)
     coins: list[int] | None = None
     fees: list[int] | None = None
     balances: list[int | None] | None = None

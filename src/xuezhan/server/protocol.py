@@ -23,10 +23,8 @@ import json
 from dataclasses import dataclass
 from typing import Any, Final
 
-from .. import vocab
 from ..engine.actions import Action, ActionType
 from ..errors import XuezhanError
-from ..vocab import Kind
 
 CLIENT_TYPES: Final[dict[str, frozenset[str]]] = {
     "action": frozenset({"type", "action", "version"}),
@@ -103,41 +101,3 @@ def parse_action(data: dict[str, Any], seat: int) -> Action:
 
 def error_message(code: str, message: str) -> dict[str, Any]:
     return {"type": "error", "code": code, "message": message}
-
-
-# --- what a seat (or a spectator) sees ----------------------------------------------------------------
-
-# What a seat may see is decided in :mod:`xuezhan.engine.views`; these are its names as the
-# table has imported them.
-
-
-# --- the game in words ----------------------------------------------------------------------------------
-
-def pattern_words(base: str, extras: dict[str, int]) -> str:
-    """``清一色 pure one suit + 根×1`` (names from :mod:`xuezhan.vocab`)."""
-    out = _zh_en(Kind.PATTERN, base)
-    for k, n in extras.items():
-        if n:
-            out += f" + {vocab.name(Kind.EXTRA, k)}" + (f"×{n}" if n > 1 else "")
-    return out
-
-
-def _zh_en(kind: Kind, id: str) -> str:
-    t = vocab.term(kind, id)
-    return f"{t.zh_cn} {t.en}"
-
-
-def ledger_words(payer: str, payee: str, points: int, reason: str, basis: str = "") -> str:
-    """One ledger entry as a sentence: ``"Bot 2 pays Ann 12 points: 自摸 self-drawn win"``."""
-    why = _zh_en(Kind.REASON, reason)
-    if basis:
-        why += f" ({_zh_en(Kind.REASON, basis)})"
-    unit = "point" if points == 1 else "points"
-    return f"{payer} pays {payee} {points} {unit}: {why}"
-
-
-def winner_words(name: str, from_name: str | None, tile: str, fan: int, multiple: int,
-                 base: str, extras: dict[str, int]) -> str:
-    how = f"self-drawn {vocab.name(Kind.REASON, 'zimo')}" if from_name is None else f"on {from_name}'s discard"
-    return f"{name} wins {how} with {tile}: {pattern_words(base, extras)}, {fan} fan ×{multiple}"
-
