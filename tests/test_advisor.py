@@ -13,8 +13,8 @@ from xuezhan.bots.advisor import advise, advise_game
 from xuezhan.engine import Game
 from xuezhan.engine.actions import Action, ActionType
 from xuezhan.engine.views import SeatView
+from xuezhan.hints import hint_json, hint_lines
 from xuezhan.rules import Rules
-from xuezhan.tui.hints import hint_lines
 from xuezhan.vocab import Kind
 
 
@@ -47,8 +47,9 @@ def test_a_discard_ranks_every_tile_with_its_reasons() -> None:
         if c["shanten"] <= 1:
             assert c["expected_points"] is not None and c["basis"] in ("draws", "playouts")
     assert advise_game(game, seat).to_json() == data  # same seed, same advice
-    lines = hint_lines(SeatView(game, seat), legal)
-    assert lines[0].startswith("Hint: discard ")
+    lines = hint_lines(SeatView(game, seat), legal, "en")
+    assert lines[0].startswith("Hint: " + vocab.name(Kind.ACTION, "discard", "en") + " ")
+    assert hint_lines(SeatView(game, seat), legal)[0].startswith("提示：" + vocab.name(Kind.ACTION, "discard") + " ")
 
 
 def test_a_claim_is_searched_and_hinted_in_the_vocabulary_s_words() -> None:
@@ -58,9 +59,12 @@ def test_a_claim_is_searched_and_hinted_in_the_vocabulary_s_words() -> None:
     kinds = [c.action.type for c in advice.ranking]
     assert set(kinds) == {a.type for a in game.legal_actions(seat)}
     assert all(c.basis == "playouts" and c.expected_points is not None for c in advice.ranking)
-    text = "\n".join(hint_lines(SeatView(game, seat), game.legal_actions(seat)))
-    assert vocab.name(Kind.ACTION, "peng") in text and vocab.name(Kind.ACTION, "pass") in text
+    text = "\n".join(hint_lines(SeatView(game, seat), game.legal_actions(seat), "en"))
+    assert vocab.name(Kind.ACTION, "peng", "en") in text and vocab.name(Kind.ACTION, "pass", "en") in text
     assert "expected" in text
+    message = hint_json(SeatView(game, seat), game.legal_actions(seat), "zh-TW")
+    assert [c["action"] for c in message["choices"]] == [c.action.to_json() for c in advice.ranking]
+    assert all(c["reasons"] for c in message["choices"]) and "預計" in "".join(message["lines"])
 
 
 def test_the_hint_covers_kongs_on_one_s_own_turn() -> None:

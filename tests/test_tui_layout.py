@@ -72,7 +72,7 @@ def test_hand_rivers_actions_and_hint_are_on_screen(size: tuple[int, int]) -> No
             await pilot.press("question_mark")
             await pilot.pause()
             box = app.query_one("#hint-box", VerticalScroll)
-            assert on_screen(app, box) and "Hint" in text(app, "#hint")
+            assert on_screen(app, box) and "提示" in text(app, "#hint")
             hint_lines = text(app, "#hint").count("\n") + 1
             assert box.size.height >= min(hint_lines, 4) or box.max_scroll_y > 0
             if box.max_scroll_y > 0:  # ? again: the hint's next lines

@@ -34,6 +34,7 @@ CLIENT_TYPES: Final[dict[str, frozenset[str]]] = {
     "ready": frozenset({"type"}),
     "trustee": frozenset({"type", "on"}),
     "ping": frozenset({"type"}),
+    "hint": frozenset({"type", "version"}),
 }
 _ACTION_FIELDS: Final = frozenset({"type", "tile", "suit", "tiles"})
 _PLAYABLE: Final = frozenset(

@@ -39,7 +39,9 @@ from typing import Any, Final, TypeVar
 from .. import i18n
 from ..bots import make_bot
 from ..engine.actions import Action
+from ..engine.views import SeatView
 from ..errors import IllegalActionError, XuezhanError
+from ..hints import hint_json
 from ..i18n import LANGS, Lang
 from ..match import TIERS, Hand, HandResult, Match, RoomConfig, Tier
 from ..runtime import HandDriver, MatchRuntime, Seat, TimeLimits
@@ -453,6 +455,8 @@ class Table:
             self._on_ready(conn)
         elif kind == "trustee":
             self._on_trustee(conn, bool(msg.data["on"]))
+        elif kind == "hint":
+            self._on_hint(conn)
 
     @staticmethod
     def _ok(conn: Conn, kind: str) -> None:
@@ -498,6 +502,19 @@ class Table:
             self.out.broadcast_room()
         self._ok(conn, "action")
         self._changed()
+
+    def _on_hint(self, conn: Conn) -> None:
+        """The advisor's ranking of the seat's choices, from its own view only (:mod:`xuezhan.hints`)."""
+        seat = conn.seat
+        if seat is None:
+            self._refuse(conn, "hint", "not_seated", "spectators get no hints")
+            return
+        driver = self.driver
+        if self.status is not Status.PLAYING or driver is None:
+            self._refuse(conn, "hint", "no_hand", "no hand is being played")
+            return
+        game = driver.game
+        conn.send({**hint_json(SeatView(game, seat), game.legal_actions(seat), conn.lang), "for": "hint"})
 
     def _on_trustee(self, conn: Conn, on: bool) -> None:
         seat = conn.seat

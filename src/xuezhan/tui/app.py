@@ -38,9 +38,9 @@ from ..engine.game import Game, Phase
 from ..engine.views import SeatView, visible_events
 from ..errors import IllegalActionError
 from ..explain import explain_hand
+from ..hints import hint_lines
 from ..i18n import DEFAULT_LANG, Lang
 from ..tiles import Tile
-from .hints import hint_lines
 from .match import HUMAN, HandResult, TerminalTable
 from .panels import scores_text, seat_panel, status_text
 from .widgets import (
@@ -609,7 +609,8 @@ class PlayApp(App[int]):
                 box.scroll_relative(y=max(1, box.size.height), animate=False)
             return
         self._hint_step = step
-        lines = hint_lines(self.match.view(), self.match.human_legal(), self.glyphs)
+        lines = hint_lines(self.match.view(), self.match.human_legal(), self.lang,
+                           lambda t: tile_label(t, self.glyphs, self.lang))
         self.query_one("#hint", Static).update(Text("\n".join(lines)))
         box.remove_class("empty")
         box.scroll_home(animate=False)
