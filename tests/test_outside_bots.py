@@ -280,3 +280,18 @@ def test_a_line_a_bot_writes_after_the_end_of_a_hand_is_not_taken_as_an_answer(t
         bot.end_hand(SeatView(game, 0))  # type: ignore[attr-defined]
         time.sleep(0.5)  # the stray line arrives before the next hand's first request
     assert getattr(bot, "faults", None) == 0
+
+
+def test_the_league_seats_outside_bots_and_counts_their_faults(tmp_path: Path) -> None:
+    bad = _bad_bot(tmp_path, "garbage")
+    result = CliRunner().invoke(cli, ["league", "--bots", f"{bad},heuristic", "--deals", "1", "--bot-timeout", "2",
+                                      "--json"], standalone_mode=False)
+    assert result.return_value == 0, result.output
+    data = json.loads(result.output)
+    # ABAB then BABA: the outside bot holds two seats of each hand and faults once a hand at each
+    assert data["bot_faults"] == {bad: 4, "heuristic": 0}
+    [pair] = data["pairs"]
+    assert pair["mean_diff"] == 0  # the heuristic took its decisions: both sides played the same
+    result = CliRunner().invoke(cli, ["league", "--bots", "random,heuristic", "--deals", "1", "--bot-timeout", "-1"],
+                                standalone_mode=False)
+    assert result.return_value == 2

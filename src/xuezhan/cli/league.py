@@ -8,6 +8,7 @@ from typing import Any
 
 import click
 
+from ..bots import DEFAULT_TIMEOUT
 from ..errors import XuezhanError
 from ..league import run_league
 from ..league.duplicate import ShardResult
@@ -18,8 +19,10 @@ from ._common import emit_json, guarded, json_option, load_rules, rules_option, 
 
 @click.command("league")
 @click.option("--bots", "bots", required=True, metavar="A,B[,C...]",
-              help="Two or more bots (random, heuristic, expert, cmd:COMMAND), comma-separated.")
+              help="Two or more bots (random, heuristic, expert, cmd:COMMAND, policy:FILE), comma-separated.")
 @click.option("--deals", type=int, required=True, help="Deals each pair plays (each twice: ABAB and BABA).")
+@click.option("--bot-timeout", type=float, default=DEFAULT_TIMEOUT, show_default=True, metavar="SECONDS",
+              help="Seconds an outside bot (cmd:) has for each decision.")
 @rules_option
 @click.option("--seed", type=int, default=0, show_default=True, help="Same seed, same league.")
 @workers_options
@@ -27,8 +30,8 @@ from ._common import emit_json, guarded, json_option, load_rules, rules_option, 
 @click.option("--plot", "plot", type=click.Path(dir_okay=False, path_type=Path), default=None,
               metavar="FILE.png", help="Draw the ratings and the pairs' confidence intervals.")
 @guarded
-def league_cmd(bots: str, deals: int, rules_spec: str, seed: int, workers: int, backend: str, as_json: bool,
-               plot: Path | None) -> int:
+def league_cmd(bots: str, deals: int, bot_timeout: float, rules_spec: str, seed: int, workers: int, backend: str,
+               as_json: bool, plot: Path | None) -> int:
     """Duplicate league between bots: paired confidence intervals, ratings, statistics."""
     names = check_bots([n.strip() for n in bots.split(",") if n.strip()])
     if deals < 1:
@@ -51,7 +54,7 @@ def league_cmd(bots: str, deals: int, rules_spec: str, seed: int, workers: int, 
 
     try:
         result = run_league(names, deals, seed=seed, rules=rules, workers=workers, backend=backend,
-                            on_shard=on_shard)
+                            on_shard=on_shard, bot_timeout=bot_timeout)
     finally:
         if progress is not None:
             progress.stop()

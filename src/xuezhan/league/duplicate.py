@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..bots import Bot, make_bot
+from ..bots import DEFAULT_TIMEOUT, Bot, bot_faults, close_bot, make_bot
 from ..engine.game import Game
 from ..match import Hand, Match, RoomConfig
 from ..rules import Rules
@@ -110,12 +110,15 @@ class DuplicateShard:
     bots: tuple[str, ...]
     seed: int
     rules: Rules
+    bot_timeout: float = DEFAULT_TIMEOUT
+    """Seconds an outside program (``cmd:``) has for each decision."""
 
     def __call__(self, shard: Shard) -> ShardResult:
         master = random.Random(self.seed)
         # one bot per name and seat (bots are seeded per hand from the hand's seed and the seat)
         made: dict[str, list[Bot]] = {
-            name: [make_bot(name, random.Random(master.getrandbits(64))) for _ in range(4)] for name in self.bots
+            name: [make_bot(name, random.Random(master.getrandbits(64)), timeout=self.bot_timeout) for _ in range(4)]
+            for name in self.bots
         }
         seats = {name: [Seat.of_bot(b) for b in bs] for name, bs in made.items()}
         out = ShardResult(tallies={name: BotTally() for name in self.bots})
@@ -134,10 +137,8 @@ class DuplicateShard:
         finally:
             for name, bs in made.items():
                 for bot in bs:
-                    out.tallies[name].faults += int(getattr(bot, "faults", 0))
-                    close = getattr(bot, "close", None)
-                    if callable(close):
-                        close()
+                    out.tallies[name].faults += bot_faults(bot)
+                    close_bot(bot)
         return out
 
 

@@ -7,7 +7,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..bots import make_bot
+from ..bots import DEFAULT_TIMEOUT, close_bot, make_bot
 from ..errors import XuezhanError
 from ..rules import Rules
 from ..scale import Shard, check_workers, map_shards, shards
@@ -68,10 +68,7 @@ def check_bots(bots: Sequence[str]) -> tuple[str, ...]:
     if len(set(names)) != len(names):
         raise XuezhanError("bad_bots", "each bot plays once in a league: the names must differ")
     for name in names:
-        bot = make_bot(name)  # unknown_bot before any work starts
-        close = getattr(bot, "close", None)
-        if callable(close):
-            close()
+        close_bot(make_bot(name))  # unknown_bot before any work starts
     return names
 
 
@@ -102,6 +99,7 @@ def run_league(
     workers: int = 1,
     backend: str = "local",
     on_shard: Callable[[Shard, ShardResult], None] | None = None,
+    bot_timeout: float = DEFAULT_TIMEOUT,
 ) -> LeagueResult:
     """Every pair of ``bots`` plays ``deals`` deals, each as ABAB and BABA (see
     :mod:`xuezhan.league.duplicate`), spread over ``workers`` by :mod:`xuezhan.scale`: the same
@@ -110,9 +108,11 @@ def run_league(
     if not isinstance(deals, int) or deals < 1:
         raise XuezhanError("bad_deals", "--deals must be at least 1")
     check_workers(workers, backend)
+    if not bot_timeout > 0:
+        raise XuezhanError("bad_input", "--bot-timeout must be positive")
     rules = rules or Rules.preset("qq")
     start = time.perf_counter()
-    parts = map_shards(DuplicateShard(names, seed, rules), shards(deals, DEALS_PER_SHARD),
+    parts = map_shards(DuplicateShard(names, seed, rules, bot_timeout), shards(deals, DEALS_PER_SHARD),
                        workers=workers, backend=backend, on_done=on_shard)
     result = summarize(names, deals, seed, rules, parts)
     result.seconds = time.perf_counter() - start
