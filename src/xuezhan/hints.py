@@ -101,7 +101,8 @@ def advice_lines(advice: Advice, lang: Lang = DEFAULT_LANG, tile: TileWords | No
     sep = w.t("sep")
     if a.type is ActionType.DISCARD and all(c.action.type is ActionType.DISCARD for c in ranking):
         lines = [w.t("pick", action=w.action(a), reasons=sep.join(w.reasons(best)))]
-        others = " · ".join(f"{w.tile(c.action.tile or 0)}: {w.shanten(c.shanten)}" for c in ranking[1:])
+        others = " · ".join(w.t("other", tile=w.tile(c.action.tile or 0), shanten=w.shanten(c.shanten),
+                                count=c.live_effective or 0) for c in ranking[1:])
         if others:
             lines.append(w.t("others", choices=others))
         return lines
