@@ -12,6 +12,9 @@ from __future__ import annotations
 import random
 from collections.abc import Mapping, Sequence
 
+import numpy as np
+import numpy.typing as npt
+
 from ..bots import make_bot
 from ..engine.actions import Action, action_index
 from ..engine.game import Game
@@ -21,6 +24,7 @@ from ..match import Match, RoomConfig
 from ..rules import Rules
 from ..runtime import HandDriver, MatchRuntime, Seat
 from ..tiles import format_tiles, tile_name
+from .encoding import ObservationCache, action_mask
 
 PLAYERS = ("seat_0", "seat_1", "seat_2", "seat_3")
 
@@ -50,6 +54,9 @@ class LearningTable:
         self.driver: HandDriver | None = None
         self.seed = 0
         self._last = [0, 0, 0, 0]
+        self._masks: list[tuple[tuple[Action, ...], npt.NDArray[np.int8]] | None] = [None] * 4
+        self.observations = ObservationCache()
+        """Each seat's observation, kept up to date from hand to hand."""
 
     # --- hands ---------------------------------------------------------------------------------------
     def deal(self, seed: int) -> None:
@@ -79,8 +86,31 @@ class LearningTable:
             return []
         return [s for s in self.driver.deciding() if s in self.learners]
 
+    def first_deciding(self) -> int | None:
+        """The first of :meth:`deciding` (``None`` when no learner must decide), without the list."""
+        driver = self.driver
+        if driver is None:
+            return None
+        game = driver.game
+        if game.over:
+            return None
+        learners = self.learners
+        for s in game.pending():
+            if s in learners and game.legal_actions(s):
+                return s
+        return None
+
     def legal(self, seat: int) -> tuple[Action, ...]:
         return self.game.legal_actions(seat)
+
+    def mask(self, seat: int) -> npt.NDArray[np.int8]:
+        """The action mask of ``seat`` now (a new array): built once for each tuple of legal actions
+        the engine hands out."""
+        legal = self.game.legal_actions(seat)
+        known = self._masks[seat]
+        if known is None or known[0] is not legal:
+            known = self._masks[seat] = (legal, action_mask(legal))
+        return known[1].copy()
 
     def view(self, seat: int) -> SeatView:
         return SeatView(self.game, seat)
