@@ -199,14 +199,15 @@ _CONCEALED: Final = _SEAT0 + _OFF["concealed"]
 _POINTS: Final = _SEAT0 + _OFF["points"]
 
 
-def _fill_counters(buf: array[float], view: SeatView) -> None:
-    """Write every seat's ``concealed`` and ``points`` (they change at most steps) into ``buf``."""
+def _fill_counters(buf: array[float], view: SeatView, points: bool = True) -> None:
+    """Write every seat's ``concealed`` and, unless ``points`` is false, ``points`` into ``buf``."""
     me = view.seat
-    deltas = view.deltas()
     for k in range(4):
-        seat = (me + k) % 4
-        buf[_CONCEALED + k * _SEAT_BLOCK] = view.concealed_count(seat)
-        buf[_POINTS + k * _SEAT_BLOCK] = deltas[seat]
+        buf[_CONCEALED + k * _SEAT_BLOCK] = view.concealed_count((me + k) % 4)
+    if points:
+        deltas = view.deltas()
+        for k in range(4):
+            buf[_POINTS + k * _SEAT_BLOCK] = deltas[(me + k) % 4]
 
 
 def _fill(view: SeatView) -> array[float]:
@@ -220,10 +221,10 @@ def _fill(view: SeatView) -> array[float]:
 
 
 _QUIET_EVENTS: Final = frozenset({
-    "draw", "pay", "turn", "exchange_chosen", "dingque_chosen", "exchange", "exchange_received", "swap",
+    "draw", "turn", "exchange_chosen", "dingque_chosen", "exchange", "exchange_received", "swap",
     "pass_hu", "exchange_done",
 })
-"""Events that change no seat block but the ``concealed``, ``points`` and ``shown`` fields, which
+"""Events that change no seat block but the ``concealed`` and ``shown`` fields, which
 :meth:`ObservationCache.observe` writes again at every call."""
 _RIVER: Final = _SEAT0 + _OFF["river"]
 _RIVER_ORDER: Final = _SEAT0 + _OFF["river_order"]
@@ -240,8 +241,8 @@ class ObservationCache:
     may see (:func:`~xuezhan.engine.views.visible_events`) since its last observation update
     it: a discard adds a tile to a river, a peng lays a meld and marks the river tile it took;
     the rarer events (a kong, a win, an escape, the voids, the end) rebuild the blocks of the
-    seats they name. The fields before the seat blocks and every seat's ``concealed``,
-    ``points`` and ``shown`` are written again each time. The result equals :func:`encode`
+    seats they name, a payment writes the points. The fields before the seat blocks and every
+    seat's ``concealed`` and ``shown`` are written again each time. The result equals :func:`encode`
     of the same view.
     """
 
@@ -278,11 +279,14 @@ class ObservationCache:
                 events: Sequence[Mapping[str, Any]]) -> None:
         me = view.seat
         rebuild: set[int] = set()
+        paid = False
         for ev in events:
             kind = ev["type"]
             if kind in _QUIET_EVENTS:
                 continue
-            if kind == "discard":
+            if kind == "pay":  # the only change of the points
+                paid = True
+            elif kind == "discard":
                 s = ev["seat"]
                 t = ev["tile"]
                 base = ((s - me) % 4) * _SEAT_BLOCK
@@ -320,7 +324,7 @@ class ObservationCache:
         if rebuild or laid_down:
             public[:] = [v - c for v, c in zip(view.visible_counts(), view.counts, strict=True)]
         _fill_global(buf, view, public)
-        _fill_counters(buf, view)
+        _fill_counters(buf, view, paid or bool(rebuild))
 
 
 def observation_list(view: SeatView) -> list[float]:
