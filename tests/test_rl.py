@@ -15,12 +15,13 @@ from gymnasium.utils.env_checker import check_env
 from pettingzoo.test import api_test, parallel_api_test
 
 from xuezhan import rl
-from xuezhan.engine.actions import Action, action_index
+from xuezhan.engine.actions import Action, ActionType, action_index
 from xuezhan.engine.deal import Deal
 from xuezhan.engine.game import Game
 from xuezhan.engine.views import SeatView, seat_view_json, visible_events
 from xuezhan.errors import IllegalActionError, XuezhanError
-from xuezhan.rl.encoding import OBS_FIELDS, OBS_SIZE
+from xuezhan.rl.encoding import OBS_FIELDS, OBS_SIZE, ObservationCache
+from xuezhan.rl.table import load_rules
 from xuezhan.rules import Rules
 
 BLOOD_EXCHANGE = Rules.preset("qq").with_options({"exchange_three": "clockwise", "blood_river": True})
@@ -209,6 +210,53 @@ def test_the_batch_encoder_stacks_the_single_encodings_and_the_layout_is_whole()
     offsets = sorted(OBS_FIELDS.values())
     assert offsets[0][0] == 0 and all(a + n == b for (a, n), (b, _) in itertools.pairwise(offsets))
     assert offsets[-1][0] + offsets[-1][1] == OBS_SIZE
+
+
+_KEEN = frozenset({ActionType.HU, ActionType.GANG, ActionType.PENG})
+
+
+@pytest.mark.parametrize("rules", RULES, ids=["qq", "chengdu", "blood_exchange"])
+def test_the_kept_observations_equal_the_encoding_from_scratch_at_every_step(rules: Any) -> None:
+    """Random hands that take wins, kongs and pengs when they can and now and then lose a seat to
+    an escape; after every action some seats (a random few, so that several events pile up
+    between two looks) compare their kept observation with the one encoded from the view."""
+    rules = load_rules(rules)
+    rng = random.Random(29)
+    compared = 0
+    kinds: set[str] = set()
+    for _ in range(100):
+        game = Game.new(rules, rng=random.Random(rng.getrandbits(64)))
+        cache = ObservationCache()
+        while not game.over:
+            seat = game.pending()[0]
+            legal = game.legal_actions(seat)
+            keen = [a for a in legal if a.type in _KEEN]
+            if game.can_escape(seat) and rng.random() < 0.003:
+                game.apply(Action(seat, ActionType.ESCAPE))
+            else:
+                game.apply(rng.choice(keen) if keen and rng.random() < 0.7 else rng.choice(legal))
+            for observer in rng.sample(range(4), rng.randint(1, 4)):
+                kept = cache.observe(game, observer)
+                assert np.array_equal(kept, rl.encode(SeatView(game, observer))), (observer, game.events[-1])
+                compared += 1
+        for observer in range(4):
+            assert np.array_equal(cache.observe(game, observer), rl.encode(SeatView(game, observer)))
+        kinds.update(str(ev["type"]) for ev in game.events)
+    assert compared > 1000
+    assert {"discard", "peng", "hu", "angang", "bugang", "zhigang", "escape", "end"} <= kinds
+
+
+def test_the_aec_env_observes_what_the_encoder_gives_at_every_step() -> None:
+    env = rl.env(rules=BLOOD_EXCHANGE, seed=11)
+    rng = random.Random(3)
+    for _ in range(3):
+        env.reset()
+        for agent in env.agent_iter(max_iter=5000):
+            obs, _, term, trunc, _ = env.last()
+            seat = env.possible_agents.index(agent)
+            assert np.array_equal(obs["observation"], rl.encode(SeatView(env.table.game, seat)))
+            assert _mask_indices(obs["action_mask"]) == _legal_indices(env.table.game, seat)
+            env.step(None if term or trunc else rng.choice(sorted(_mask_indices(obs["action_mask"]))))
 
 
 def test_the_encoding_reads_the_seats_own_hand_and_the_rivers_in_order() -> None:

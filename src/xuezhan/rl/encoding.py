@@ -48,15 +48,18 @@ dealer's first discard.
 from __future__ import annotations
 
 from array import array
-from collections.abc import Sequence
-from typing import Final
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Final
 
 import numpy as np
 import numpy.typing as npt
 
 from ..engine.actions import ACTION_SPACE_SIZE, Action, action_index
 from ..engine.state import RIVER_CLAIMED
-from ..engine.views import SeatView
+from ..engine.views import SeatView, visible_events
+
+if TYPE_CHECKING:
+    from ..engine.game import Game
 
 RIVER_PLACES: Final = 60
 PHASES: Final = ("exchange", "dingque", "turn", "claim", "rob", "over")
@@ -125,11 +128,19 @@ _PHASE_INDEX: Final = {p: i for i, p in enumerate(PHASES)}
 _ZEROS: Final = array("f", bytes(4 * OBS_SIZE))
 
 
-def _fill(view: SeatView) -> array[float]:
-    """The observation of ``view`` in a fresh ``array('f')`` (layout in the module docstring)."""
+_GLOBAL_ZEROS: Final = array("f", bytes(4 * _SEAT0))
+_BLOCK_ZEROS: Final = array("f", bytes(4 * _SEAT_BLOCK))
+_TABLE_EVENTS: Final = frozenset({"start", "wall_empty", "end"})
+"""Events that may change every seat's block (voids revealed, hands laid down at the end)."""
+
+
+def _fill_global(buf: array[float], view: SeatView, public: list[int] | None = None) -> None:
+    """Write the fields before the seat blocks (``hand`` .. ``unseen``) of ``view`` into ``buf``;
+    ``public``, when given, holds the copies of each tile the seat sees outside its own hand."""
     me = view.seat
-    buf = array("f", _ZEROS)
-    buf[_HAND : _HAND + 27] = array("f", view.counts)
+    buf[:_SEAT0] = _GLOBAL_ZEROS
+    counts = view.counts
+    buf[_HAND : _HAND + 27] = array("f", counts)
     drawn = view.drawn
     if drawn is not None:
         buf[_DRAWN + drawn] = 1.0
@@ -140,45 +151,180 @@ def _fill(view: SeatView) -> array[float]:
     buf[_WALL] = view.live
     buf[_DEALER + (view.dealer - me) % 4] = 1.0
     buf[_TURN + (view.turn - me) % 4] = 1.0
-    buf[_UNSEEN : _UNSEEN + 27] = array("f", [4 - c for c in view.visible_counts()])
-    voids = view.voids()
-    deltas = view.deltas()
-    for k in range(4):
-        seat = (me + k) % 4
-        base = _SEAT0 + k * _SEAT_BLOCK
-        for m in view.melds(seat):
-            buf[base + _OFF[m.kind] + m.tile] = 1.0
-        buf[base + _OFF["hidden_kongs"]] = view.hidden_kongs(seat)
-        river = view.river(seat)
-        if river:
-            states = view.river_state(seat)
-            order = base + _OFF["river_order"]
-            buf[order : order + len(river)] = array("f", [
-                -(t + 1) if st == RIVER_CLAIMED else t + 1 for t, st in zip(river, states, strict=True)
-            ])
-            at = base + _OFF["river"]
-            for t, st in zip(river, states, strict=True):
-                if st != RIVER_CLAIMED:
-                    buf[at + t] += 1
-        won_tiles = view.win_tiles(seat)
-        if won_tiles:
-            at = base + _OFF["won_on"]
-            for t in won_tiles:
+    if public is None:
+        buf[_UNSEEN : _UNSEEN + 27] = array("f", [4 - c for c in view.visible_counts()])
+    else:
+        buf[_UNSEEN : _UNSEEN + 27] = array("f", [4 - c - p for c, p in zip(counts, public, strict=True)])
+
+
+def _fill_seat(buf: array[float], view: SeatView, k: int) -> None:
+    """Write the block of relative seat ``k`` as ``view`` sees it into ``buf``, ``points`` and
+    ``concealed`` excepted (:func:`_fill_counters` writes those)."""
+    seat = (view.seat + k) % 4
+    base = _SEAT0 + k * _SEAT_BLOCK
+    buf[base : base + _SEAT_BLOCK] = _BLOCK_ZEROS
+    for m in view.melds(seat):
+        buf[base + _OFF[m.kind] + m.tile] = 1.0
+    buf[base + _OFF["hidden_kongs"]] = view.hidden_kongs(seat)
+    river = view.river(seat)
+    if river:
+        states = view.river_state(seat)
+        order = base + _OFF["river_order"]
+        buf[order : order + len(river)] = array("f", [
+            -(t + 1) if st == RIVER_CLAIMED else t + 1 for t, st in zip(river, states, strict=True)
+        ])
+        at = base + _OFF["river"]
+        for t, st in zip(river, states, strict=True):
+            if st != RIVER_CLAIMED:
                 buf[at + t] += 1
-        shown = view.shown_counts(seat)
-        if shown is not None:
-            at = base + _OFF["shown"]
-            buf[at : at + 27] = array("f", shown)
-        buf[base + _OFF["concealed"]] = view.concealed_count(seat)
-        void = voids[seat]
-        buf[base + _OFF["void"] + (3 if void is None else void)] = 1.0
-        if view.won(seat):
-            buf[base + _OFF["won"]] = 1.0
-        buf[base + _OFF["wins"]] = view.wins(seat)
-        if view.escaped(seat):
-            buf[base + _OFF["escaped"]] = 1.0
-        buf[base + _OFF["points"]] = deltas[seat]
+    won_tiles = view.win_tiles(seat)
+    if won_tiles:
+        at = base + _OFF["won_on"]
+        for t in won_tiles:
+            buf[at + t] += 1
+    shown = view.shown_counts(seat)
+    if shown is not None:
+        at = base + _OFF["shown"]
+        buf[at : at + 27] = array("f", shown)
+    void = view.voids()[seat]
+    buf[base + _OFF["void"] + (3 if void is None else void)] = 1.0
+    if view.won(seat):
+        buf[base + _OFF["won"]] = 1.0
+    buf[base + _OFF["wins"]] = view.wins(seat)
+    if view.escaped(seat):
+        buf[base + _OFF["escaped"]] = 1.0
+
+
+_CONCEALED: Final = _SEAT0 + _OFF["concealed"]
+_POINTS: Final = _SEAT0 + _OFF["points"]
+
+
+def _fill_counters(buf: array[float], view: SeatView, points: bool = True) -> None:
+    """Write every seat's ``concealed`` and, unless ``points`` is false, ``points`` into ``buf``."""
+    me = view.seat
+    for k in range(4):
+        buf[_CONCEALED + k * _SEAT_BLOCK] = view.concealed_count((me + k) % 4)
+    if points:
+        deltas = view.deltas()
+        for k in range(4):
+            buf[_POINTS + k * _SEAT_BLOCK] = deltas[(me + k) % 4]
+
+
+def _fill(view: SeatView) -> array[float]:
+    """The observation of ``view`` in a fresh ``array('f')`` (layout in the module docstring)."""
+    buf = array("f", _ZEROS)
+    _fill_global(buf, view)
+    for k in range(4):
+        _fill_seat(buf, view, k)
+    _fill_counters(buf, view)
     return buf
+
+
+_QUIET_EVENTS: Final = frozenset({
+    "draw", "turn", "exchange_chosen", "dingque_chosen", "exchange", "exchange_received", "swap",
+    "pass_hu", "exchange_done",
+})
+"""Events that change no seat block but the ``concealed`` and ``shown`` fields, which
+:meth:`ObservationCache.observe` writes again at every call."""
+_RIVER: Final = _SEAT0 + _OFF["river"]
+_RIVER_ORDER: Final = _SEAT0 + _OFF["river_order"]
+_PENG: Final = _SEAT0 + _OFF["peng"]
+_SHOWN: Final = _SEAT0 + _OFF["shown"]
+_VOID: Final = _SEAT0 + _OFF["void"]
+_VOID_ONE_HOT: Final = tuple(array("f", [float(i == v) for i in range(4)]) for v in range(4))
+
+
+class ObservationCache:
+    """The observations of the four seats of one hand, kept up to date as the hand goes on.
+
+    Each seat's observation lives in a buffer. At each :meth:`observe`, the events this seat
+    may see (:func:`~xuezhan.engine.views.visible_events`) since its last observation update
+    it: a discard adds a tile to a river, a peng lays a meld and marks the river tile it took;
+    the rarer events (a kong, a win, an escape, the voids, the end) rebuild the blocks of the
+    seats they name, a payment writes the points. The fields before the seat blocks and every
+    seat's ``concealed`` and ``shown`` are written again each time. The result equals :func:`encode`
+    of the same view.
+    """
+
+    __slots__ = ("_bufs", "_game", "_public", "_rivers", "_seen")
+
+    def __init__(self) -> None:
+        self._game: Game | None = None
+        self._bufs: list[array[float] | None] = [None, None, None, None]
+        self._rivers = [[0, 0, 0, 0] for _ in range(4)]  # per observer: river length per seat
+        self._seen = [0, 0, 0, 0]
+        # per observer: copies of each tile it sees outside its own hand
+        self._public = [[0] * 27 for _ in range(4)]
+
+    def observe(self, game: Game, seat: int) -> npt.NDArray[np.float32]:
+        """The observation of ``seat`` in ``game`` now (a new array, the caller may keep it)."""
+        if game is not self._game:
+            self._game = game
+            self._bufs = [None, None, None, None]
+        view = SeatView(game, seat)
+        buf = self._bufs[seat]
+        rivers = self._rivers[seat]
+        public = self._public[seat]
+        if buf is None:
+            buf = self._bufs[seat] = _fill(view)
+            rivers[:] = [len(view.river(s)) for s in range(4)]
+            public[:] = [v - c for v, c in zip(view.visible_counts(), view.counts, strict=True)]
+        else:
+            self._update(buf, view, rivers, public, visible_events(game, seat, self._seen[seat]))
+        self._seen[seat] = len(game.events)
+        return np.frombuffer(array("f", buf), dtype=np.float32)
+
+    @staticmethod
+    def _update(buf: array[float], view: SeatView, rivers: list[int], public: list[int],
+                events: Sequence[Mapping[str, Any]]) -> None:
+        me = view.seat
+        rebuild: set[int] = set()
+        paid = False
+        for ev in events:
+            kind = ev["type"]
+            if kind in _QUIET_EVENTS:
+                continue
+            if kind == "pay":  # the only change of the points
+                paid = True
+            elif kind == "discard":
+                s = ev["seat"]
+                t = ev["tile"]
+                base = ((s - me) % 4) * _SEAT_BLOCK
+                buf[_RIVER_ORDER + base + rivers[s]] = t + 1
+                buf[_RIVER + base + t] += 1
+                rivers[s] += 1
+                public[t] += 1
+            elif kind == "peng":
+                src = ev["from"]
+                t = ev["tile"]
+                base = ((src - me) % 4) * _SEAT_BLOCK
+                buf[_RIVER_ORDER + base + rivers[src] - 1] = -(t + 1)  # the claimed tile: the last discard
+                buf[_RIVER + base + t] -= 1
+                buf[_PENG + ((ev["seat"] - me) % 4) * _SEAT_BLOCK + t] = 1.0
+                public[t] += 2  # the river tile goes into the meld, with two from the hand
+            elif kind == "dingque":  # every seat's void, shown at once
+                for s, void in enumerate(ev["voids"]):
+                    at = _VOID + ((s - me) % 4) * _SEAT_BLOCK
+                    buf[at : at + 4] = _VOID_ONE_HOT[3 if void is None else void]
+            elif kind in _TABLE_EVENTS:
+                rebuild.update(range(4))
+            else:
+                named = [s for s in (ev.get("seat"), ev.get("from"), ev.get("to")) if type(s) is int]
+                rebuild.update(named or range(4))  # an event that names no seat may change any
+        for s in rebuild:
+            _fill_seat(buf, view, (s - me) % 4)
+            rivers[s] = len(view.river(s))
+        laid_down = False  # another seat's hand lies face up: its draws change what this seat sees
+        for k in range(4):
+            shown = view.shown_counts((me + k) % 4)
+            if shown is not None:
+                laid_down = laid_down or k != 0
+                at = _SHOWN + k * _SEAT_BLOCK
+                buf[at : at + 27] = array("f", shown)
+        if rebuild or laid_down:
+            public[:] = [v - c for v, c in zip(view.visible_counts(), view.counts, strict=True)]
+        _fill_global(buf, view, public)
+        _fill_counters(buf, view, paid or bool(rebuild))
 
 
 def observation_list(view: SeatView) -> list[float]:

@@ -38,7 +38,7 @@ from pettingzoo import AECEnv, ParallelEnv
 from ..engine.actions import ACTION_SPACE_SIZE, action_index
 from ..errors import IllegalActionError, XuezhanError
 from ..rules import Rules
-from .encoding import OBS_HIGH, OBS_LOW, OBS_SIZE, action_mask, encode
+from .encoding import OBS_HIGH, OBS_LOW, OBS_SIZE, action_mask
 from .table import PLAYERS, LearningTable
 
 Obs = dict[str, npt.NDArray[Any]]
@@ -79,7 +79,8 @@ def _observe(table: LearningTable, seat: int) -> Obs:
     if table.driver is None:
         return {"observation": np.zeros(OBS_SIZE, dtype=np.float32),
                 "action_mask": np.zeros(ACTION_SPACE_SIZE, dtype=np.int8)}
-    return {"observation": encode(table.view(seat)), "action_mask": action_mask(table.legal(seat))}
+    return {"observation": table.observations.observe(table.driver.game, seat),
+            "action_mask": table.mask(seat)}
 
 
 class XuezhanAEC(AECEnv[str, Obs, int | None]):
@@ -122,9 +123,9 @@ class XuezhanAEC(AECEnv[str, Obs, int | None]):
         self._select()
 
     def _select(self) -> None:
-        deciding = self.table.deciding()
-        if deciding:
-            self.agent_selection = PLAYERS[deciding[0]]
+        first = self.table.first_deciding()
+        if first is not None:
+            self.agent_selection = PLAYERS[first]
         elif self.agents:
             self.agent_selection = self.agents[0]
 

@@ -12,6 +12,9 @@ from __future__ import annotations
 import random
 from collections.abc import Mapping, Sequence
 
+import numpy as np
+import numpy.typing as npt
+
 from ..bots import make_bot
 from ..engine.actions import Action, action_index
 from ..engine.game import Game
@@ -21,8 +24,12 @@ from ..match import Match, RoomConfig
 from ..rules import Rules
 from ..runtime import HandDriver, MatchRuntime, Seat
 from ..tiles import format_tiles, tile_name
+from .encoding import ObservationCache, action_mask
 
 PLAYERS = ("seat_0", "seat_1", "seat_2", "seat_3")
+
+_Legal = tuple[tuple[Action, ...], npt.NDArray[np.int8], dict[int, Action]]
+"""A seat's legal actions, their mask and each one by its index in the action space."""
 
 
 def load_rules(rules: str | Rules) -> Rules:
@@ -50,6 +57,9 @@ class LearningTable:
         self.driver: HandDriver | None = None
         self.seed = 0
         self._last = [0, 0, 0, 0]
+        self._masks: list[_Legal | None] = [None] * 4
+        self.observations = ObservationCache()
+        """Each seat's observation, kept up to date from hand to hand."""
 
     # --- hands ---------------------------------------------------------------------------------------
     def deal(self, seed: int) -> None:
@@ -79,8 +89,35 @@ class LearningTable:
             return []
         return [s for s in self.driver.deciding() if s in self.learners]
 
+    def first_deciding(self) -> int | None:
+        """The first of :meth:`deciding` (``None`` when no learner must decide), without the list."""
+        driver = self.driver
+        if driver is None:
+            return None
+        game = driver.game
+        if game.over:
+            return None
+        learners = self.learners
+        for s in game.pending():
+            if s in learners and game.legal_actions(s):
+                return s
+        return None
+
     def legal(self, seat: int) -> tuple[Action, ...]:
         return self.game.legal_actions(seat)
+
+    def _known(self, seat: int) -> _Legal:
+        """The legal actions of ``seat`` now with their mask and their indices, built once for each
+        tuple of legal actions the engine hands out."""
+        legal = self.game.legal_actions(seat)
+        known = self._masks[seat]
+        if known is None or known[0] is not legal:
+            known = self._masks[seat] = (legal, action_mask(legal), {action_index(a): a for a in legal})
+        return known
+
+    def mask(self, seat: int) -> npt.NDArray[np.int8]:
+        """The action mask of ``seat`` now (a new array)."""
+        return self._known(seat)[1].copy()
 
     def view(self, seat: int) -> SeatView:
         return SeatView(self.game, seat)
@@ -92,11 +129,11 @@ class LearningTable:
         driver = self.driver
         if driver is None or driver.over:
             raise IllegalActionError("hand_over", "the hand is over: reset the environment")
-        for action in driver.legal(seat):
-            if action_index(action) == index:
-                driver.submit(action)
-                driver.run()
-                return
+        action = self._known(seat)[2].get(index)
+        if action is not None:
+            driver.submit(action)
+            driver.run()
+            return
         raise IllegalActionError("illegal_action", f"seat {seat} may not take action {index} now")
 
     def rewards(self) -> list[int]:
