@@ -15,6 +15,7 @@ from xuezhan.engine.actions import Action
 from xuezhan.engine.views import event_json, seat_view_json, table_views, visible_events
 from xuezhan.records import parse_record, replay
 from xuezhan.rules import Rules
+from xuezhan.server.outbound import marked_view, view_texts
 from xuezhan.tiles import format_tiles, parse_tile, tile_name
 
 FIVE_P = parse_tile("5p")
@@ -158,3 +159,16 @@ def test_a_concealed_kong_is_face_down_to_each_other_seat_and_a_spectator() -> N
         assert views[viewer]["seats"][0]["melds"] == [{"type": "angang", "tile": None}]
         assert [e for e in visible_events(game, viewer) if e["type"] == "angang"] == [{"type": "angang", "seat": 0}]
         assert "5p" not in json.dumps(views[viewer]["seats"][0])
+
+
+def test_the_views_encoded_together_are_each_seats_view_alone() -> None:
+    """The table encodes the entries its views share once and splices them: each text must read
+    back as the view built for that seat alone, rivers marked."""
+    steps = 0
+    for game in _random_games(range(4)):
+        texts = view_texts(table_views(game, VIEWERS))
+        assert set(texts) == set(VIEWERS)
+        for viewer in VIEWERS:
+            assert json.loads(texts[viewer]) == marked_view(seat_view_json(game, viewer))
+        steps += 1
+    assert steps > 0

@@ -66,21 +66,38 @@ def events_for(game: Game, seat: int | None, start: int = 0) -> list[dict[str, A
     return [event_json(ev) for ev in visible_events(game, seat, start)]
 
 
-def _seat_entry(game: Game, i: int, viewer: int | None, voids_public: bool) -> dict[str, Any]:
+_NAMES: Final = tuple(tile_name(t) for t in range(27))
+"""Each tile's name by number (the engine's tiles are always in range)."""
+
+
+def _seat_entry(game: Game, i: int, viewer: int | None, voids_public: bool,
+                public: dict[str, Any] | None = None) -> dict[str, Any]:
     """Seat ``i`` as ``viewer`` sees it: its concealed hand only to itself or once laid down, a
-    concealed kong face down (no tile) likewise, its void once all four have chosen."""
+    concealed kong face down (no tile) likewise, its void once all four have chosen.
+
+    ``public``, the entry of seat ``i`` as a spectator sees it, is reused: the seat itself sees
+    the same table, with its own hand, concealed kongs and void added."""
     s = game.seat_state(i)
     shown = i == viewer or s.revealed
-    entry: dict[str, Any] = {
+    if public is not None:
+        entry = dict(public)
+        if not s.revealed:
+            entry["melds"] = [{"type": str(m.kind), "tile": _NAMES[m.tile]} for m in s.melds]
+            entry["hand"] = format_tiles(s.hand)
+        if s.void is not None:
+            entry["void"] = SUITS[s.void]
+        return entry
+    names = _NAMES
+    entry = {
         "seat": i,
         "concealed": s.concealed,
         "melds": [
-            {"type": str(m.kind), "tile": None if m.kind == "angang" and not shown else tile_name(m.tile)}
+            {"type": str(m.kind), "tile": None if m.kind == "angang" and not shown else names[m.tile]}
             for m in s.melds
         ],
-        "river": [tile_name(t) for t in s.river],
+        "river": [names[t] for t in s.river],
         "river_state": list(s.river_state),
-        "aside": [tile_name(t) for t in s.aside],
+        "aside": [names[t] for t in s.aside],
         "void": SUITS[s.void] if (s.void is not None and (voids_public or i == viewer)) else None,
         "won": s.won,
         "wins": s.wins,
@@ -95,7 +112,9 @@ def table_views(game: Game, seats: Iterable[int | None]) -> dict[int | None, dic
     """The view JSON of each of ``seats`` (``None``: a spectator) at once, sharing the public part.
 
     A seat sees its own hand, drawn tile, void and legal actions; of the others only what lies
-    on the table. A spectator sees no concealed tile at all (and no legal actions).
+    on the table. A spectator sees no concealed tile at all (and no legal actions). The views
+    share the entries of the seats they see alike (the same dict objects): treat them as
+    read-only.
     """
     wanted = list(dict.fromkeys(seats))
     if not wanted:
@@ -104,7 +123,7 @@ def table_views(game: Game, seats: Iterable[int | None]) -> dict[int | None, dic
     voids_public = phase not in ("exchange", "dingque")
     public = [_seat_entry(game, i, None, voids_public) for i in range(4)]
     w = game.claim_window
-    offered = tile_name(w.tile) if w is not None else None
+    offered = _NAMES[w.tile] if w is not None else None
     winners = [w.to_json() for w in game.winners]
     deltas = game.deltas()
     drawn_tile = game.drawn if phase == "turn" else None
@@ -116,10 +135,10 @@ def table_views(game: Game, seats: Iterable[int | None]) -> dict[int | None, dic
             entries = public
             legal: list[dict[str, Any]] = []
         else:
-            hand = format_tiles(game.seat_state(seat).hand)
-            drawn = tile_name(drawn_tile) if drawn_tile is not None and game.turn == seat else None
             entries = list(public)
-            entries[seat] = _seat_entry(game, seat, seat, voids_public)
+            own = entries[seat] = _seat_entry(game, seat, seat, voids_public, public[seat])
+            hand = own["hand"]
+            drawn = _NAMES[drawn_tile] if drawn_tile is not None and game.turn == seat else None
             legal = [a.to_json() for a in game.legal_actions(seat)]
         out[seat] = {
             "seat": seat,

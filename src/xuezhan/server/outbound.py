@@ -19,15 +19,35 @@ if TYPE_CHECKING:
     from .table import Table
 
 
+def marked_entry(entry: dict[str, Any]) -> dict[str, Any]:
+    """One seat of a view as the table sends it: each river entry ``{"tile", "claimed"}``,
+    ``claimed`` when another seat took the tile (peng, kong), so the page can mark it."""
+    river = [{"tile": tile, "claimed": state == RIVER_CLAIMED}
+             for tile, state in zip(entry["river"], entry["river_state"], strict=True)]
+    return {**entry, "river": river}
+
+
 def marked_view(view: dict[str, Any]) -> dict[str, Any]:
-    """A seat view as the table sends it: each river entry ``{"tile", "claimed"}``, ``claimed``
-    when another seat took the tile (peng, kong), so the page can mark it."""
-    seats = []
-    for entry in view["seats"]:
-        river = [{"tile": tile, "claimed": state == RIVER_CLAIMED}
-                 for tile, state in zip(entry["river"], entry["river_state"], strict=True)]
-        seats.append({**entry, "river": river})
-    return {**view, "seats": seats}
+    """A seat view as the table sends it, every seat marked (:func:`marked_entry`)."""
+    return {**view, "seats": [marked_entry(entry) for entry in view["seats"]]}
+
+
+def view_texts(seen: dict[int | None, dict[str, Any]]) -> dict[int | None, str]:
+    """The JSON text of each marked view of ``seen`` (:func:`xuezhan.engine.views.table_views`),
+    each seat entry the views share marked and encoded once: the same text as
+    ``dumps(marked_view(view))`` up to the order of keys."""
+    entries: dict[int, str] = {}  # by id: the views hold every entry alive meanwhile
+    out: dict[int | None, str] = {}
+    for seat, view in seen.items():
+        parts = []
+        for entry in view["seats"]:
+            text = entries.get(id(entry))
+            if text is None:
+                text = entries[id(entry)] = dumps(marked_entry(entry))
+            parts.append(text)
+        rest = dumps({k: v for k, v in view.items() if k != "seats"})
+        out[seat] = f'{rest[:-1]},"seats":[{",".join(parts)}]}}'
+    return out
 
 
 class Outbound:
@@ -107,7 +127,12 @@ class Outbound:
                     "total_ms": int(t.timeout_for(turn) * 1000), "mine": False}
         return None
 
-    def state_message(self, conn: Conn, view: dict[str, Any]) -> dict[str, Any]:
+    def state_text(self, conn: Conn, view_text: str) -> str:
+        """The state message of ``conn`` as JSON text, around its view already encoded (:func:`view_texts`)."""
+        return f'{dumps(self._state_fields(conn))[:-1]},"view":{view_text}}}'
+
+    def _state_fields(self, conn: Conn) -> dict[str, Any]:
+        """A state message but its view; moves the connection's count of events sent on."""
         t = self.table
         assert t.hand is not None
         hand = t.hand
@@ -122,7 +147,6 @@ class Outbound:
             "version": t.version,
             "hand_no": hand.hand_no,
             "reset": reset,
-            "view": view,
             "events": events,
             "decision": self.decision_of(conn.seat),
             "timer": self.timer_for(conn.seat),
@@ -152,16 +176,17 @@ class Outbound:
         t = self.table
         if t.hand is None:
             return
-        conn.send(self.state_message(conn, marked_view(views.seat_view_json(t.hand.game, conn.seat))))
+        text = view_texts(views.table_views(t.hand.game, (conn.seat,)))[conn.seat]
+        conn.send_text(self.state_text(conn, text))
 
     def broadcast_state(self) -> None:
+        """Every connection's state: each view built and encoded once, shared parts once in all."""
         t = self.table
         if t.hand is None:
             return
-        seen = {seat: marked_view(view)
-                for seat, view in views.table_views(t.hand.game, {conn.seat for conn in t.conns}).items()}
+        texts = view_texts(views.table_views(t.hand.game, {conn.seat for conn in t.conns}))
         for conn in list(t.conns):
-            conn.send(self.state_message(conn, seen[conn.seat]))
+            conn.send_text(self.state_text(conn, texts[conn.seat]))
 
     def broadcast_room(self, exclude: Conn | None = None) -> None:
         t = self.table
