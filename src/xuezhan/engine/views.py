@@ -342,7 +342,9 @@ def sample_world(view: SeatView, rng: random.Random) -> Game:
                 continue
             kinds = [t for t in range(27) if unseen[t] == 4 and t // 9 != s.void]
             if not kinds:
-                continue  # cannot happen in a consistent view; keep the meld rather than fail
+                # the kinds left outside this seat's void went to earlier kongs: any kind with four
+                # unseen copies keeps the counts (there are at least as many as face-down kongs)
+                kinds = [t for t in range(27) if unseen[t] == 4]
             t = rng.choice(kinds)
             unseen[t] = 0
             for _ in range(4):
