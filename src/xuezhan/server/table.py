@@ -468,15 +468,24 @@ class Table:
         (with ``params``), else the English ``message``."""
         conn.send({**error_message(code, error_text(code, conn.lang, message, **params)), "for": kind})
 
-    async def _on_action(self, conn: Conn, data: dict[str, Any]) -> None:
+    def _seated_in_hand(self, conn: Conn, kind: str) -> tuple[int, HandDriver] | None:
+        """The connection's seat and the hand being played, or ``None`` after refusing ``kind``
+        (``not_seated`` for a spectator, ``no_hand`` between hands)."""
         seat = conn.seat
         if seat is None:
-            self._refuse(conn, "action", "not_seated", "spectators cannot play")
-            return
+            self._refuse(conn, kind, "not_seated", "spectators cannot do that")
+            return None
         driver = self.driver
         if self.status is not Status.PLAYING or driver is None:
-            self._refuse(conn, "action", "no_hand", "no hand is being played")
+            self._refuse(conn, kind, "no_hand", "no hand is being played")
+            return None
+        return seat, driver
+
+    async def _on_action(self, conn: Conn, data: dict[str, Any]) -> None:
+        seated = self._seated_in_hand(conn, "action")
+        if seated is None:
             return
+        seat, driver = seated
         try:
             action = parse_action(data["action"], seat)
         except ProtocolError as exc:
@@ -505,14 +514,10 @@ class Table:
 
     def _on_hint(self, conn: Conn) -> None:
         """The advisor's ranking of the seat's choices, from its own view only (:mod:`xuezhan.hints`)."""
-        seat = conn.seat
-        if seat is None:
-            self._refuse(conn, "hint", "not_seated", "spectators get no hints")
+        seated = self._seated_in_hand(conn, "hint")
+        if seated is None:
             return
-        driver = self.driver
-        if self.status is not Status.PLAYING or driver is None:
-            self._refuse(conn, "hint", "no_hand", "no hand is being played")
-            return
+        seat, driver = seated
         game = driver.game
         conn.send({**hint_json(SeatView(game, seat), game.legal_actions(seat), conn.lang), "for": "hint"})
 
