@@ -114,9 +114,8 @@ STATUS: Final = {
 """The HTTP status of an error code (400 for any other)."""
 
 
-def room_config(data: dict[str, Any], limits: ServerConfig | None = None) -> RoomConfig:
-    """The room a lobby request asks for, within the room bounds and the server's ``limits``
-    (:meth:`ServerConfig.check_room`); raises :class:`XuezhanError` (``bad_room``)."""
+def _room_rules(data: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+    """The preset and rule options a lobby request asks for; raises ``bad_room``."""
     preset = data.get("preset", "qq")
     if preset not in ("qq", "chengdu"):
         raise XuezhanError("bad_room", "preset must be 'qq' or 'chengdu'")
@@ -126,6 +125,13 @@ def room_config(data: dict[str, Any], limits: ServerConfig | None = None) -> Roo
     unknown = set(options) - ROOM_OPTIONS
     if unknown:
         raise XuezhanError("bad_room", f"unknown rule option(s): {', '.join(sorted(unknown))[:100]}")
+    return preset, options
+
+
+def room_config(data: dict[str, Any], limits: ServerConfig | None = None) -> RoomConfig:
+    """The room a lobby request asks for, within the room bounds and the server's ``limits``
+    (:meth:`ServerConfig.check_room`); raises :class:`XuezhanError` (``bad_room``)."""
+    preset, options = _room_rules(data)
     mapping: dict[str, Any] = {"rules": {"preset": preset, "options": options}}
     for key in ROOM_NUMBERS:
         if key in data:
@@ -151,15 +157,7 @@ def tier_room(data: dict[str, Any], limits: ServerConfig, balance: int) -> tuple
     chosen = best_tier(balance) if raw_tier is None else tier(raw_tier) if isinstance(raw_tier, str) else None
     if chosen is None:
         raise XuezhanError("bad_tier", "tier is one of novice, junior, middle, senior")
-    preset = data.get("preset", "qq")
-    if preset not in ("qq", "chengdu"):
-        raise XuezhanError("bad_room", "preset must be 'qq' or 'chengdu'")
-    options = data.get("options", {})
-    if not isinstance(options, dict) or len(options) > 32:
-        raise XuezhanError("bad_room", "options must be an object of rule options")
-    unknown = set(options) - ROOM_OPTIONS
-    if unknown:
-        raise XuezhanError("bad_room", f"unknown rule option(s): {', '.join(sorted(unknown))[:100]}")
+    preset, options = _room_rules(data)
     hands = data.get("hands", 8)
     try:
         room = chosen.room(preset, options, hands)
