@@ -18,6 +18,7 @@ import pytest
 from starlette.testclient import TestClient
 from starlette.websockets import WebSocketDisconnect
 
+from xuezhan import i18n
 from xuezhan.engine.views import SeatView, events_for
 from xuezhan.server import ServerConfig, create_app
 from xuezhan.server.outbound import marked_view
@@ -249,7 +250,9 @@ def test_four_clients_play_a_whole_hand(make_app: Callable[..., Any]) -> None:
     assert end["fees"] == [5, 5, 5, 5]
     assert sum(end["coins"]) == -sum(end["fees"])  # coins are never created; the house keeps the fees
     for k, e in enumerate(end["ledger"]):  # the players' language: zh-CN unless they say otherwise
-        assert e["text"].startswith(f"{names[e['from']]} 付给 {names[e['to']]} {e['points']} 分"), k
+        said = i18n.t("explain.line", "zh-CN", payer=names[e["from"]], payee=names[e["to"]], points=e["points"],
+                      count=e["points"], what="\0")
+        assert e["text"].startswith(said.split("\0")[0]) and e["text"] != said.split("\0")[0], k
     for w in end["winners"]:
         assert names[w["seat"]] in w["text"] and w["fan"] >= 1
     assert all(isinstance(line, str) and line for line in end["explain"])
