@@ -1,18 +1,25 @@
 """Load on the web table: N tables of four bot clients over loopback websockets.
 
-    python benchmarks/server_load.py [--tables 50,200,400] [--seconds 30] [--think 0] [--json]
+    python benchmarks/server_load.py [--tables 50,200,400] [--seconds 30] [--think S] [--claim-think S] [--json]
 
 For each number of tables, a fresh server (``xuezhan serve``'s app on uvicorn, a SQLite
 file in a temporary folder) runs in a child process; this process plays every seat of
 every table as a client:
 it logs in four accounts per table over HTTP, seats them, starts the match and answers
 every decision it is shown (win when it can, never claim otherwise, discard the drawn
-tile), optionally after ``--think`` seconds. It reports the hands finished per second
-(each one settled in the database) and the action latency: from sending an action to
-receiving the first table state that includes it (p50, p99, max). Beyond what the machine
-can carry the latency grows; every client then closes and the server is stopped (SIGTERM,
+tile). It reports the hands finished per second (each one settled in the database) and
+the action latency: from sending an action to receiving the first table state that
+includes it (p50, p99, max).
+
+The clients play at the pace of the server's own bots (``ServerConfig.bot_delay`` before a
+turn or a choice, ``bot_claim_delay`` before answering a claim window, each drawn between
+half and one and a half times that, seeded): the pace of a table of bots, faster than
+people. ``--think 0 --claim-think 0`` measures capacity instead: every table then always
+has an action waiting, so the latency is the number of tables over the throughput
+(Little's law) and only the actions per second say something. Beyond what the machine can
+carry the latency grows; every client then closes and the server is stopped (SIGTERM,
 then SIGKILL after 30 s), so no process outlives the run. Targets (README): p99 under
-50 ms at 50 tables and under 150 ms at 200.
+50 ms at 50 tables and under 150 ms at 200, at that pace.
 """
 
 from __future__ import annotations
@@ -21,6 +28,7 @@ import argparse
 import asyncio
 import json
 import os
+import random
 import socket
 import statistics
 import subprocess
@@ -42,6 +50,22 @@ class Stats:
     actions: int = 0
     errors: dict[str, int] = field(default_factory=dict)
     measuring: bool = False
+    playing: set[int] = field(default_factory=set)
+    """The tables whose first hand is dealt."""
+
+
+@dataclass(frozen=True)
+class Pace:
+    """How long a client thinks before it answers: ``think`` for a turn or a choice, ``claim``
+    for a claim window, each times a factor drawn between 0.5 and 1.5."""
+
+    think: float
+    claim: float
+
+    def delay(self, state: dict[str, Any], rng: random.Random) -> float:
+        legal = state["view"]["legal"]
+        base = self.claim if any(a["type"] == "pass" for a in legal) else self.think
+        return base * rng.uniform(0.5, 1.5) if base > 0 else 0.0
 
 
 def choose(state: dict[str, Any]) -> dict[str, Any] | None:
@@ -62,8 +86,8 @@ def choose(state: dict[str, Any]) -> dict[str, Any] | None:
     return {"type": "discard", "tile": drawn if drawn in discards else discards[-1]}
 
 
-async def seat_client(url: str, code: str, token: str, seat: int, stats: Stats, think: float,
-                      stop: asyncio.Event, seated: list[asyncio.Event]) -> None:
+async def seat_client(url: str, k: int, code: str, token: str, seat: int, stats: Stats, pace: Pace,
+                      stop: asyncio.Event, seated: list[asyncio.Event], rng: random.Random) -> None:
     ws_url = url.replace("http://", "ws://") + f"/ws/{code}"
     async with websockets.connect(ws_url, additional_headers={"Cookie": f"xz_session={token}"},
                                   max_size=2**22, compression=None) as ws:
@@ -90,6 +114,7 @@ async def seat_client(url: str, code: str, token: str, seat: int, stats: Stats, 
             if kind == "hello" and msg["seat"] == seat:
                 seated[seat].set()
             elif kind == "state":
+                stats.playing.add(k)
                 if sent_at is not None and msg["version"] > sent_version:
                     if stats.measuring:
                         stats.latencies.append(time.perf_counter() - sent_at)
@@ -98,6 +123,7 @@ async def seat_client(url: str, code: str, token: str, seat: int, stats: Stats, 
                 if decision is not None and decision != answered:
                     action = choose(msg)
                     if action is not None:
+                        think = pace.delay(msg, rng)
                         if think:
                             await asyncio.sleep(think)
                         answered = decision
@@ -122,7 +148,7 @@ async def login(http: httpx.AsyncClient, nickname: str) -> str:
     return r.cookies["xz_session"]
 
 
-async def table(url: str, k: int, stats: Stats, think: float, stop: asyncio.Event) -> None:
+async def table(url: str, k: int, stats: Stats, pace: Pace, stop: asyncio.Event) -> None:
     async with httpx.AsyncClient(base_url=url, timeout=30) as http:
         tokens = [await login(http, f"load{k}-{s}") for s in range(4)]
         http.cookies.clear()
@@ -131,7 +157,8 @@ async def table(url: str, k: int, stats: Stats, think: float, stop: asyncio.Even
         r.raise_for_status()
         code = r.json()["code"]
     seated = [asyncio.Event() for _ in range(4)]
-    await asyncio.gather(*(seat_client(url, code, tokens[s], s, stats, think, stop, seated) for s in range(4)),
+    await asyncio.gather(*(seat_client(url, k, code, tokens[s], s, stats, pace, stop, seated,
+                                       random.Random(k * 4 + s)) for s in range(4)),
                          return_exceptions=True)
 
 
@@ -155,11 +182,15 @@ def free_port() -> int:
         return port
 
 
-async def run(tables: int, seconds: float, think: float, url: str) -> dict[str, Any]:
+async def run(tables: int, seconds: float, pace: Pace, url: str) -> dict[str, Any]:
     stats = Stats()
     stop = asyncio.Event()
-    tasks = [asyncio.create_task(table(url, k, stats, think, stop)) for k in range(tables)]
-    await asyncio.sleep(min(5.0, seconds / 4))  # warm-up: logins, seating, first deals
+    tasks = [asyncio.create_task(table(url, k, stats, pace, stop)) for k in range(tables)]
+    # warm-up: every table's logins, seating and first deal (at most two minutes), then a few moves
+    deadline = time.monotonic() + 120
+    while len(stats.playing) < tables and time.monotonic() < deadline:
+        await asyncio.sleep(0.2)
+    await asyncio.sleep(2.0)
     stats.measuring = True
     start = time.perf_counter()
     await asyncio.sleep(seconds)
@@ -178,7 +209,8 @@ async def run(tables: int, seconds: float, think: float, url: str) -> dict[str, 
     return {
         "tables": tables,
         "seconds": round(elapsed, 1),
-        "think_seconds": think,
+        "think_seconds": pace.think,
+        "claim_think_seconds": pace.claim,
         "hands": stats.hands,
         "hands_per_second": round(stats.hands / elapsed, 2),
         "actions": stats.actions,
@@ -190,7 +222,7 @@ async def run(tables: int, seconds: float, think: float, url: str) -> dict[str, 
     }
 
 
-def measure(tables: int, seconds: float, think: float) -> dict[str, Any]:
+def measure(tables: int, seconds: float, pace: Pace) -> dict[str, Any]:
     """One level of load against a server of its own, stopped whatever happens."""
     port = free_port()
     with tempfile.TemporaryDirectory() as tmp:
@@ -207,7 +239,7 @@ def measure(tables: int, seconds: float, think: float) -> dict[str, Any]:
                     if time.monotonic() > deadline or proc.poll() is not None:
                         raise SystemExit("the server did not start") from None
                     time.sleep(0.1)
-            return asyncio.run(run(tables, seconds, think, url))
+            return asyncio.run(run(tables, seconds, pace, url))
         finally:
             proc.terminate()
             try:
@@ -221,7 +253,13 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--tables", default="50", help="tables, or several levels: 50,200,400")
     parser.add_argument("--seconds", type=float, default=30.0)
-    parser.add_argument("--think", type=float, default=0.0, help="client thinking time before each action (s)")
+    from xuezhan.server import ServerConfig
+
+    config = ServerConfig()
+    parser.add_argument("--think", type=float, default=config.bot_delay,
+                        help="mean thinking time before a turn or a choice (s; default: the server's bots')")
+    parser.add_argument("--claim-think", type=float, default=config.bot_claim_delay,
+                        help="mean thinking time before answering a claim window (s; default: the server's bots')")
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--serve", nargs=2, metavar=("PORT", "DB"), help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -233,12 +271,13 @@ def main() -> int:
     except ValueError:
         parser.error("--tables takes numbers separated by commas")
     for tables in levels:
-        result = measure(tables, args.seconds, args.think)
+        result = measure(tables, args.seconds, Pace(args.think, args.claim_think))
         if args.json:
             print(json.dumps(result), flush=True)
             continue
         lat = result["latency_ms"]
-        print(f"{result['tables']} tables, {result['seconds']} s: {result['hands']} hands "
+        print(f"{result['tables']} tables, thinking {args.think} s (claims {args.claim_think} s), "
+              f"{result['seconds']} s: {result['hands']} hands "
               f"({result['hands_per_second']}/s), {result['actions']} actions ({result['actions_per_second']}/s)")
         print(f"action latency: p50 {lat['p50']} ms, p99 {lat['p99']} ms, max {lat['max']} ms"
               + (f"; errors {result['errors']}" if result["errors"] else ""), flush=True)

@@ -48,8 +48,8 @@ MAX_LIVES = 200  # a bound on the loop, far above what a match takes
 WAIT = 60.0  # seconds: generous bounds on waits, never timing assertions
 CONFIG = f"""\
 [server]
-bot_delay = 0
-bot_claim_delay = 0
+bot_delay = 0.005  # a pace of its own: how far the bots get between two kills does not hang on
+bot_claim_delay = 0.005  # how fast the server happens to be
 turn_timeout = 0
 claim_timeout = 0
 choice_timeout = 0

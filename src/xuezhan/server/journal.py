@@ -14,7 +14,7 @@ write ever waits on SQLite's lock (whose busy handler sleeps in steps of up to 1
 from __future__ import annotations
 
 import asyncio
-import concurrent.futures
+import contextlib
 import logging
 import threading
 from collections.abc import Callable
@@ -35,63 +35,120 @@ def hand_start(hand: Hand) -> dict[str, Any]:
             "bystanders": [b.player for b in hand.bets]}
 
 
-def _settle(done: concurrent.futures.Future[None], error: Exception | None) -> None:
-    """Tell a waiting table how its write went, unless it stopped waiting (a closed table)."""
-    try:
+_Job = tuple[str, Any, Any, "asyncio.Future[Any]"]
+"""``("log", key, entries, done)`` or ``("call", fn, args, done)``."""
+
+
+def _resolve(outcomes: list[tuple[asyncio.Future[Any], Any, BaseException | None]]) -> None:
+    """On the event loop: tell each waiting table how its job went, unless it stopped waiting."""
+    for done, result, error in outcomes:
+        if done.done():  # its table closed meanwhile
+            continue
         if error is None:
-            done.set_result(None)
+            done.set_result(result)
         else:
             done.set_exception(error)
-    except concurrent.futures.InvalidStateError:
-        pass
 
 
 class LogWriter:
     """Writes the entries that tables hand it on one thread of its own, everything waiting at the
-    moment in one transaction (a group commit). A table waits only for the write of its entries:
-    no task in between, so an action costs one transaction shared with every other table."""
+    moment in one transaction (a group commit). A table waits only for the write of its entries,
+    and every table of a commit hears of it in one wake-up of the event loop: an action costs one
+    transaction shared with every other table, and no thread hand-off of its own."""
 
     def __init__(self, bank: Bank) -> None:
         self.bank = bank
-        self._lock = threading.Lock()
-        self._queue: list[tuple[str, list[LogEntry], concurrent.futures.Future[None]]] = []
-        self._thread = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="hand-log")
+        self._ready = threading.Condition()
+        self._jobs: list[_Job] = []
+        self._loops: list[asyncio.AbstractEventLoop] = []
+        self._thread: threading.Thread | None = None
+        self._closing = False
+
+    def _submit(self, kind: str, a: Any, b: Any) -> asyncio.Future[Any]:
+        loop = asyncio.get_running_loop()
+        done: asyncio.Future[Any] = loop.create_future()
+        with self._ready:
+            if self._closing:
+                raise RuntimeError("the hand-log writer is closed")
+            self._jobs.append((kind, a, b, done))
+            self._loops.append(loop)
+            if self._thread is None:
+                self._thread = threading.Thread(target=self._run, name="hand-log", daemon=True)
+                self._thread.start()
+            self._ready.notify()
+        return done
 
     async def write(self, key: str, entries: list[LogEntry]) -> None:
         """Write ``entries`` of match ``key``; returns once they are committed (raises if refused)."""
-        done: concurrent.futures.Future[None] = concurrent.futures.Future()
-        with self._lock:
-            self._queue.append((key, entries, done))
-        self._thread.submit(self._drain)
-        await asyncio.wrap_future(done)
+        await self._submit("log", key, entries)
 
     async def call(self, fn: Callable[..., T], *args: Any) -> T:
         """Run ``fn(*args)`` on the writer's thread, between two group commits."""
-        return await asyncio.wrap_future(self._thread.submit(fn, *args))
+        result: T = await self._submit("call", fn, args)
+        return result
 
-    def _drain(self) -> None:
-        """On the writer's thread: write everything queued (an earlier drain may have taken it all)."""
-        with self._lock:
-            batch, self._queue = self._queue, []
-        if not batch:
-            return
+    def _run(self) -> None:
+        """The writer's thread: take everything queued, write it, tell the tables, until closed."""
+        while True:
+            with self._ready:
+                while not self._jobs and not self._closing:
+                    self._ready.wait()
+                if not self._jobs:
+                    return
+                jobs, self._jobs = self._jobs, []
+                loops, self._loops = self._loops, []
+            outcomes = self._work(jobs)
+            by_loop: dict[asyncio.AbstractEventLoop, list[tuple[asyncio.Future[Any], Any, BaseException | None]]] = {}
+            for loop, outcome in zip(loops, outcomes, strict=True):
+                by_loop.setdefault(loop, []).append(outcome)
+            for loop, told in by_loop.items():
+                with contextlib.suppress(RuntimeError):  # a closed loop: nobody waits any more
+                    loop.call_soon_threadsafe(_resolve, told)
+
+    def _work(self, jobs: list[_Job]) -> list[tuple[asyncio.Future[Any], Any, BaseException | None]]:
+        """Do ``jobs`` in order, each run of hand logs in one group commit; the outcome of each."""
+        outcomes: list[tuple[asyncio.Future[Any], Any, BaseException | None]] = []
+        i = 0
+        while i < len(jobs):
+            kind, a, b, done = jobs[i]
+            if kind == "call":
+                try:
+                    outcomes.append((done, a(*b), None))
+                except Exception as exc:
+                    outcomes.append((done, None, exc))
+                i += 1
+                continue
+            j = i
+            while j < len(jobs) and jobs[j][0] == "log":
+                j += 1
+            outcomes.extend(self._write_logs(jobs[i:j]))
+            i = j
+        return outcomes
+
+    def _write_logs(self, batch: list[_Job]) -> list[tuple[asyncio.Future[Any], Any, BaseException | None]]:
         try:
-            self.bank.write_log([(key, e) for key, entries, _ in batch for e in entries])
+            self.bank.write_log([(key, e) for _, key, entries, _ in batch for e in entries])
         except Exception:
             # one match's entry was refused: write each match alone, so only that one fails
-            for key, entries, done in batch:
+            outcomes: list[tuple[asyncio.Future[Any], Any, BaseException | None]] = []
+            for _, key, entries, done in batch:
                 try:
                     self.bank.write_log([(key, e) for e in entries])
                 except Exception as exc:
-                    _settle(done, exc)
+                    outcomes.append((done, None, exc))
                 else:
-                    _settle(done, None)
-            return
-        for _, _, done in batch:
-            _settle(done, None)
+                    outcomes.append((done, None, None))
+            return outcomes
+        return [(done, None, None) for _, _, _, done in batch]
 
     async def close(self) -> None:
-        await asyncio.to_thread(self._thread.shutdown, wait=True)
+        """Finish what is queued and stop the thread."""
+        with self._ready:
+            self._closing = True
+            self._ready.notify()
+            thread = self._thread
+        if thread is not None:
+            await asyncio.to_thread(thread.join)
 
 
 class Journal:

@@ -107,10 +107,11 @@ class Outbound:
             "timeouts": {"turn": c.turn_timeout, "claim": c.claim_timeout, "choice": c.choice_timeout},
         }
 
-    def ms_until(self, when: float) -> int:
-        return max(0, int((when - self.table.now()) * 1000))
+    def ms_until(self, when: float, now: float | None = None) -> int:
+        """Milliseconds from ``now`` (the table's clock when not given) until ``when``."""
+        return max(0, int((when - (self.table.now() if now is None else now)) * 1000))
 
-    def timer_for(self, seat: int | None) -> dict[str, Any] | None:
+    def timer_for(self, seat: int | None, now: float | None = None) -> dict[str, Any] | None:
         """The countdown a connection sees: its own decision, or whose turn it is; never who may claim."""
         t = self.table
         driver = t.driver
@@ -119,19 +120,20 @@ class Outbound:
         game = driver.game
         pending = game.pending()
         if seat is not None and seat in pending and not t.bot_controls(seat):
-            return {"seat": seat, "remaining_ms": self.ms_until(t.clocks.deadline.get(seat, 0.0)),
+            return {"seat": seat, "remaining_ms": self.ms_until(t.clocks.deadline.get(seat, 0.0), now),
                     "total_ms": int(t.timeout_for(seat) * 1000), "mine": True}
         if game.phase is Phase.TURN and not t.bot_controls(game.turn):
             turn = game.turn
-            return {"seat": turn, "remaining_ms": self.ms_until(t.clocks.deadline.get(turn, 0.0)),
+            return {"seat": turn, "remaining_ms": self.ms_until(t.clocks.deadline.get(turn, 0.0), now),
                     "total_ms": int(t.timeout_for(turn) * 1000), "mine": False}
         return None
 
-    def state_text(self, conn: Conn, view_text: str) -> str:
-        """The state message of ``conn`` as JSON text, around its view already encoded (:func:`view_texts`)."""
-        return f'{dumps(self._state_fields(conn))[:-1]},"view":{view_text}}}'
+    def state_text(self, conn: Conn, view_text: str, now: float | None = None) -> str:
+        """The state message of ``conn`` as JSON text, around its view already encoded (:func:`view_texts`);
+        its clocks read at ``now`` (the table's clock when not given)."""
+        return f'{dumps(self._state_fields(conn, now))[:-1]},"view":{view_text}}}'
 
-    def _state_fields(self, conn: Conn) -> dict[str, Any]:
+    def _state_fields(self, conn: Conn, now: float | None = None) -> dict[str, Any]:
         """A state message but its view; moves the connection's count of events sent on."""
         t = self.table
         assert t.hand is not None
@@ -149,12 +151,12 @@ class Outbound:
             "reset": reset,
             "events": events,
             "decision": self.decision_of(conn.seat),
-            "timer": self.timer_for(conn.seat),
-            "deadline_ms": self.deadline_ms(conn.seat),
+            "timer": self.timer_for(conn.seat, now),
+            "deadline_ms": self.deadline_ms(conn.seat, now),
             "trustee": t.trustee(conn.seat) if conn.seat is not None else False,
         }
 
-    def deadline_ms(self, seat: int | None) -> int | None:
+    def deadline_ms(self, seat: int | None, now: float | None = None) -> int | None:
         """Milliseconds left for the decision this seat's person must take now (``None``: none,
         or the bot decides for the seat)."""
         t = self.table
@@ -163,7 +165,7 @@ class Outbound:
             return None
         if seat not in driver.game.pending():
             return None
-        return self.ms_until(t.clocks.deadline.get(seat, 0.0))
+        return self.ms_until(t.clocks.deadline.get(seat, 0.0), now)
 
     def decision_of(self, seat: int | None) -> int | None:
         """The version at which the seat's open decision began: one answer per decision."""
@@ -185,8 +187,9 @@ class Outbound:
         if t.hand is None:
             return
         texts = view_texts(views.table_views(t.hand.game, {conn.seat for conn in t.conns}))
+        now = t.now()  # one reading of the clock for every message of the change
         for conn in list(t.conns):
-            conn.send_text(self.state_text(conn, texts[conn.seat]))
+            conn.send_text(self.state_text(conn, texts[conn.seat], now))
 
     def broadcast_room(self, exclude: Conn | None = None) -> None:
         t = self.table

@@ -13,11 +13,13 @@ lock at once, so two settlements never interleave).
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Final
 
+import orjson
 from alembic import command
 from alembic.config import Config
 from alembic.runtime.migration import MigrationContext
@@ -29,6 +31,15 @@ from sqlalchemy.pool import StaticPool
 MIGRATIONS: Final = Path(__file__).parent / "migrations"
 _MIGRATION_LOCK: Final = 0x7875657A68616E  # "xuezhan"
 DEFAULT_FILE: Final = "xuezhan.sqlite3"
+
+
+def json_text(value: Any) -> str:
+    """How JSON columns are written: compact, by orjson (the standard library for integers
+    beyond 64 bits, which orjson refuses)."""
+    try:
+        return orjson.dumps(value, option=orjson.OPT_NON_STR_KEYS).decode()
+    except TypeError:
+        return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
 
 
 def default_url() -> str:
@@ -67,6 +78,7 @@ def _sqlite_setup(engine: Engine, *, file: bool) -> None:
 def make_engine(url: str | URL | None = None, **kwargs: Any) -> Engine:
     """An engine for ``url`` (default :func:`default_url`); extra ``kwargs`` go to ``create_engine``."""
     u = normalise_url(url if url is not None else default_url())
+    kwargs.setdefault("json_serializer", json_text)
     if u.get_backend_name() == "sqlite":
         if u.database in (None, "", ":memory:"):
             # one in-memory database shared by every use of the engine

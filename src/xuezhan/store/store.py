@@ -770,7 +770,7 @@ class Store:
                 tails[(match_id, hand_no)] = (log_id, count + 1)
             if rows:
                 try:
-                    s.execute(insert(HandAction), rows)
+                    s.connection().execute(insert(HandAction), rows)  # on the connection: no ORM bookkeeping
                 except IntegrityError:  # another writer got there first
                     raise StoreError("action_conflict", "a logged action was written by someone else") from None
         with self._tails_lock:
