@@ -122,6 +122,39 @@ def test_tiers_are_listed_and_rooms_take_them(make_app: Callable[..., Any]) -> N
     guest.close()
 
 
+def test_a_player_whose_coins_fall_under_the_tier_minimum_is_stood_up_between_hands(
+        make_app: Callable[..., Any]) -> None:
+    novice = tier("novice")
+    app = make_app(custom_stakes=False, starting_coins=novice.min_balance, next_hand_delay=60.0,
+                   turn_timeout=0.01, claim_timeout=0.01, choice_timeout=0.01)
+    outcomes: set[bool] = set()
+    for k in range(12):  # until both a loss and no loss in the first hand were seen
+        p = Client(app, f"low{k}")
+        r = p.http.post("/api/quickstart", json={"tier": "novice", "hands": 2, "accept_risk": True})
+        assert r.status_code == 200, r.json()
+        p.connect(r.json()["code"])
+        end = p.wait_for(lambda m: m["type"] == "hand_end")
+        balance = p.http.get("/api/me").json()["coins"]
+        assert balance == novice.min_balance + end["coins"][0]
+        p.send({"type": "ready"})
+        short = balance < novice.min_balance
+        if short:
+            refused = p.wait_for(lambda m: m["type"] == "error")
+            assert (refused["code"], refused["for"]) == ("insufficient_balance", "sit")
+            assert str(novice.min_balance) in refused["message"]
+            assert p.wait_for(lambda m: m["type"] == "hello")["seat"] is None  # watching now
+            room = p.wait_for(lambda m: m["type"] == "room" and m["room"]["seats"][0]["bot"])["room"]
+            assert all(seat["bot"] for seat in room["seats"])  # a bot took the seat
+        else:
+            state = p.wait_for(lambda m: m["type"] == "state" and m["hand_no"] == 2)
+            assert state["view"]["seat"] == 0  # dealt in again
+        outcomes.add(short)
+        p.close()
+        if outcomes == {True, False}:
+            break
+    assert outcomes == {True, False}
+
+
 # --- relief and the wallet -----------------------------------------------------------------------------------
 
 

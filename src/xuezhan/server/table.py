@@ -456,7 +456,7 @@ class Table:
         elif kind == "trustee":
             self._on_trustee(conn, bool(msg.data["on"]))
         elif kind == "hint":
-            self._on_hint(conn)
+            await self._on_hint(conn)
 
     @staticmethod
     def _ok(conn: Conn, kind: str) -> None:
@@ -512,14 +512,17 @@ class Table:
         self._ok(conn, "action")
         self._changed()
 
-    def _on_hint(self, conn: Conn) -> None:
-        """The advisor's ranking of the seat's choices, from its own view only (:mod:`xuezhan.hints`)."""
+    async def _on_hint(self, conn: Conn) -> None:
+        """The advisor's ranking of the seat's choices, from its own view only (:mod:`xuezhan.hints`),
+        worked out on a worker thread (as a bot's choice is): the other tables go on meanwhile, and
+        this one waits, so the game it reads holds still."""
         seated = self._seated_in_hand(conn, "hint")
         if seated is None:
             return
         seat, driver = seated
         game = driver.game
-        conn.send({**hint_json(SeatView(game, seat), game.legal_actions(seat), conn.lang), "for": "hint"})
+        hint = await asyncio.to_thread(hint_json, SeatView(game, seat), game.legal_actions(seat), conn.lang)
+        conn.send({**hint, "for": "hint"})
 
     def _on_trustee(self, conn: Conn, on: bool) -> None:
         seat = conn.seat
@@ -576,18 +579,28 @@ class Table:
             conn.hand_key = -1
             self.out.send_state(conn)
 
+    def _min_balance(self) -> int:
+        """The balance a seat here needs: the tier's minimum, else the room's fee (at least one coin)."""
+        t = self.tier
+        return max(1, self.room.fee) if t is None else t.min_balance
+
+    def _refuse_short(self, conn: Conn, balance: int) -> None:
+        need = self._min_balance()
+        t = self.tier
+        tier_name = i18n.t(f"server.tier.{t.id if t is not None else 'custom'}", conn.lang)
+        self._refuse(conn, "sit", "insufficient_balance", f"this room needs at least {need} coins",
+                     tier=tier_name, min_balance=need, coins=balance, count=balance)
+
     def _can_afford(self, conn: Conn, balance: int, accept_risk: bool) -> bool:
         """The stake check of a seat (as the lobby's, :func:`xuezhan.server.app.stake_check`): refuse
         ``insufficient_balance`` under the minimum, ``stake_warning`` when the worst hand costs more
         than the balance and the player has not accepted the risk."""
         t = self.tier
-        need = max(1, self.room.fee) if t is None else t.min_balance
-        tier_name = i18n.t(f"server.tier.{t.id if t is not None else 'custom'}", conn.lang)
-        if balance < need:
-            self._refuse(conn, "sit", "insufficient_balance", f"this room needs at least {need} coins",
-                         tier=tier_name, min_balance=need, coins=balance, count=balance)
+        if balance < self._min_balance():
+            self._refuse_short(conn, balance)
             return False
         if t is not None and not accept_risk:
+            tier_name = i18n.t(f"server.tier.{t.id}", conn.lang)
             worst = t.max_loss(self.room.rules)
             if balance < worst:
                 self._refuse(conn, "sit", "stake_warning", f"one hand here can cost up to {worst} coins; you have "
@@ -649,6 +662,35 @@ class Table:
         conn.watch = True
         conn.send(self.out.hello(conn))
         self._ok(conn, "leave")
+        self.out.broadcast_room()
+
+    async def _stand_up_the_short(self) -> None:
+        """Between hands: a person whose balance fell under what a seat here needs
+        (:meth:`_min_balance`) leaves the match, as by ``leave``; a bot takes the seat. The
+        connection is told why (``insufficient_balance``) and watches on."""
+        match = self.match
+        if match is None or self.status is not Status.BETWEEN:
+            return
+        for player in self.players:  # coins may have moved elsewhere too (another table, relief)
+            if player is not None and not is_bot(player):
+                account = await self._write(self.bank.account, player)
+                if account is not None:
+                    self.balances[player] = account.balance
+        short = [(seat, player) for seat, player in enumerate(self.players)
+                 if player is not None and not is_bot(player) and self.balances.get(player, 0) < self._min_balance()]
+        if not short:
+            return
+        for seat, player in short:
+            match.leave(player)
+            self.ready.discard(seat)
+            conn = self.seat_conn.pop(seat, None)
+            if conn is not None:
+                self._refuse_short(conn, self.balances.get(player, 0))  # why, then where it is now
+                conn.seat = None
+                conn.watch = True
+                conn.send(self.out.hello(conn))
+        self._fill_with_bots()
+        await self._save_match()
         self.out.broadcast_room()
 
     async def _on_start(self, conn: Conn) -> None:
@@ -872,7 +914,9 @@ class Table:
             if self.status is Status.BETWEEN:
                 humans = self._humans_connected()
                 if humans and (now >= self.next_hand_at or humans <= self.ready):
-                    await self._start_hand()
+                    await self._stand_up_the_short()
+                    if self._humans_connected():
+                        await self._start_hand()
                     continue
             return
 
