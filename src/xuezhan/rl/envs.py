@@ -143,7 +143,7 @@ class XuezhanAEC(AECEnv[str, Obs, int | None]):
         table = self.table
         first = table.step(_SEAT[agent], int(action))  # an illegal action raises, changing nothing
         self._cumulative_rewards[agent] = 0.0
-        self.rewards = dict(zip(PLAYERS, table.rewards(), strict=True))
+        paid = table.rewards()
         if first is not None:
             self.agent_selection = PLAYERS[first]
         else:
@@ -151,7 +151,11 @@ class XuezhanAEC(AECEnv[str, Obs, int | None]):
                 self.terminations = dict.fromkeys(self.agents, True)
             if self.agents:
                 self.agent_selection = self.agents[0]
-        self._accumulate_rewards()
+        if any(paid):
+            self.rewards = dict(zip(PLAYERS, paid, strict=True))
+            self._accumulate_rewards()
+        else:  # most steps pay nothing: nothing to add up
+            self.rewards = dict.fromkeys(PLAYERS, 0.0)
 
     def render(self) -> str | None:
         if self.render_mode is None or not self.table.dealt:
