@@ -194,8 +194,7 @@ static int deal(TableObject *t, uint64_t seed, int dealer, const uint8_t *tiles,
     g->events = t->hand.events;
     if (!tiles) {
         xz_new_game(g, &t->hand.rules, seed, dealer);
-    } else if (xz_new_game_from_deal(g, &t->hand.rules, tiles, dealer, direction) < 0) {
-        xz_new_game(g, &t->hand.rules, 0, -1); /* the table keeps a sound hand */
+    } else if (xz_new_game_from_deal(g, &t->hand.rules, tiles, dealer, direction) < 0) { /* nothing changed */
         PyErr_SetString(PyExc_ValueError, "a prepared deal holds every tile four times");
         return -1;
     }

@@ -202,10 +202,10 @@ def test_the_core_writes_into_buffers_of_the_right_size_only() -> None:
 def test_the_engine_is_chosen_or_refused_with_a_code(monkeypatch: pytest.MonkeyPatch) -> None:
     assert rl.env().engine == "native" and rl.parallel_env().engine == "native"
     assert rl.single_agent_env(opponents="random").engine == "native"
-    assert rl.single_agent_env().engine == "python"  # the heuristic bot is not compiled at a table
+    assert rl.single_agent_env(opponents=["random", "expert", "random"]).engine == "python"  # not compiled
     assert rl.env(engine="python").engine == "python"
     with pytest.raises(XuezhanError) as info:
-        rl.single_agent_env(opponents=["random", "heuristic", "random"], engine="native")
+        rl.single_agent_env(opponents=["random", "expert", "random"], engine="native")
     assert info.value.code == "native_refused"
     with pytest.raises(XuezhanError) as info:
         rl.env(engine="compiled")

@@ -275,7 +275,6 @@ class NativeTable(_Seats):
         self._core = native.learning_table(self.rules, [self.opponents.get(s) for s in range(4)])
         self._take = self._core.take
         self._observe = self._core.observe
-        self._first = -1
         self._game: native.NativeGame | None = None
         self._prepared: tuple[Deal, int, int | None] | None = None
         self._replica: Game | None = None
@@ -288,7 +287,7 @@ class NativeTable(_Seats):
         hs = hand_seed(seed, 1)
         for s in self.learners:  # the stand-in bots, seeded as the runtime seeds every seat's bot
             self.seats[s].bot.start_hand(bot_seed(hs, s))
-        self._first = self._core.deal(hs)
+        self._core.deal(hs)
         self._game = native.NativeGame.of_table(self._core, self.rules)
         self._prepared = None
         self._replica = None
@@ -302,7 +301,7 @@ class NativeTable(_Seats):
         tiles = bytes([t for hand in deal.hands for t in hand] + list(deal.wall))
         for s in self.learners:
             self.seats[s].bot.start_hand(bot_seed(0, s))
-        self._first = self._core.deal_from(tiles, dealer, exchange_direction or 0)
+        self._core.deal_from(tiles, dealer, exchange_direction or 0)
         self._game = native.NativeGame.of_table(self._core, self.rules)
         self._prepared = (deal, dealer, exchange_direction)
         self._replica = None
@@ -325,7 +324,10 @@ class NativeTable(_Seats):
         return self._core.deciding() if self._game is not None else []
 
     def first_deciding(self) -> int | None:
-        return None if self._game is None or self._first < 0 else self._first
+        if self._game is None:
+            return None
+        first = self._core.first()
+        return None if first < 0 else first
 
     def legal(self, seat: int) -> tuple[Action, ...]:
         return self.game.legal_actions(seat)
@@ -373,7 +375,6 @@ class NativeTable(_Seats):
             raise IllegalActionError("hand_over", "the hand is over: reset the environment")
         first = self._take(seat, index)
         if first >= -1:
-            self._first = first
             return None if first < 0 else first
         if first == -2:
             raise IllegalActionError("illegal_action", f"seat {seat} may not take action {index} now")
