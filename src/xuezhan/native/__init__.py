@@ -421,15 +421,20 @@ class NativeGame:
         detail = self._hand.summary()[5]
         return list(_actions(_words(detail[3])))
 
-    @classmethod
-    def of_table(cls, table: Any, rules: Rules) -> NativeGame:
+    @staticmethod
+    def of_table(table: Any, rules: Rules) -> NativeGame:
         """The hand a :func:`learning_table` holds now, seen as a game (the same object underneath:
         it follows the table from hand to hand; ``seed`` is the seed of the hand dealt when called)."""
-        game = cls.__new__(cls)
-        game.rules = rules
-        game.seed = int(table.seed)
-        game._hand = table
-        return game
+        return _TableGame(table, rules)
+
+
+class _TableGame(NativeGame):
+    """:meth:`NativeGame.of_table`: a game over the hand of a learning table."""
+
+    def __init__(self, table: Any, rules: Rules) -> None:  # the table has dealt it: nothing to check or deal
+        self.rules = rules
+        self.seed = int(table.seed)
+        self._hand = table
 
 
 def _in_range(value: object, n: int) -> bool:
