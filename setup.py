@@ -27,7 +27,7 @@ setup(
     ext_modules=[
         Extension(
             "xuezhan.native._core",
-            sources=["csrc/xz_engine.c", "csrc/xz_module.c"],
+            sources=["csrc/xz_engine.c", "csrc/xz_module.c", "csrc/xz_env.c"],
             depends=["csrc/xz_engine.h"],
             optional=True,
         )

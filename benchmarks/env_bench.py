@@ -3,33 +3,35 @@
     python benchmarks/env_bench.py [--json] [--seconds S]
 
 In one process, for about S seconds each (default 10): steps per second of
-``xuezhan.rl.env()`` with random masked actions (each step: ``last()`` encodes the
+``xuezhan.rl.env()`` with random masked actions (each step: ``last()`` gives the
 observation and the mask of the seat to act, a legal action is drawn from the mask,
-``step()`` applies it); the same loop over ``xuezhan.rl.parallel_env()`` and over the bare
-engine (no observation: the speed limit of the rules); and RLCard's ``mahjong``
-environment with random legal actions (``env.step`` returns the next player's encoded
-state; reported as null when RLCard is not installed). ``ratio`` is AEC steps/s over
-RLCard steps/s.
+``step()`` applies it), on the engine it picks by default (the compiled core when built:
+``aec_engine``) and on the Python engine (``engine="python"``); the same loop over
+``xuezhan.rl.parallel_env()`` on both; the bare Python engine (no observation: the speed
+limit of the rules in Python); and RLCard's ``mahjong`` environment with random legal
+actions (``env.step`` returns the next player's encoded state; reported as null when RLCard
+is not installed). Every loop draws its actions with the same ``random.Random``.
+``ratio`` is AEC steps/s (default engine) over RLCard steps/s, ``python_ratio`` the same
+for the Python engine.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import random
 import time
 from typing import Any
-
-import numpy as np
 
 from xuezhan import rl
 from xuezhan.engine.game import Game
 from xuezhan.rules import Rules
 
 
-def aec_steps_per_second(seconds: float, seed: int = 1) -> tuple[float, int]:
-    env = rl.env(seed=seed)
-    rng = np.random.default_rng(seed)
+def aec_steps_per_second(seconds: float, seed: int = 1, engine: str = "auto") -> tuple[float, int, str]:
+    env = rl.env(seed=seed, engine=engine)
+    rng = random.Random(seed)
     steps = hands = 0
     start = time.perf_counter()
     while time.perf_counter() - start < seconds:
@@ -39,15 +41,16 @@ def aec_steps_per_second(seconds: float, seed: int = 1) -> tuple[float, int]:
             if term or trunc:
                 env.step(None)
                 continue
-            env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+            legal = obs["action_mask"].nonzero()[0]
+            env.step(int(legal[int(rng.random() * len(legal))]))
             steps += 1
         hands += 1
-    return steps / (time.perf_counter() - start), hands
+    return steps / (time.perf_counter() - start), hands, env.engine
 
 
-def parallel_steps_per_second(seconds: float, seed: int = 1) -> float:
-    env = rl.parallel_env(seed=seed)
-    rng = np.random.default_rng(seed)
+def parallel_steps_per_second(seconds: float, seed: int = 1, engine: str = "auto") -> float:
+    env = rl.parallel_env(seed=seed, engine=engine)
+    rng = random.Random(seed)
     decisions = 0
     start = time.perf_counter()
     while time.perf_counter() - start < seconds:
@@ -55,8 +58,8 @@ def parallel_steps_per_second(seconds: float, seed: int = 1) -> float:
         while env.agents:
             actions = {}
             for a in env.agents:
-                legal = np.flatnonzero(obs[a]["action_mask"])
-                actions[a] = int(rng.choice(legal)) if len(legal) else 0
+                legal = obs[a]["action_mask"].nonzero()[0]
+                actions[a] = int(legal[int(rng.random() * len(legal))]) if len(legal) else 0
                 decisions += len(legal) > 0
             obs, _, _, _, _ = env.step(actions)
     return decisions / (time.perf_counter() - start)
@@ -82,13 +85,14 @@ def rlcard_steps_per_second(seconds: float, seed: int = 1) -> float | None:
     except ImportError:
         return None
     env = rlcard.make("mahjong", config={"seed": seed})
-    rng = np.random.default_rng(seed)
+    rng = random.Random(seed)
     steps = 0
     start = time.perf_counter()
     while time.perf_counter() - start < seconds:
         state, _ = env.reset()
         while not env.is_over():
-            state, _ = env.step(int(rng.choice(list(state["legal_actions"]))))
+            legal = list(state["legal_actions"])
+            state, _ = env.step(legal[int(rng.random() * len(legal))])
             steps += 1
     return steps / (time.perf_counter() - start)
 
@@ -98,29 +102,40 @@ def main() -> None:
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--seconds", type=float, default=10.0)
     args = parser.parse_args()
-    aec, hands = aec_steps_per_second(args.seconds)
+    secs = args.seconds
+    aec, hands, engine = aec_steps_per_second(secs)
+    aec_python, _, _ = aec_steps_per_second(secs, engine="python")
+    rlc = rlcard_steps_per_second(secs)
     result: dict[str, Any] = {
         "aec_steps_per_second": aec,
+        "aec_engine": engine,
         "aec_hands": hands,
-        "parallel_decisions_per_second": parallel_steps_per_second(args.seconds),
-        "engine_steps_per_second": engine_steps_per_second(args.seconds),
-        "rlcard_steps_per_second": rlcard_steps_per_second(args.seconds),
+        "aec_python_steps_per_second": aec_python,
+        "parallel_decisions_per_second": parallel_steps_per_second(secs),
+        "parallel_python_decisions_per_second": parallel_steps_per_second(secs, engine="python"),
+        "engine_steps_per_second": engine_steps_per_second(secs),
+        "rlcard_steps_per_second": rlc,
+        "ratio": aec / rlc if rlc else None,
+        "python_ratio": aec_python / rlc if rlc else None,
+        "aec_vs_python": aec / aec_python,
+        "load_average": os.getloadavg()[0],
         "observation_size": rl.OBS_SIZE,
         "action_space": rl.ACTION_SPACE_SIZE,
     }
-    rlc = result["rlcard_steps_per_second"]
-    result["ratio"] = aec / rlc if rlc else None
     if args.json:
         print(json.dumps(result))
         return
-    print(f"xuezhan AEC env:        {aec:10.0f} steps/s ({hands} hands)")
-    print(f"xuezhan parallel env:   {result['parallel_decisions_per_second']:10.0f} decisions/s")
-    print(f"xuezhan engine alone:   {result['engine_steps_per_second']:10.0f} steps/s")
+    print(f"xuezhan AEC env ({engine}):{aec:12.0f} steps/s ({hands} hands)")
+    print(f"xuezhan AEC env (python):  {aec_python:10.0f} steps/s")
+    print(f"xuezhan parallel env:      {result['parallel_decisions_per_second']:10.0f} decisions/s ({engine})")
+    print(f"                           {result['parallel_python_decisions_per_second']:10.0f} decisions/s (python)")
+    print(f"xuezhan Python engine:     {result['engine_steps_per_second']:10.0f} steps/s")
     if rlc:
-        print(f"RLCard mahjong env:     {rlc:10.0f} steps/s")
-        print(f"ratio AEC / RLCard:     {result['ratio']:10.1f}x")
+        print(f"RLCard mahjong env:        {rlc:10.0f} steps/s")
+        print(f"ratio AEC / RLCard:        {result['ratio']:10.1f}x (python: {result['python_ratio']:.1f}x)")
     else:
-        print("RLCard mahjong env:     not installed")
+        print("RLCard mahjong env:        not installed")
+    print(f"load average:              {result['load_average']:10.2f}")
 
 
 if __name__ == "__main__":

@@ -202,4 +202,33 @@ void xz_deltas(const XzGame *g, int64_t out[4]);
  * a tile, suit or seat out of range is given as 254, ntiles 255 for tiles no legal action has */
 const char *xz_try_apply(XzGame *g, const XzAction *a);
 
+/* --- the reinforcement-learning environments (xz_env.c) -------------------------------------------
+ * One seat's observation (the layout of xuezhan.rl.encoding) and its action mask over the fixed
+ * action space of xuezhan.engine.actions.action_index, written from the state of a hand. */
+#define XZ_OBS_SIZE 1051
+#define XZ_ACTION_SPACE 556
+/* the action's index in the fixed action space (the seat is not part of it) */
+int xz_action_index(const XzAction *a);
+/* what ``seat`` may see of the hand, as XZ_OBS_SIZE floats */
+void xz_observe(const XzGame *g, int seat, float *out);
+/* 1 at the index of each legal action of ``seat``, else 0 (XZ_ACTION_SPACE bytes); returns how many */
+int xz_mask(XzGame *g, int seat, int8_t *out);
+/* a compiled bot by its code (0 random), seeded with ``salt``; -1 for a code with no compiled bot */
+int xz_make_bot(XzBot *bot, int code, uint64_t salt);
+
+#ifdef Py_PYTHON_H
+/* The CPython side (xz_module.c, xz_env.c). */
+typedef struct {
+    PyObject_HEAD
+    XzRules rules;
+    XzGame *g;
+    int64_t *events;
+} HandObject;
+
+/* the rules from the Python side's tuple of integers (xuezhan.native.rule_words); -1 with an error set */
+int xz_py_rules(PyObject *seq, XzRules *R);
+/* add the types of xz_env.c (Table, a Hand with learners, bots and the encoders) to the module */
+int xz_env_add_types(PyObject *module, PyTypeObject *hand_type);
+#endif
+
 #endif

@@ -76,6 +76,8 @@ static int read_rules(PyObject *seq, XzRules *R) {
     return 0;
 }
 
+int xz_py_rules(PyObject *seq, XzRules *R) { return read_rules(seq, R); }
+
 static PyObject *packed(const int64_t *words, Py_ssize_t n) {
     return PyBytes_FromStringAndSize((const char *)words, n * (Py_ssize_t)sizeof(int64_t));
 }
@@ -259,13 +261,6 @@ static PyObject *core_mt_random(PyObject *self, PyObject *args) {
 }
 
 /* --- Hand: one hand played action by action (the records of xuezhan.engine.Game) ----------------- */
-typedef struct {
-    PyObject_HEAD
-    XzRules rules;
-    XzGame *g;
-    int64_t *events;
-} HandObject;
-
 static void hand_dealloc(HandObject *self) {
     PyMem_Free(self->g);
     PyMem_Free(self->events);
@@ -439,7 +434,8 @@ PyMODINIT_FUNC PyInit__core(void) {
     PyObject *m = PyModule_Create(&module);
     if (!m) return NULL;
     if (PyModule_AddIntConstant(m, "RULE_WORDS", RULE_WORDS) < 0
-        || PyModule_AddObjectRef(m, "Hand", (PyObject *)&HandType) < 0) {
+        || PyModule_AddObjectRef(m, "Hand", (PyObject *)&HandType) < 0
+        || xz_env_add_types(m, &HandType) < 0) {
         Py_DECREF(m);
         return NULL;
     }

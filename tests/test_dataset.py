@@ -11,12 +11,12 @@ import pandas as pd
 import pytest
 from click.testing import CliRunner
 
-from xuezhan import rl
+from xuezhan import native, rl
 from xuezhan.cli import cli
 from xuezhan.engine.actions import Action, action_index
 from xuezhan.engine.views import SeatView
 from xuezhan.records import parse_record
-from xuezhan.rl.dataset import read_dataset
+from xuezhan.rl.dataset import make_dataset, read_dataset
 
 
 def _dataset(out: Path, *extra: str) -> dict[str, Any]:
@@ -92,6 +92,27 @@ def test_the_same_seed_makes_the_same_dataset_whatever_the_workers(
     again = tmp_path / "again"
     summary = _dataset(again, "--workers", "2")
     assert summary["workers"] == 2 and summary["rows"] == made[1]["rows"]
+    assert read_dataset(again).equals(read_dataset(out))
+    assert _records(again) == _records(out)
+
+
+def test_the_python_engine_writes_the_rows_the_compiled_core_writes(
+        made: tuple[Path, dict[str, Any]], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    out, _ = made  # replayed on the compiled core (built for the tests)
+    monkeypatch.setattr(native, "_core", None)
+    monkeypatch.setattr(native, "_IMPORT_ERROR", "No module named 'xuezhan.native._core'")
+    again = tmp_path / "python"
+    _dataset(again)
+    assert read_dataset(again).equals(read_dataset(out))
+
+
+def test_the_ray_backend_writes_the_same_dataset(made: tuple[Path, dict[str, Any]], tmp_path: Path) -> None:
+    out, _ = made
+    again = tmp_path / "ray"
+    # as _dataset makes it, on a local Ray cluster of 2 CPUs (the Python API: Ray writes its own lines on the terminal)
+    results = make_dataset(again, 5, ["heuristic", "random", "heuristic", "random"], seed=4, shard_hands=3,
+                           workers=2, backend="ray")
+    assert [r.shard for r in results] == [0, 1] and sum(r.rows for r in results) == made[1]["rows"]
     assert read_dataset(again).equals(read_dataset(out))
     assert _records(again) == _records(out)
 

@@ -1,6 +1,7 @@
 """The reinforcement-learning environments: the PettingZoo and Gymnasium API tests, hands played
 to the end with random masked actions (points, masks), and observations that hold nothing the
-seat may not see."""
+seat may not see, on both engines (the compiled core against the Python engine, step by step:
+``test_rl_native.py``)."""
 
 from __future__ import annotations
 
@@ -20,16 +21,23 @@ from xuezhan.engine.deal import Deal
 from xuezhan.engine.game import Game
 from xuezhan.engine.views import SeatView, seat_view_json, visible_events
 from xuezhan.errors import IllegalActionError, XuezhanError
+from xuezhan.native import NativeGame
 from xuezhan.rl.encoding import OBS_FIELDS, OBS_SIZE, ObservationCache
-from xuezhan.rl.table import load_rules
+from xuezhan.rl.table import NativeTable, load_rules
 from xuezhan.rules import Rules
 
 BLOOD_EXCHANGE = Rules.preset("qq").with_options({"exchange_three": "clockwise", "blood_river": True})
 RULES: list[Any] = ["qq", "chengdu", BLOOD_EXCHANGE]
+ENGINES = ["python", "native"]
 
 
-def _legal_indices(game: Game, seat: int) -> set[int]:
+def _legal_indices(game: Game | NativeGame, seat: int) -> set[int]:
     return {action_index(a) for a in game.legal_actions(seat)}
+
+
+def _applied(game: Game | NativeGame) -> int:
+    """How many actions the hand has applied."""
+    return game.action_count if isinstance(game, Game) else game.step
 
 
 def _mask_indices(mask: np.ndarray[Any, Any]) -> set[int]:
@@ -40,28 +48,37 @@ def _mask_indices(mask: np.ndarray[Any, Any]) -> set[int]:
 # --- the library API tests --------------------------------------------------------------------------
 
 
-def test_the_aec_env_passes_the_pettingzoo_api_test() -> None:
+@pytest.mark.parametrize("engine", ENGINES)
+def test_the_aec_env_passes_the_pettingzoo_api_test(engine: str) -> None:
+    env = rl.env(seed=1, render_mode="ansi", engine=engine)
+    assert env.engine == engine
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # the dict observation (as in PettingZoo's own classic envs)
-        api_test(rl.env(seed=1, render_mode="ansi"), num_cycles=300)
+        api_test(env, num_cycles=300)
 
 
-def test_the_parallel_env_passes_the_pettingzoo_parallel_api_test() -> None:
-    parallel_api_test(rl.parallel_env(seed=2), num_cycles=300)
+@pytest.mark.parametrize("engine", ENGINES)
+def test_the_parallel_env_passes_the_pettingzoo_parallel_api_test(engine: str) -> None:
+    parallel_api_test(rl.parallel_env(seed=2, engine=engine), num_cycles=300)
 
 
-def test_the_single_seat_env_passes_the_gymnasium_env_checker() -> None:
+@pytest.mark.parametrize(("engine", "opponents"), [("python", "heuristic"), ("native", "random")])
+def test_the_single_seat_env_passes_the_gymnasium_env_checker(engine: str, opponents: str) -> None:
+    env = rl.single_agent_env(opponents=opponents, seed=3, render_mode="ansi", engine=engine)
+    assert env.engine == engine
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # no render fps, no registered spec
-        check_env(rl.single_agent_env(seed=3, render_mode="ansi"))
+        check_env(env)
 
 
 # --- hands to the end -------------------------------------------------------------------------------
 
 
+@pytest.mark.parametrize("engine", ENGINES)
 @pytest.mark.parametrize("rules", RULES, ids=["qq", "chengdu", "blood_exchange"])
-def test_aec_hands_with_random_masked_actions_pay_the_points_and_mask_exactly_the_legal_actions(rules: Any) -> None:
-    env = rl.env(rules=rules)
+def test_aec_hands_with_random_masked_actions_pay_the_points_and_mask_exactly_the_legal_actions(
+        rules: Any, engine: str) -> None:
+    env = rl.env(rules=rules, engine=engine)
     rng = random.Random(7)
     for seed in range(4):
         env.reset(seed=seed)
@@ -83,12 +100,13 @@ def test_aec_hands_with_random_masked_actions_pay_the_points_and_mask_exactly_th
             for a, r in env.rewards.items():
                 total[a] += r
         assert game.over and not env.agents and steps > 10
-        assert [total[a] for a in env.possible_agents] == game.deltas()
+        assert [total[a] for a in env.possible_agents] == env.table.deltas()
         assert sum(total.values()) == 0
 
 
-def test_parallel_hands_with_random_masked_actions_pay_the_points() -> None:
-    env = rl.parallel_env(rules=BLOOD_EXCHANGE)
+@pytest.mark.parametrize("engine", ENGINES)
+def test_parallel_hands_with_random_masked_actions_pay_the_points(engine: str) -> None:
+    env = rl.parallel_env(rules=BLOOD_EXCHANGE, engine=engine)
     for seed in range(4):
         obs, _ = env.reset(seed=seed)
         game = env.table.game
@@ -105,11 +123,13 @@ def test_parallel_hands_with_random_masked_actions_pay_the_points() -> None:
             for a, r in rew.items():
                 total[a] += r
         assert simultaneous == 4  # 换三张 and 定缺: all four at once
-        assert [total[a] for a in env.possible_agents] == game.deltas()
+        assert [total[a] for a in env.possible_agents] == env.table.deltas()
 
 
-def test_the_single_seat_env_plays_hands_against_bots_for_the_seats_points() -> None:
-    env = rl.single_agent_env(opponents=["random", "heuristic", "heuristic"], rules="chengdu", seat=2)
+@pytest.mark.parametrize(("engine", "opponents"), [("python", ["random", "heuristic", "heuristic"]),
+                                                   ("native", ["random"] * 3)])
+def test_the_single_seat_env_plays_hands_against_bots_for_the_seats_points(engine: str, opponents: list[str]) -> None:
+    env = rl.single_agent_env(opponents=opponents, rules="chengdu", seat=2, engine=engine)
     rng = random.Random(5)
     for seed in range(4):
         obs, _ = env.reset(seed=seed)
@@ -122,39 +142,44 @@ def test_the_single_seat_env_plays_hands_against_bots_for_the_seats_points() -> 
             obs, r, done, _, info = env.step(rng.choice(sorted(_mask_indices(obs["action_mask"]))))
             assert info["illegal_action"] is False
             total += r
-        assert total == game.deltas()[2]
+        assert total == env.table.deltas()[2]
 
 
-def test_an_illegal_action_in_the_single_seat_env_is_taken_by_the_stand_in() -> None:
-    env = rl.single_agent_env(seed=11)
+@pytest.mark.parametrize(("engine", "opponents"), [("python", "heuristic"), ("native", "random")])
+def test_an_illegal_action_in_the_single_seat_env_is_taken_by_the_stand_in(engine: str, opponents: str) -> None:
+    env = rl.single_agent_env(opponents=opponents, seed=11, engine=engine)
     obs, _ = env.reset()
     illegal = next(i for i in range(rl.ACTION_SPACE_SIZE) if not obs["action_mask"][i])
-    before = env.table.game.action_count
+    game = env.table.game
+    before = _applied(game)
     _, _, _, _, info = env.step(illegal)
     assert info["illegal_action"] is True
-    assert env.table.game.action_count > before
+    assert _applied(game) > before
 
 
-def test_an_illegal_action_in_the_aec_env_is_refused_and_changes_nothing() -> None:
-    env = rl.env(seed=4)
+@pytest.mark.parametrize("engine", ENGINES)
+def test_an_illegal_action_in_the_aec_env_is_refused_and_changes_nothing(engine: str) -> None:
+    env = rl.env(seed=4, engine=engine)
     env.reset()
     obs = env.observe(env.agent_selection)
     illegal = next(i for i in range(rl.ACTION_SPACE_SIZE) if not obs["action_mask"][i])
-    before = env.table.game.action_count
-    with pytest.raises(IllegalActionError):
+    before = _applied(env.table.game)
+    with pytest.raises(IllegalActionError) as info:
         env.step(illegal)
-    assert env.table.game.action_count == before
+    assert info.value.code == "illegal_action"
+    assert _applied(env.table.game) == before
 
 
-def test_the_same_seed_deals_the_same_hand_and_the_next_reset_the_next_one() -> None:
-    a, b = rl.env(seed=9), rl.env()
+@pytest.mark.parametrize("engine", ENGINES)
+def test_the_same_seed_deals_the_same_hand_and_the_next_reset_the_next_one(engine: str) -> None:
+    a, b = rl.env(seed=9, engine=engine), rl.env(engine=engine)
     a.reset()
     b.reset(seed=9)
-    assert a.table.game.deal == b.table.game.deal
+    assert a.table.view(0).to_json() == b.table.view(0).to_json()
     a.reset()
     b.reset(seed=10)
-    assert a.table.game.deal == b.table.game.deal
-    c = rl.single_agent_env(seed=9)
+    assert a.table.view(1).to_json() == b.table.view(1).to_json()
+    c = rl.single_agent_env(opponents="random", seed=9, engine=engine)
     first, _ = c.reset()
     again, _ = c.reset(seed=9)
     assert np.array_equal(first["observation"], again["observation"])
@@ -172,8 +197,9 @@ def test_bad_arguments_are_refused_with_a_code() -> None:
     assert exc.value.code == "bad_bots"
 
 
-def test_render_ansi_shows_the_table_as_text() -> None:
-    env = rl.single_agent_env(seed=1, render_mode="ansi")
+@pytest.mark.parametrize("engine", ENGINES)
+def test_render_ansi_shows_the_table_as_text(engine: str) -> None:
+    env = rl.single_agent_env(opponents="random", seed=1, render_mode="ansi", engine=engine)
     env.reset()
     text = env.render()
     assert isinstance(text, str) and "seat 0" in text and "seat 3" in text and "wall 55" in text
@@ -246,15 +272,16 @@ def test_the_kept_observations_equal_the_encoding_from_scratch_at_every_step(rul
     assert {"discard", "peng", "hu", "angang", "bugang", "zhigang", "escape", "end"} <= kinds
 
 
-def test_the_aec_env_observes_what_the_encoder_gives_at_every_step() -> None:
-    env = rl.env(rules=BLOOD_EXCHANGE, seed=11)
+@pytest.mark.parametrize("engine", ENGINES)
+def test_the_aec_env_observes_what_the_encoder_gives_at_every_step(engine: str) -> None:
+    env = rl.env(rules=BLOOD_EXCHANGE, seed=11, engine=engine)
     rng = random.Random(3)
     for _ in range(3):
         env.reset()
         for agent in env.agent_iter(max_iter=5000):
             obs, _, term, trunc, _ = env.last()
             seat = env.possible_agents.index(agent)
-            assert np.array_equal(obs["observation"], rl.encode(SeatView(env.table.game, seat)))
+            assert np.array_equal(obs["observation"], rl.encode(env.table.view(seat)))
             assert _mask_indices(obs["action_mask"]) == _legal_indices(env.table.game, seat)
             env.step(None if term or trunc else rng.choice(sorted(_mask_indices(obs["action_mask"]))))
 
@@ -299,10 +326,22 @@ def _replayed(rules: Rules, deal: Deal, game: Game, actions: list[Action]) -> Ga
     return copy
 
 
+def _native_observation(rules: Rules, deal: Deal, game: Game, actions: list[Action], seat: int) -> tuple[bytes, bytes]:
+    """The observation and the mask of ``seat`` the compiled core writes after ``actions`` from ``deal``."""
+    table = NativeTable(rules, learners=range(4), opponents={})
+    table.start(deal, game.dealer, game.exchange_direction)
+    for a in actions:
+        table.step(a.seat, action_index(a))
+    obs = table.observation(seat)
+    return obs["observation"].tobytes(), obs["action_mask"].tobytes()
+
+
+@pytest.mark.parametrize("engine", ENGINES)
 @pytest.mark.parametrize("rules", [Rules.preset("qq"), BLOOD_EXCHANGE], ids=["qq", "blood_exchange"])
-def test_no_observation_holds_a_tile_the_seat_may_not_see(rules: Rules) -> None:
+def test_no_observation_holds_a_tile_the_seat_may_not_see(rules: Rules, engine: str) -> None:
     """Another seat's concealed tiles and the wall are shuffled (one dealt tile trades places with
-    a wall tile) where the seat cannot tell: its observation must not change."""
+    a wall tile) where the seat cannot tell: its observation must not change (the Python encoder's,
+    or the one the compiled core writes from its own replay of the hands)."""
     rng = random.Random(13)
     checked = 0
     for seed in range(6):
@@ -327,25 +366,31 @@ def test_no_observation_holds_a_tile_the_seat_may_not_see(rules: Rules) -> None:
                                   and seat_view_json(copy, seat) == seat_view_json(original, seat))
                     if not same_sight:
                         continue  # the seat can tell the copy apart (it drew or saw the tile)
-                    assert np.array_equal(rl.encode(SeatView(copy, seat)), rl.encode(SeatView(original, seat)))
-                    assert np.array_equal(rl.action_mask(copy.legal_actions(seat)),
-                                          rl.action_mask(original.legal_actions(seat)))
+                    if engine == "native":
+                        seen = _native_observation(rules, deal, full, actions[:cut], seat)
+                        assert seen == _native_observation(rules, full.deal, full, actions[:cut], seat)
+                        assert seen[0] == rl.encode(SeatView(copy, seat)).tobytes()  # and the encoder's
+                    else:
+                        assert np.array_equal(rl.encode(SeatView(copy, seat)), rl.encode(SeatView(original, seat)))
+                        assert np.array_equal(rl.action_mask(copy.legal_actions(seat)),
+                                              rl.action_mask(original.legal_actions(seat)))
                     checked += 1
     assert checked > 50
 
 
-def test_an_illegal_answer_in_the_parallel_env_is_refused_before_any_answer_is_applied() -> None:
-    env = rl.parallel_env(seed=6)
+@pytest.mark.parametrize("engine", ENGINES)
+def test_an_illegal_answer_in_the_parallel_env_is_refused_before_any_answer_is_applied(engine: str) -> None:
+    env = rl.parallel_env(seed=6, engine=engine)
     obs, _ = env.reset()
     deciding = [a for a in env.agents if obs[a]["action_mask"].any()]
     assert len(deciding) == 4  # 定缺: everyone at once
     actions = {a: int(np.flatnonzero(obs[a]["action_mask"])[0]) for a in env.agents}
     last = deciding[-1]
     actions[last] = next(i for i in range(rl.ACTION_SPACE_SIZE) if not obs[last]["action_mask"][i])
-    before = env.table.game.action_count
+    before = _applied(env.table.game)
     with pytest.raises(IllegalActionError):
         env.step(actions)
-    assert env.table.game.action_count == before
+    assert _applied(env.table.game) == before
     with pytest.raises(XuezhanError) as exc:
         env.step({a: actions[a] for a in deciding[:-1]})
     assert exc.value.code == "bad_action"

@@ -416,6 +416,26 @@ class NativeGame:
         d, nd, exhausted, deltas, wins, detail = self._hand.summary()
         return NativeHand(self.seed, d, nd, exhausted, deltas, wins, detail, self.over).record(self.rules)
 
+    def actions(self) -> list[Action]:
+        """The actions applied so far, in order (the Python engine's ``Game.actions``)."""
+        detail = self._hand.summary()[5]
+        return list(_actions(_words(detail[3])))
+
+    @staticmethod
+    def of_table(table: Any, rules: Rules) -> NativeGame:
+        """The hand a :func:`learning_table` holds now, seen as a game (the same object underneath:
+        it follows the table from hand to hand; ``seed`` is the seed of the hand dealt when called)."""
+        return _TableGame(table, rules)
+
+
+class _TableGame(NativeGame):
+    """:meth:`NativeGame.of_table`: a game over the hand of a learning table."""
+
+    def __init__(self, table: Any, rules: Rules) -> None:  # the table has dealt it: nothing to check or deal
+        self.rules = rules
+        self.seed = int(table.seed)
+        self._hand = table
+
 
 def _in_range(value: object, n: int) -> bool:
     return isinstance(value, int) and 0 <= value < n
@@ -426,3 +446,24 @@ def _field(value: object, n: int) -> int:
     if value is None:
         return 255
     return int(value) if _in_range(value, n) else 254  # type: ignore[call-overload]
+
+
+def learning_table(rules: Rules, bots: Sequence[str | None]) -> Any:
+    """The core's ``Table`` for the reinforcement-learning environments (:mod:`xuezhan.rl.table`):
+    hands dealt from seeds as ``Match.start_hand`` deals them, a learner's action given by its index
+    in the fixed action space, the compiled bots of ``bots`` (one name per seat, ``None`` for a
+    learner's seat) playing the other seats, observations and masks written into buffers.
+
+    Raises :class:`XuezhanError`: ``native_unavailable`` (not built), ``native_refused`` (rules or
+    bots the core does not implement)."""
+    if _core is None:
+        raise XuezhanError("native_unavailable", f"the compiled core is not built ({_IMPORT_ERROR})")
+    if len(bots) != 4:
+        raise XuezhanError("bad_batch", "bots: one name per seat, None for a learner")
+    why = refusal(rules, [b for b in bots if b is not None])
+    if why is not None:
+        raise XuezhanError("native_refused", why)
+    try:
+        return _core.Table(rule_words(rules), tuple(-1 if b is None else _BOT_CODES[b] for b in bots))
+    except ValueError as exc:  # a bot the core plays in batches but not at a table yet
+        raise XuezhanError("native_refused", f"the compiled core's table refused the bots: {exc}") from None

@@ -8,7 +8,9 @@
   training loops of one's own.
 
 Actions are the fixed ``Discrete`` space of :func:`xuezhan.engine.actions.action_index`
-(:data:`ACTION_SPACE_SIZE` values); rewards are points.
+(:data:`ACTION_SPACE_SIZE` values); rewards are points. The environments step on the
+compiled core (:mod:`xuezhan.native`) when it is built and plays the rules and the
+opponents, else on the Python engine, with the same results (``engine=`` chooses).
 """
 
 from ..engine.actions import ACTION_SPACE_SIZE, action_from_index, action_index

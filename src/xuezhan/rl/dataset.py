@@ -29,8 +29,11 @@ played by any worker in any order (:func:`xuezhan.scale.map_shards`, ``--workers
   "Game records") with its ``"id"``, the ``record_id`` of its rows. (Readers of Parquet
   folders skip names that begin with ``_``: ``pandas.read_parquet(DIR)`` reads the rows.)
 
-The observations are rebuilt by replaying each finished hand's record on the engine,
-so the bots play at full speed and every row is exactly what the seat saw.
+The observations are rebuilt by replaying each finished hand on a learning table
+(:func:`xuezhan.rl.table.make_table`: the compiled core when it plays the rules, which
+writes each observation and mask straight into the shard's arrays; else the Python
+engine and its :class:`~xuezhan.rl.encoding.ObservationCache`), so the bots play at full
+speed and every row is exactly what the seat saw, the same values as the environments give.
 """
 
 from __future__ import annotations
@@ -45,14 +48,13 @@ from typing import Any
 import numpy as np
 
 from ..engine.actions import ACTION_SPACE_SIZE, action_index
-from ..engine.game import Game
-from ..engine.views import SeatView
 from ..errors import XuezhanError
 from ..match import Hand, hand_record, hand_seed
 from ..rules import Rules
 from ..scale import Shard, map_shards, shards
 from ..selfplay import simulate
-from .encoding import OBS_FIELDS, OBS_SIZE, observation_list
+from .encoding import OBS_FIELDS, OBS_SIZE
+from .table import Table, make_table
 
 DEFAULT_SHARD_HANDS = 500
 
@@ -77,13 +79,17 @@ def record_id(hand: Hand) -> str:
 
 @dataclass
 class _Columns:
+    replay: Table
+    """Four learners and no bot: each hand is replayed on it, action by action."""
     record_id: list[str] = field(default_factory=list)
     step: list[int] = field(default_factory=list)
     seat: list[int] = field(default_factory=list)
     bot: list[str] = field(default_factory=list)
     phase: list[str] = field(default_factory=list)
-    observation: list[list[float]] = field(default_factory=list)
-    action_mask: list[list[int]] = field(default_factory=list)
+    observation: list[np.ndarray[Any, np.dtype[np.float32]]] = field(default_factory=list)
+    """One ``(actions, OBS_SIZE)`` array per hand."""
+    action_mask: list[np.ndarray[Any, np.dtype[np.int8]]] = field(default_factory=list)
+    """One ``(actions, ACTION_SPACE_SIZE)`` array per hand."""
     action: list[int] = field(default_factory=list)
     legal_count: list[int] = field(default_factory=list)
     points: list[int] = field(default_factory=list)
@@ -91,33 +97,35 @@ class _Columns:
     def add_hand(self, hand: Hand, bots: Sequence[str]) -> None:
         """One row per action of the finished ``hand``, replayed from its start."""
         played = hand.game
-        game = Game(played.rules, played.deal, played.dealer, exchange_direction=played.exchange_direction,
-                    bystanders=len(played.bystander_tiles))
+        if played.bystander_tiles:
+            raise XuezhanError("bad_input", "a dataset's hands have no bystanders")
+        table = self.replay
+        table.start(played.deal, played.dealer, played.exchange_direction)
         rid = record_id(hand)
         deltas = played.deltas()
+        n = len(played.actions)
+        obs = np.empty((n, OBS_SIZE), dtype=np.float32)
+        masks = np.empty((n, ACTION_SPACE_SIZE), dtype=np.int8)
         for step, action in enumerate(played.actions):
             seat = action.seat
-            legal = game.legal_actions(seat)
-            mask = [0] * ACTION_SPACE_SIZE
-            for a in legal:
-                mask[action_index(a)] = 1
+            index = action_index(action)
             self.record_id.append(rid)
             self.step.append(step)
             self.seat.append(seat)
             self.bot.append(bots[seat])
-            self.phase.append(str(game.phase))
-            self.observation.append(observation_list(SeatView(game, seat)))
-            self.action_mask.append(mask)
-            self.action.append(action_index(action))
-            self.legal_count.append(len(legal))
+            self.phase.append(table.phase)
+            self.legal_count.append(table.observe_into(seat, obs[step], masks[step]))
+            self.action.append(index)
             self.points.append(deltas[seat])
-            game.apply(action)
+            table.step(seat, index)
+        self.observation.append(obs)
+        self.action_mask.append(masks)
 
     def table(self, metadata: dict[str, Any]) -> Any:
         pa, _ = _pyarrow()
-        n = len(self.step)
-        obs = np.asarray(self.observation, dtype=np.float32).reshape(n * OBS_SIZE)
-        masks = np.asarray(self.action_mask, dtype=np.int8).reshape(n * ACTION_SPACE_SIZE)
+        obs = np.concatenate([o.reshape(-1) for o in self.observation]) if self.observation else np.zeros(0, np.float32)
+        masks = (np.concatenate([m.reshape(-1) for m in self.action_mask]) if self.action_mask
+                 else np.zeros(0, np.int8))
         return pa.table({
             "record_id": pa.array(self.record_id, pa.string()),
             "step": pa.array(self.step, pa.int16()),
@@ -147,7 +155,7 @@ def write_shard(out: Path, shard: int, hands: int, bots: Sequence[str], *, seed:
     """Play shard ``shard`` (``hands`` hands) and write its Parquet file and its records."""
     _, pq = _pyarrow()
     start = time.perf_counter()
-    columns = _Columns()
+    columns = _Columns(make_table(rules, learners=range(4), opponents={}))
     records: list[str] = []
     match_seed = shard_seed(seed, shard)
 

@@ -21,13 +21,20 @@ Seeds: ``reset(seed=S)`` deals the hand that a match seeded with ``S`` deals fir
 same hand as ``xuezhan simulate --seed S``); each later ``reset()`` without a seed deals
 from ``S + 1``, ``S + 2``, ... The ``seed`` given when the environment is made is the
 seed of its first reset; without one, it comes from the operating system.
+
+Engines: ``engine="auto"`` (the default) plays on the compiled core (:mod:`xuezhan.native`)
+when it is built and plays the rules and the opponents (:func:`xuezhan.native.refusal`), else
+on the Python engine; ``"python"`` and ``"native"`` choose one (``native`` is refused with
+``native_unavailable`` or ``native_refused`` where the core cannot play). Both give the same
+observations, masks, rewards and records for the same seeds and actions; ``env.engine`` says
+which one plays.
 """
 
 from __future__ import annotations
 
 import random
 from collections.abc import Mapping, Sequence
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Final
 
 import gymnasium
 import numpy as np
@@ -35,13 +42,13 @@ import numpy.typing as npt
 from gymnasium import spaces
 from pettingzoo import AECEnv, ParallelEnv
 
-from ..engine.actions import ACTION_SPACE_SIZE, action_index
+from ..engine.actions import ACTION_SPACE_SIZE
 from ..errors import IllegalActionError, XuezhanError
 from ..rules import Rules
-from .encoding import OBS_HIGH, OBS_LOW, OBS_SIZE, action_mask
-from .table import PLAYERS, LearningTable
+from .encoding import OBS_HIGH, OBS_LOW, OBS_SIZE
+from .table import PLAYERS, Obs, make_table
 
-Obs = dict[str, npt.NDArray[Any]]
+_SEAT: Final = {a: s for s, a in enumerate(PLAYERS)}
 
 RENDER_MODES = ("ansi",)
 
@@ -75,25 +82,19 @@ class _Seeds:
         return out
 
 
-def _observe(table: LearningTable, seat: int) -> Obs:
-    if table.driver is None:
-        return {"observation": np.zeros(OBS_SIZE, dtype=np.float32),
-                "action_mask": np.zeros(ACTION_SPACE_SIZE, dtype=np.int8)}
-    return {"observation": table.observations.observe(table.driver.game, seat),
-            "action_mask": table.mask(seat)}
-
-
 class XuezhanAEC(AECEnv[str, Obs, int | None]):
     """The four seats of one hand as a PettingZoo ``AECEnv`` (see the module docstring)."""
 
     metadata: ClassVar[dict[str, Any]] = {"name": "xuezhan_v0", "render_modes": list(RENDER_MODES),
                                           "is_parallelizable": False}
 
-    def __init__(self, rules: str | Rules = "qq", seed: int | None = None, render_mode: str | None = None) -> None:
+    def __init__(self, rules: str | Rules = "qq", seed: int | None = None, render_mode: str | None = None,
+                 engine: str = "auto") -> None:
         super().__init__()
         _check_render_mode(render_mode)
         self.render_mode = render_mode
-        self.table = LearningTable(rules, learners=range(4), opponents={})
+        self.table = make_table(rules, learners=range(4), opponents={}, engine=engine)
+        self.engine = self.table.engine
         self._seeds = _Seeds(seed)
         self.possible_agents: list[str] = list(PLAYERS)
         self.agents: list[str] = []
@@ -130,7 +131,7 @@ class XuezhanAEC(AECEnv[str, Obs, int | None]):
             self.agent_selection = self.agents[0]
 
     def observe(self, agent: str) -> Obs:
-        return _observe(self.table, PLAYERS.index(agent))
+        return self.table.observation(_SEAT[agent])
 
     def step(self, action: int | None) -> None:
         agent = self.agent_selection
@@ -139,16 +140,25 @@ class XuezhanAEC(AECEnv[str, Obs, int | None]):
             return
         if action is None:
             raise XuezhanError("bad_action", f"{agent} must decide: None is the action of a finished agent only")
-        self.table.step(PLAYERS.index(agent), int(action))  # an illegal action raises, changing nothing
+        table = self.table
+        first = table.step(_SEAT[agent], int(action))  # an illegal action raises, changing nothing
         self._cumulative_rewards[agent] = 0.0
-        self.rewards = dict(zip(PLAYERS, map(float, self.table.rewards()), strict=True))
-        if self.table.over:
-            self.terminations = dict.fromkeys(self.agents, True)
-        self._select()
-        self._accumulate_rewards()
+        paid = table.rewards()
+        if first is not None:
+            self.agent_selection = PLAYERS[first]
+        else:
+            if table.over:
+                self.terminations = dict.fromkeys(self.agents, True)
+            if self.agents:
+                self.agent_selection = self.agents[0]
+        if any(paid):
+            self.rewards = dict(zip(PLAYERS, paid, strict=True))
+            self._accumulate_rewards()
+        else:  # most steps pay nothing: nothing to add up
+            self.rewards = dict.fromkeys(PLAYERS, 0.0)
 
     def render(self) -> str | None:
-        if self.render_mode is None or self.table.driver is None:
+        if self.render_mode is None or not self.table.dealt:
             return None
         return self.table.render(None)
 
@@ -161,10 +171,12 @@ class XuezhanParallel(ParallelEnv[str, Obs, int]):
 
     metadata: ClassVar[dict[str, Any]] = {"name": "xuezhan_parallel_v0", "render_modes": list(RENDER_MODES)}
 
-    def __init__(self, rules: str | Rules = "qq", seed: int | None = None, render_mode: str | None = None) -> None:
+    def __init__(self, rules: str | Rules = "qq", seed: int | None = None, render_mode: str | None = None,
+                 engine: str = "auto") -> None:
         _check_render_mode(render_mode)
         self.render_mode = render_mode
-        self.table = LearningTable(rules, learners=range(4), opponents={})
+        self.table = make_table(rules, learners=range(4), opponents={}, engine=engine)
+        self.engine = self.table.engine
         self._seeds = _Seeds(seed)
         self.possible_agents: list[str] = list(PLAYERS)
         self.agents: list[str] = []
@@ -178,7 +190,8 @@ class XuezhanParallel(ParallelEnv[str, Obs, int]):
         return self._act_space[agent]
 
     def _observations(self) -> dict[str, Obs]:
-        return {a: _observe(self.table, PLAYERS.index(a)) for a in self.agents}
+        observation = self.table.observation
+        return {a: observation(_SEAT[a]) for a in self.agents}
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[dict[str, Obs],
                                                                                          dict[str, dict[str, Any]]]:
@@ -196,13 +209,13 @@ class XuezhanParallel(ParallelEnv[str, Obs, int]):
             if agent not in actions:
                 raise XuezhanError("bad_action", f"{agent} must decide and was given no action")
             index = int(actions[agent])
-            if all(action_index(a) != index for a in table.legal(seat)):
+            if not table.is_legal(seat, index):
                 raise IllegalActionError("illegal_action", f"{agent} may not take action {index} now")
         for seat in deciding:
-            if table.over or not table.legal(seat):
+            if table.over or seat not in table.deciding():
                 continue  # an earlier answer closed the window (a win beats a claim)
             table.step(seat, int(actions[PLAYERS[seat]]))
-        rewards = dict(zip(PLAYERS, map(float, table.rewards()), strict=True))
+        rewards = dict(zip(PLAYERS, table.rewards(), strict=True))
         over = table.over
         agents = self.agents
         obs = self._observations()
@@ -214,7 +227,7 @@ class XuezhanParallel(ParallelEnv[str, Obs, int]):
         return out
 
     def render(self) -> str | None:
-        if self.render_mode is None or self.table.driver is None:
+        if self.render_mode is None or not self.table.dealt:
             return None
         return self.table.render(None)
 
@@ -223,9 +236,7 @@ class XuezhanParallel(ParallelEnv[str, Obs, int]):
 
     def state(self) -> npt.NDArray[np.float32]:
         """Every seat's observation side by side (for centralised critics): ``(4, OBS_SIZE)``."""
-        from .encoding import encode_batch
-
-        return encode_batch([self.table.view(s) for s in range(4)])
+        return self.table.state()
 
 
 class XuezhanSingle(gymnasium.Env[Obs, int]):
@@ -239,7 +250,8 @@ class XuezhanSingle(gymnasium.Env[Obs, int]):
     metadata = {"render_modes": list(RENDER_MODES)}  # noqa: RUF012 (declared by gymnasium.Env)
 
     def __init__(self, opponents: str | Sequence[str] = "heuristic", rules: str | Rules = "qq",
-                 seed: int | None = None, render_mode: str | None = None, seat: int = 0) -> None:
+                 seed: int | None = None, render_mode: str | None = None, seat: int = 0,
+                 engine: str = "auto") -> None:
         _check_render_mode(render_mode)
         if seat not in (0, 1, 2, 3):
             raise XuezhanError("bad_seat", f"seat must be 0-3, not {seat!r}")
@@ -249,7 +261,9 @@ class XuezhanSingle(gymnasium.Env[Obs, int]):
         others = [s for s in range(4) if s != seat]
         self.seat = seat
         self.render_mode = render_mode
-        self.table = LearningTable(rules, learners=[seat], opponents=dict(zip(others, names, strict=True)))
+        self.table = make_table(rules, learners=[seat], opponents=dict(zip(others, names, strict=True)),
+                                engine=engine)
+        self.engine = self.table.engine
         self._seeds = _Seeds(seed)
         self.observation_space: spaces.Space[Any] = observation_space()
         self.action_space: spaces.Space[Any] = spaces.Discrete(ACTION_SPACE_SIZE)
@@ -257,46 +271,46 @@ class XuezhanSingle(gymnasium.Env[Obs, int]):
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[Obs, dict[str, Any]]:
         super().reset(seed=seed)
         self.table.deal(self._seeds.take(seed))
-        return _observe(self.table, self.seat), {}
+        return self.table.observation(self.seat), {}
 
     def action_masks(self) -> npt.NDArray[np.bool_]:
         """The legal actions now as booleans (the name maskable-PPO implementations call)."""
-        return action_mask(self.table.legal(self.seat)).astype(bool)
+        return self.table.mask(self.seat).astype(bool)
 
     def step(self, action: int) -> tuple[Obs, float, bool, bool, dict[str, Any]]:
         table = self.table
         if table.over:
             raise XuezhanError("hand_over", "the hand is over: reset the environment")
         index = int(action)
-        legal = table.legal(self.seat)
-        illegal = all(action_index(a) != index for a in legal)
+        illegal = not table.is_legal(self.seat, index)
         if illegal:
-            driver = table.driver
-            assert driver is not None
-            driver.act(self.seat)  # the stand-in decides, as for a person out of time
-            driver.run()
+            table.stand_in(self.seat)  # the stand-in decides, as for a person out of time
         else:
             table.step(self.seat, index)
-        reward = float(table.rewards()[self.seat])
-        return _observe(table, self.seat), reward, table.over, False, {"illegal_action": illegal}
+        reward = table.rewards()[self.seat]
+        return table.observation(self.seat), reward, table.over, False, {"illegal_action": illegal}
 
     def render(self) -> str | None:
-        if self.render_mode is None or self.table.driver is None:
+        if self.render_mode is None or not self.table.dealt:
             return None
         return self.table.render(self.seat)
 
 
-def env(rules: str | Rules = "qq", seed: int | None = None, render_mode: str | None = None) -> XuezhanAEC:
+def env(rules: str | Rules = "qq", seed: int | None = None, render_mode: str | None = None,
+        engine: str = "auto") -> XuezhanAEC:
     """The PettingZoo ``AECEnv`` of one hand (agents ``seat_0`` .. ``seat_3``)."""
-    return XuezhanAEC(rules=rules, seed=seed, render_mode=render_mode)
+    return XuezhanAEC(rules=rules, seed=seed, render_mode=render_mode, engine=engine)
 
 
-def parallel_env(rules: str | Rules = "qq", seed: int | None = None, render_mode: str | None = None) -> XuezhanParallel:
+def parallel_env(rules: str | Rules = "qq", seed: int | None = None, render_mode: str | None = None,
+                 engine: str = "auto") -> XuezhanParallel:
     """The PettingZoo ``ParallelEnv`` of one hand."""
-    return XuezhanParallel(rules=rules, seed=seed, render_mode=render_mode)
+    return XuezhanParallel(rules=rules, seed=seed, render_mode=render_mode, engine=engine)
 
 
 def single_agent_env(opponents: str | Sequence[str] = "heuristic", rules: str | Rules = "qq",
-                     seed: int | None = None, render_mode: str | None = None, seat: int = 0) -> XuezhanSingle:
+                     seed: int | None = None, render_mode: str | None = None, seat: int = 0,
+                     engine: str = "auto") -> XuezhanSingle:
     """The Gymnasium ``Env`` of one seat against bots (``opponents``: one bot name or three)."""
-    return XuezhanSingle(opponents=opponents, rules=rules, seed=seed, render_mode=render_mode, seat=seat)
+    return XuezhanSingle(opponents=opponents, rules=rules, seed=seed, render_mode=render_mode, seat=seat,
+                         engine=engine)

@@ -1,0 +1,499 @@
+/* The reinforcement-learning environments on the compiled core (xuezhan.rl on xuezhan.native).
+ *
+ * xz_observe writes one seat's observation, field by field the layout of xuezhan.rl.encoding
+ * (the module docstring there is the reference; tests/test_rl_native.py checks every field
+ * against the Python encoder), and xz_mask its legal actions over the fixed action space of
+ * xuezhan.engine.actions.action_index. Both read only what the seat may see, as
+ * xuezhan.engine.views.SeatView decides it.
+ *
+ * The Table type is a Hand (xz_module.c) with learners and bots: the learners' actions come in
+ * by their index in the action space, and after each one the compiled bots of the other seats
+ * play until a learner must decide, in the order of runtime.HandDriver.run. Observations and
+ * masks are written straight into the caller's buffers (a numpy array or a bytearray). */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+
+#include <string.h>
+
+#include "xz_engine.h"
+
+/* --- the observation layout (xuezhan.rl.encoding._GLOBAL and _PER_SEAT) ------------------------ */
+enum {
+    O_HAND = 0, O_DRAWN = 27, O_OFFERED = 54, O_PHASE = 81, O_WALL = 87, O_DEALER = 88, O_TURN = 92,
+    O_UNSEEN = 96, O_SEAT0 = 123
+};
+enum { /* offsets in a seat's block */
+    B_PENG = 0, B_GANG = 27, B_ANGANG = 54, B_HIDDEN_KONGS = 81, B_RIVER = 82, B_RIVER_ORDER = 109,
+    B_WON_ON = 169, B_SHOWN = 196, B_CONCEALED = 223, B_VOID = 224, B_WON = 228, B_WINS = 229, B_ESCAPED = 230,
+    B_POINTS = 231, B_SIZE = 232
+};
+#define RIVER_PLACES 60
+
+_Static_assert(O_SEAT0 + 4 * B_SIZE == XZ_OBS_SIZE, "the observation layout adds up to XZ_OBS_SIZE");
+_Static_assert(M_PENG == 0 && M_GANG == 1 && M_ANGANG == 2, "meld kinds index the peng, gang, angang fields");
+
+/* --- the fixed action space (xuezhan.engine.actions) ------------------------------------------- */
+enum { I_DISCARD = 0, I_GANG = 27, I_PENG = 54, I_HU = 55, I_PASS = 56, I_DINGQUE = 57, I_EXCHANGE = 60 };
+
+int xz_action_index(const XzAction *a) {
+    switch (a->type) {
+    case A_DISCARD: return I_DISCARD + a->tile;
+    case A_GANG: return I_GANG + a->tile;
+    case A_PENG: return I_PENG;
+    case A_HU: return I_HU;
+    case A_PASS: return I_PASS;
+    case A_DINGQUE: return I_DINGQUE + a->suit;
+    case A_EXCHANGE: {
+        /* three tiles of one suit: that suit's block of 165, then the place of the sorted ranks in
+         * itertools.combinations_with_replacement(range(9), 3) */
+        int t[3] = {a->tiles[0], a->tiles[1], a->tiles[2]};
+        for (int i = 1; i < 3; i++)
+            for (int j = i; j > 0 && t[j - 1] > t[j]; j--) { int x = t[j]; t[j] = t[j - 1]; t[j - 1] = x; }
+        int r0 = t[0] % 9, r1 = t[1] % 9, r2 = t[2] % 9, at = 0;
+        for (int x = 0; x < r0; x++) at += (9 - x) * (10 - x) / 2; /* combinations that begin lower */
+        for (int y = r0; y < r1; y++) at += 9 - y;
+        return I_EXCHANGE + 165 * (t[0] / 9) + at + (r2 - r1);
+    }
+    default: return XZ_ACTION_SPACE - 1; /* escape: never offered by the core */
+    }
+}
+
+/* --- one seat's observation (encoding._fill: _fill_global, _fill_seat, _fill_counters) ---------- */
+void xz_observe(const XzGame *g, int me, float *o) {
+    memset(o, 0, sizeof(float) * XZ_OBS_SIZE);
+    const XzSeat *mine = &g->seats[me];
+    int visible[XZ_KINDS]; /* SeatView.visible_counts */
+    for (int t = 0; t < XZ_KINDS; t++) {
+        o[O_HAND + t] = (float)mine->counts[t];
+        visible[t] = mine->counts[t];
+    }
+    if (g->phase == P_TURN && g->turn == me && g->drawn >= 0) o[O_DRAWN + g->drawn] = 1.0f;
+    if (g->has_window) o[O_OFFERED + g->w.tile] = 1.0f;
+    o[O_PHASE + g->phase] = 1.0f;
+    o[O_WALL] = (float)(g->tail - g->head);
+    o[O_DEALER + ((g->dealer - me) & 3)] = 1.0f;
+    o[O_TURN + ((g->turn - me) & 3)] = 1.0f;
+    int64_t deltas[4];
+    xz_deltas(g, deltas);
+    for (int k = 0; k < 4; k++) {
+        int seat = (me + k) & 3;
+        const XzSeat *s = &g->seats[seat];
+        float *b = o + O_SEAT0 + k * B_SIZE;
+        int shown = seat == me || s->revealed; /* its concealed tiles and concealed kongs face up */
+        for (int m = 0; m < s->nmelds; m++) {
+            int kind = s->melds[m].kind, t = s->melds[m].tile;
+            if (kind == M_ANGANG && !shown) {
+                b[B_HIDDEN_KONGS] += 1.0f;
+                continue;
+            }
+            b[kind * XZ_KINDS + t] = 1.0f;
+            visible[t] += kind == M_PENG ? 3 : 4;
+        }
+        for (int i = 0; i < s->nriver; i++) {
+            int t = s->river[i];
+            if (s->river_state[i] == R_CLAIMED) {
+                if (i < RIVER_PLACES) b[B_RIVER_ORDER + i] = (float)-(t + 1);
+                continue;
+            }
+            if (i < RIVER_PLACES) b[B_RIVER_ORDER + i] = (float)(t + 1);
+            b[B_RIVER + t] += 1.0f;
+            visible[t]++;
+        }
+        for (int i = 0; i < s->naside; i++) visible[s->aside[i]]++;
+        int concealed = 0;
+        for (int t = 0; t < XZ_KINDS; t++) {
+            int c = s->counts[t];
+            concealed += c;
+            if (shown) b[B_SHOWN + t] = (float)c;
+            if (seat != me && s->revealed) visible[t] += c;
+        }
+        b[B_CONCEALED] = (float)concealed;
+        b[B_VOID + (s->void_suit < 0 ? 3 : s->void_suit)] = 1.0f;
+        b[B_WON] = s->won ? 1.0f : 0.0f;
+        b[B_WINS] = (float)s->wins;
+        b[B_POINTS] = (float)(double)deltas[seat];
+    }
+    for (int i = 0; i < g->nwins; i++)
+        o[O_SEAT0 + ((g->wins[i].seat - me) & 3) * B_SIZE + B_WON_ON + g->wins[i].tile] += 1.0f;
+    if (g->pending_bugang >= 0) visible[g->pending_bugang]++; /* declared, open to robbing: face up */
+    for (int t = 0; t < XZ_KINDS; t++) o[O_UNSEEN + t] = (float)(4 - visible[t]);
+}
+
+int xz_mask(XzGame *g, int seat, int8_t *out) {
+    memset(out, 0, XZ_ACTION_SPACE);
+    if (g->phase == P_OVER) return 0;
+    XzAction legal[XZ_MAX_LEGAL];
+    int n = xz_legal(g, seat, legal);
+    for (int i = 0; i < n; i++) out[xz_action_index(&legal[i])] = 1;
+    return n;
+}
+
+int xz_make_bot(XzBot *bot, int code, uint64_t salt) {
+    switch (code) {
+    case 0: xz_random_bot(bot, salt); return 0;
+    default: return -1;
+    }
+}
+
+/* ------------------------------------------------------------------------------------------
+ * Table: a Hand with learners and compiled bots
+ * ------------------------------------------------------------------------------------------ */
+typedef struct {
+    HandObject hand;
+    int bot_code[4];  /* -1: a learner's seat */
+    XzBot bots[4];
+    int ledger_seen;  /* payments already handed out by rewards() */
+    uint64_t seed;
+} TableObject;
+
+/* the bots play until a learner must decide or the hand is over (runtime.HandDriver.run) */
+static void run_bots(TableObject *t) {
+    XzGame *g = t->hand.g;
+    XzAction legal[XZ_MAX_LEGAL];
+    int seats[4];
+    for (;;) {
+        if (g->overflow) return;
+        int np = xz_pending(g, seats);
+        if (!np) return;
+        int moved = 0;
+        for (int i = 0; i < np; i++) {
+            int s = seats[i];
+            if (t->bot_code[s] < 0) continue; /* a learner decides */
+            int n = g->phase == P_OVER ? 0 : xz_legal(g, s, legal);
+            if (!n) continue;
+            int k = n > 1 ? t->bots[s].choose(&t->bots[s], g, s, legal, n) : 0;
+            if (k < 0 || k >= n) k = 0;
+            xz_apply(g, &legal[k]);
+            moved = 1;
+        }
+        if (!moved) return;
+    }
+}
+
+/* the first learner with something to decide, in the engine's order; -1 when none */
+static int first_learner(TableObject *t) {
+    XzGame *g = t->hand.g;
+    if (g->phase == P_OVER) return -1;
+    XzAction legal[XZ_MAX_LEGAL];
+    int seats[4], np = xz_pending(g, seats);
+    for (int i = 0; i < np; i++)
+        if (t->bot_code[seats[i]] < 0 && xz_legal(g, seats[i], legal) > 0) return seats[i];
+    return -1;
+}
+
+static int overflowed(TableObject *t) {
+    if (!t->hand.g->overflow) return 0;
+    PyErr_SetString(PyExc_RuntimeError, "the hand ran past the compiled core's buffers");
+    return 1;
+}
+
+/* a new hand: from ``seed`` (``tiles`` NULL) or from a prepared deal (Hand's layout of it) */
+static int deal(TableObject *t, uint64_t seed, int dealer, const uint8_t *tiles, int direction) {
+    XzGame *g = t->hand.g;
+    g->record_events = 1;
+    g->events = t->hand.events;
+    if (!tiles) {
+        xz_new_game(g, &t->hand.rules, seed, dealer);
+    } else if (xz_new_game_from_deal(g, &t->hand.rules, tiles, dealer, direction) < 0) { /* nothing changed */
+        PyErr_SetString(PyExc_ValueError, "a prepared deal holds every tile four times");
+        return -1;
+    }
+    t->seed = seed;
+    t->ledger_seen = 0;
+    for (int s = 0; s < 4; s++)
+        if (t->bot_code[s] >= 0) xz_make_bot(&t->bots[s], t->bot_code[s], xz_bot_seed(seed, s));
+    run_bots(t);
+    return overflowed(t) ? -1 : 0;
+}
+
+static int table_init(TableObject *self, PyObject *args, PyObject *kwds) {
+    static char *kwlist[] = {"rules", "bots", NULL};
+    PyObject *rules_obj, *bots_obj;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OO", kwlist, &rules_obj, &bots_obj)) return -1;
+    if (xz_py_rules(rules_obj, &self->hand.rules) < 0) return -1;
+    PyObject *fast = PySequence_Fast(bots_obj, "bots must be four bot codes (-1 for a learner)");
+    if (!fast) return -1;
+    int ok = PySequence_Fast_GET_SIZE(fast) == 4;
+    for (int s = 0; ok && s < 4; s++) {
+        long v = PyLong_AsLong(PySequence_Fast_GET_ITEM(fast, s));
+        if (v == -1 && PyErr_Occurred()) { Py_DECREF(fast); return -1; }
+        XzBot probe;
+        ok = v == -1 || (v >= 0 && v < 256 && xz_make_bot(&probe, (int)v, 0) == 0);
+        self->bot_code[s] = (int)v;
+    }
+    Py_DECREF(fast);
+    if (!ok) {
+        PyErr_SetString(PyExc_ValueError, "bots must be four codes: -1 for a learner, else a compiled bot's code");
+        return -1;
+    }
+    if (!self->hand.g) self->hand.g = PyMem_Malloc(sizeof(XzGame));
+    if (!self->hand.events) self->hand.events = PyMem_Malloc(sizeof(int64_t) * XZ_MAX_EVENTS);
+    if (!self->hand.g || !self->hand.events) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    xz_init_tables();
+    return deal(self, 0, -1, NULL, 0); /* a hand is always there: Hand's methods may be called at once */
+}
+
+static int seat_arg(PyObject *arg, int *seat) {
+    long v = PyLong_AsLong(arg);
+    if (v == -1 && PyErr_Occurred()) return -1;
+    if (v < 0 || v > 3) {
+        PyErr_SetString(PyExc_ValueError, "a seat is 0-3");
+        return -1;
+    }
+    *seat = (int)v;
+    return 0;
+}
+
+static PyObject *table_deal(TableObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    if (nargs < 1 || nargs > 2) {
+        PyErr_SetString(PyExc_TypeError, "deal(seed, dealer=-1)");
+        return NULL;
+    }
+    unsigned long long seed = PyLong_AsUnsignedLongLong(args[0]);
+    if (seed == (unsigned long long)-1 && PyErr_Occurred()) return NULL;
+    long dealer = nargs > 1 ? PyLong_AsLong(args[1]) : -1;
+    if (dealer == -1 && PyErr_Occurred()) return NULL;
+    if (dealer < -1 || dealer > 3) {
+        PyErr_SetString(PyExc_ValueError, "dealer must be -1 (dice) or a seat 0-3");
+        return NULL;
+    }
+    if (deal(self, (uint64_t)seed, (int)dealer, NULL, 0) < 0) return NULL;
+    return PyLong_FromLong(first_learner(self));
+}
+
+static PyObject *table_deal_from(TableObject *self, PyObject *args) {
+    /* deal_from(tiles, dealer, direction): a prepared deal, as Hand(0, dealer, rules, tiles, direction) */
+    Py_buffer tiles;
+    int dealer, direction;
+    if (!PyArg_ParseTuple(args, "y*ii", &tiles, &dealer, &direction)) return NULL;
+    uint8_t copy[108];
+    int ok = tiles.len == 108 && dealer >= 0 && dealer <= 3 && direction >= 0 && direction <= 3;
+    if (ok) memcpy(copy, tiles.buf, 108);
+    PyBuffer_Release(&tiles);
+    if (!ok) {
+        PyErr_SetString(PyExc_ValueError, "a prepared deal is 108 tiles with its dealer and a direction 0-3");
+        return NULL;
+    }
+    if (deal(self, 0, dealer, copy, direction) < 0) return NULL;
+    return PyLong_FromLong(first_learner(self));
+}
+
+static PyObject *table_first(TableObject *self, PyObject *unused) {
+    (void)unused;
+    return PyLong_FromLong(first_learner(self));
+}
+
+static PyObject *table_deciding(TableObject *self, PyObject *unused) {
+    (void)unused;
+    XzGame *g = self->hand.g;
+    XzAction legal[XZ_MAX_LEGAL];
+    int seats[4], np = g->phase == P_OVER ? 0 : xz_pending(g, seats);
+    PyObject *out = PyList_New(0);
+    for (int i = 0; out && i < np; i++) {
+        if (self->bot_code[seats[i]] >= 0 || !xz_legal(g, seats[i], legal)) continue;
+        PyObject *s = PyLong_FromLong(seats[i]);
+        if (!s || PyList_Append(out, s) < 0) Py_CLEAR(out);
+        Py_XDECREF(s);
+    }
+    return out;
+}
+
+/* the legal action of ``seat`` with index ``index``, or NULL */
+static const XzAction *find_legal(XzGame *g, int seat, long index, XzAction *legal) {
+    if (g->phase == P_OVER || index < 0 || index >= XZ_ACTION_SPACE) return NULL;
+    int n = xz_legal(g, seat, legal);
+    for (int i = 0; i < n; i++)
+        if (xz_action_index(&legal[i]) == index) return &legal[i];
+    return NULL;
+}
+
+/* the arguments (seat, index) of take and is_legal */
+static int seat_and_index(PyObject *const *args, Py_ssize_t nargs, const char *name, int *seat, long *index) {
+    if (nargs != 2) {
+        PyErr_Format(PyExc_TypeError, "%s(seat, index)", name);
+        return -1;
+    }
+    if (seat_arg(args[0], seat) < 0) return -1;
+    *index = PyLong_AsLong(args[1]);
+    return *index == -1 && PyErr_Occurred() ? -1 : 0;
+}
+
+static PyObject *table_take(TableObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    /* take(seat, index): the learner's action, then the bots; returns the next learner to decide
+     * (-1: none), or -2 when the index is not legal for the seat now, -3 when the hand is over
+     * (nothing changed then) */
+    int seat;
+    long index;
+    if (seat_and_index(args, nargs, "take", &seat, &index) < 0) return NULL;
+    XzGame *g = self->hand.g;
+    if (g->phase == P_OVER) return PyLong_FromLong(-3);
+    XzAction legal[XZ_MAX_LEGAL];
+    const XzAction *a = find_legal(g, seat, index, legal);
+    if (!a) return PyLong_FromLong(-2);
+    xz_apply(g, a);
+    run_bots(self);
+    if (overflowed(self)) return NULL;
+    return PyLong_FromLong(first_learner(self));
+}
+
+static PyObject *table_is_legal(TableObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    int seat;
+    long index;
+    if (seat_and_index(args, nargs, "is_legal", &seat, &index) < 0) return NULL;
+    XzAction legal[XZ_MAX_LEGAL];
+    return PyBool_FromLong(find_legal(self->hand.g, seat, index, legal) != NULL);
+}
+
+/* a writable C-contiguous buffer of ``n`` items of ``itemsize`` bytes (or of n * itemsize bytes) */
+static int out_buffer(PyObject *obj, Py_buffer *view, Py_ssize_t n, Py_ssize_t itemsize, const char *what) {
+    if (PyObject_GetBuffer(obj, view, PyBUF_WRITABLE | PyBUF_FORMAT | PyBUF_C_CONTIGUOUS) < 0) return -1;
+    const char *f = view->format ? view->format : "B";
+    if (*f == '<' || *f == '=' || *f == '@') f++;
+    int bytes = view->itemsize == 1 && (f[0] == 'B' || f[0] == 'b' || f[0] == 'c') && !f[1];
+    int typed = itemsize == 4 ? view->itemsize == 4 && f[0] == 'f' && !f[1] : bytes;
+    if (view->len != n * itemsize || !(bytes || typed)) {
+        PyErr_Format(PyExc_ValueError, "%s must be a writable contiguous buffer of %zd %s", what, n,
+                     itemsize == 4 ? "float32 values" : "bytes");
+        PyBuffer_Release(view);
+        return -1;
+    }
+    return 0;
+}
+
+static PyObject *table_observe(TableObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    /* observe(seat, observation, mask): the seat's observation into ``observation`` (XZ_OBS_SIZE
+     * float32) and its action mask into ``mask`` (XZ_ACTION_SPACE int8); either may be None.
+     * Returns how many actions are legal. */
+    int seat;
+    if (nargs != 3) {
+        PyErr_SetString(PyExc_TypeError, "observe(seat, observation, mask)");
+        return NULL;
+    }
+    if (seat_arg(args[0], &seat) < 0) return NULL;
+    Py_buffer obs = {0}, mask = {0};
+    if (args[1] != Py_None && out_buffer(args[1], &obs, XZ_OBS_SIZE, 4, "the observation") < 0) return NULL;
+    if (args[2] != Py_None && out_buffer(args[2], &mask, XZ_ACTION_SPACE, 1, "the mask") < 0) {
+        if (obs.buf) PyBuffer_Release(&obs);
+        return NULL;
+    }
+    int n = 0;
+    if (obs.buf) {
+        xz_observe(self->hand.g, seat, (float *)obs.buf);
+        PyBuffer_Release(&obs);
+    }
+    if (mask.buf) {
+        n = xz_mask(self->hand.g, seat, (int8_t *)mask.buf);
+        PyBuffer_Release(&mask);
+    }
+    return PyLong_FromLong(n);
+}
+
+static PyObject *table_rewards(TableObject *self, PyObject *unused) {
+    /* the points each seat gained since the last call, as floats */
+    (void)unused;
+    XzGame *g = self->hand.g;
+    double r[4] = {0, 0, 0, 0};
+    for (int i = self->ledger_seen; i < g->nledger; i++) {
+        r[g->ledger[i].from] -= (double)g->ledger[i].points;
+        r[g->ledger[i].to] += (double)g->ledger[i].points;
+    }
+    self->ledger_seen = g->nledger;
+    return Py_BuildValue("(dddd)", r[0], r[1], r[2], r[3]);
+}
+
+static PyObject *table_deltas(TableObject *self, PyObject *unused) {
+    (void)unused;
+    int64_t d[4];
+    xz_deltas(self->hand.g, d);
+    return Py_BuildValue("(LLLL)", (long long)d[0], (long long)d[1], (long long)d[2], (long long)d[3]);
+}
+
+static PyObject *table_action_index(PyObject *cls, PyObject *args) {
+    /* action_index(type, tile, suit, t0, t1, t2): the index of a packed action (as Hand.legal gives) */
+    (void)cls;
+    int v[6];
+    if (!PyArg_ParseTuple(args, "iiiiii", &v[0], &v[1], &v[2], &v[3], &v[4], &v[5])) return NULL;
+    if (v[0] < 0 || v[0] > A_PASS) {
+        PyErr_SetString(PyExc_ValueError, "no such action type");
+        return NULL;
+    }
+    for (int i = 1; i < 6; i++)
+        if (v[i] < -1 || v[i] >= XZ_KINDS || (i == 2 && v[i] > 2)) {
+            PyErr_SetString(PyExc_ValueError, "a tile is -1 or 0-26, a suit -1 or 0-2");
+            return NULL;
+        }
+    XzAction a = {0, (uint8_t)v[0], (uint8_t)(v[1] < 0 ? 255 : v[1]), (uint8_t)(v[2] < 0 ? 255 : v[2]),
+                  {(uint8_t)(v[3] < 0 ? 0 : v[3]), (uint8_t)(v[4] < 0 ? 0 : v[4]), (uint8_t)(v[5] < 0 ? 0 : v[5])},
+                  (uint8_t)(v[3] < 0 ? 0 : 3)};
+    if ((a.type == A_DISCARD || a.type == A_GANG) && v[1] < 0) {
+        PyErr_SetString(PyExc_ValueError, "a discard or a kong names its tile");
+        return NULL;
+    }
+    if ((a.type == A_DINGQUE && v[2] < 0) || (a.type == A_EXCHANGE && (v[3] < 0 || v[4] < 0 || v[5] < 0
+        || v[3] / 9 != v[4] / 9 || v[4] / 9 != v[5] / 9))) {
+        PyErr_SetString(PyExc_ValueError, "a dingque names its suit, an exchange three tiles of one suit");
+        return NULL;
+    }
+    return PyLong_FromLong(xz_action_index(&a));
+}
+
+static PyObject *table_get_phase(TableObject *self, void *closure) {
+    (void)closure;
+    return PyLong_FromLong(self->hand.g->phase);
+}
+
+static PyObject *table_get_seed(TableObject *self, void *closure) {
+    (void)closure;
+    return PyLong_FromUnsignedLongLong(self->seed);
+}
+
+static PyMethodDef table_methods[] = {
+    {"deal", (PyCFunction)(void (*)(void))table_deal, METH_FASTCALL,
+     "deal(seed, dealer=-1): a new hand (Match.start_hand's deal from seed), the bots play; the first learner."},
+    {"deal_from", (PyCFunction)table_deal_from, METH_VARARGS,
+     "deal_from(tiles, dealer, direction): a prepared deal (hands by seat, then the wall); the first learner."},
+    {"first", (PyCFunction)table_first, METH_NOARGS, "The first learner that must decide now (-1: none)."},
+    {"deciding", (PyCFunction)table_deciding, METH_NOARGS, "The learners that must decide now, in order."},
+    {"take", (PyCFunction)(void (*)(void))table_take, METH_FASTCALL,
+     "take(seat, index): a learner's action, then the bots; the next learner (-1 none, -2 illegal, -3 over)."},
+    {"is_legal", (PyCFunction)(void (*)(void))table_is_legal, METH_FASTCALL,
+     "is_legal(seat, index): whether the action of this index is legal for the seat now."},
+    {"observe", (PyCFunction)(void (*)(void))table_observe, METH_FASTCALL,
+     "observe(seat, observation, mask): write the seat's observation and action mask into the buffers."},
+    {"rewards", (PyCFunction)table_rewards, METH_NOARGS, "Points each seat gained since the last call."},
+    {"deltas", (PyCFunction)table_deltas, METH_NOARGS, "Each seat's points in this hand."},
+    {"action_index", (PyCFunction)table_action_index, METH_VARARGS | METH_STATIC,
+     "action_index(type, tile, suit, t0, t1, t2): an action's index in the fixed action space."},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyGetSetDef table_getset[] = {
+    {"phase", (getter)table_get_phase, NULL, "The phase (0 exchange .. 5 over).", NULL},
+    {"seed", (getter)table_get_seed, NULL, "The seed of the hand dealt.", NULL},
+    {NULL, NULL, NULL, NULL, NULL},
+};
+
+static PyTypeObject TableType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "xuezhan.native._core.Table",
+    .tp_basicsize = sizeof(TableObject),
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "Table(rules, bots): hands dealt from seeds, learners' actions by index, compiled bots elsewhere.",
+    .tp_methods = table_methods,
+    .tp_getset = table_getset,
+    .tp_init = (initproc)table_init,
+    .tp_new = PyType_GenericNew,
+};
+
+int xz_env_add_types(PyObject *module, PyTypeObject *hand_type) {
+    TableType.tp_base = hand_type; /* pending, legal, apply, summary, over, step of the hand */
+    TableType.tp_dealloc = hand_type->tp_dealloc;
+    if (PyType_Ready(&TableType) < 0) return -1;
+    if (PyModule_AddIntConstant(module, "OBS_SIZE", XZ_OBS_SIZE) < 0
+        || PyModule_AddIntConstant(module, "ACTION_SPACE_SIZE", XZ_ACTION_SPACE) < 0)
+        return -1;
+    return PyModule_AddObjectRef(module, "Table", (PyObject *)&TableType);
+}
