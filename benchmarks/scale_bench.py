@@ -4,8 +4,8 @@
 
 Plays the same N hands (default 4,000, four heuristic bots) with ``xuezhan.selfplay.simulate``
 in this process, in 2 local worker processes, and as Ray tasks on a local Ray with 2 CPUs
-(started before the clock starts, as a cluster would be running already; null when Ray is
-not installed). Checks that the summaries are the same and reports hands per second and
+(started, and its two workers given a first small task, before the clock starts, as a
+cluster would be running already; null when Ray is not installed). Checks that the summaries are the same and reports hands per second and
 the speed-ups over one worker (target at least 1.7x with 2 workers on a 2-core machine).
 """
 
@@ -52,6 +52,7 @@ def main() -> None:
     if have_ray:
         ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, logging_level=logging.WARNING)
         try:
+            simulate(16, bots, seed=1, workers=2, backend="ray")  # the workers up, xuezhan imported
             on_ray, remote = run(args.games, bots, 2, "ray")
         finally:
             ray.shutdown()
