@@ -52,7 +52,7 @@ def main() -> None:
     if have_ray:
         ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, logging_level=logging.WARNING)
         try:
-            simulate(16, bots, seed=1, workers=2, backend="ray")  # the workers up, xuezhan imported
+            simulate(400, bots, seed=1, workers=2, backend="ray")  # two shards: both workers up, xuezhan imported
             on_ray, remote = run(args.games, bots, 2, "ray")
         finally:
             ray.shutdown()
