@@ -14,6 +14,7 @@ import click
 
 from .. import i18n
 from ._common import emit_error, env_lang
+from ._help import Context, click_message, group, help_lang, version_option
 from .analysis import score_cmd, shanten_cmd, waits_cmd
 from .bot import bot_cmd
 from .dataset import dataset_cmd
@@ -23,10 +24,10 @@ from .play import play_cmd
 from .serve import serve_cmd
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(package_name="xuezhan")
+@group("xuezhan", context_settings={"help_option_names": ["-h", "--help"]})
+@version_option
 def cli() -> None:
-    """Sichuan blood-battle mahjong (四川麻将 血战到底)."""
+    pass  # a group: its commands do the work
 
 
 cli.add_command(score_cmd)
@@ -45,7 +46,7 @@ def main(argv: list[str] | None = None) -> int:
     """Entry point of the console script and ``python -m xuezhan``."""
     args = list(sys.argv[1:] if argv is None else argv)
     if not args:
-        click.echo(cli.get_help(click.Context(cli, info_name="xuezhan")))
+        click.echo(cli.get_help(Context(cli, info_name="xuezhan")))
         return 0
     if any("\x00" in a for a in args):  # no shell passes one; a path with it cannot even be looked up
         emit_error("bad_input", "an argument contains a NUL character", "--json" in args)
@@ -57,7 +58,8 @@ def main(argv: list[str] | None = None) -> int:
         return 130
     except click.ClickException as exc:
         code = "usage" if isinstance(exc, click.UsageError) else "bad_input"
-        emit_error(code, exc.format_message(), "--json" in args)
+        lang = help_lang(getattr(exc, "ctx", None))  # --lang of the command line, else the environment
+        emit_error(code, click_message(exc, lang), "--json" in args, lang)
         return 2
     except KeyboardInterrupt:
         return 130

@@ -1,4 +1,6 @@
-"""Helpers shared by the commands: error output, the language, rules and tile options."""
+"""Helpers shared by the commands: error output, the language, rules and tile options.
+
+The options' help texts are in the catalog (``cli.help.*``, see :mod:`xuezhan.cli._help`)."""
 
 from __future__ import annotations
 
@@ -48,10 +50,7 @@ def _lang_value(ctx: click.Context, param: click.Parameter, value: str | None) -
 def lang_option(fn: Callable[..., Any]) -> Callable[..., Any]:
     """``--lang zh-CN|zh-TW|en`` (also ``zh_TW``, ``zh-Hant``, ``en-US``...): the language of the text
     output; by default the environment's. JSON output is the same in every language."""
-    return click.option(
-        "--lang", "lang", default=None, metavar="LANG", callback=_lang_value,
-        help="Language of the text output: zh-CN, zh-TW or en (default: from LC_ALL/LANG, else zh-CN).",
-    )(fn)
+    return click.option("--lang", "lang", default=None, metavar="LANG", callback=_lang_value)(fn)
 
 
 def has_terminal() -> bool:
@@ -97,34 +96,29 @@ def guarded(fn: Callable[P, int]) -> Callable[P, int]:
 
 
 def rules_option(fn: Callable[..., Any]) -> Callable[..., Any]:
-    return click.option(
-        "--rules", "rules_spec", default="qq", show_default=True, metavar="R",
-        help="Preset (qq, chengdu) or a TOML rules file.",
-    )(fn)
+    return click.option("--rules", "rules_spec", default="qq", show_default=True, metavar="R")(fn)
 
 
 def json_option(fn: Callable[..., Any]) -> Callable[..., Any]:
-    return click.option("--json", "as_json", is_flag=True, help="Print JSON.")(fn)
+    return click.option("--json", "as_json", is_flag=True)(fn)
 
 
 def workers_options(fn: Callable[..., Any]) -> Callable[..., Any]:
     """``--workers W`` and ``--backend local|ray`` (xuezhan.scale): same results whatever they are."""
-    fn = click.option("--backend", default="local", show_default=True, metavar="local|ray",
-                      help="Where workers run: local processes, or a Ray cluster (RAY_ADDRESS, else a local one).")(fn)
-    fn = click.option("--workers", type=int, default=1, show_default=True, metavar="W",
-                      help="Worker processes (1: this process). Same seed, same results whatever W.")(fn)
+    fn = click.option("--backend", default="local", show_default=True, metavar="local|ray")(fn)
+    fn = click.option("--workers", type=int, default=1, show_default=True, metavar="W")(fn)
     return fn
 
 
 def meld_options(fn: Callable[..., Any]) -> Callable[..., Any]:
-    fn = click.option("--angang", multiple=True, metavar="T", help="A concealed kong of tile T (repeatable).")(fn)
-    fn = click.option("--gang", multiple=True, metavar="T", help="An exposed kong of tile T (repeatable).")(fn)
-    fn = click.option("--peng", multiple=True, metavar="T", help="A pung of tile T (repeatable).")(fn)
+    fn = click.option("--angang", multiple=True, metavar="T")(fn)
+    fn = click.option("--gang", multiple=True, metavar="T")(fn)
+    fn = click.option("--peng", multiple=True, metavar="T")(fn)
     return fn
 
 
 def dingque_option(fn: Callable[..., Any]) -> Callable[..., Any]:
-    return click.option("--dingque", metavar="SUIT", default=None, help="The void suit: m, p or s.")(fn)
+    return click.option("--dingque", metavar="SUIT", default=None)(fn)
 
 
 def load_rules(spec: str) -> Rules:

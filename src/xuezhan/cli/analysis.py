@@ -25,6 +25,7 @@ from ._common import (
     parse_void,
     rules_option,
 )
+from ._help import command
 
 
 def _describe(score: Score, lang: Lang) -> str:
@@ -38,17 +39,17 @@ def _describe(score: Score, lang: Lang) -> str:
     return total + "\n" + i18n.t("cli.score.split", lang, split=" ".join(score.split))
 
 
-@click.command("score")
+@command("score")
 @click.argument("hand")
-@click.option("--win", "win", required=True, metavar="TILE", help="The winning tile (it is in HAND).")
+@click.option("--win", "win", required=True, metavar="TILE")
 @meld_options
-@click.option("--self-drawn", is_flag=True, help="Self-drawn win (自摸).")
-@click.option("--after-kong", is_flag=True, help="With --self-drawn: 杠上花; without: 杠上炮.")
-@click.option("--robbing-kong", is_flag=True, help="Win by robbing a bugang (抢杠胡).")
-@click.option("--last-tile", is_flag=True, help="Win on the last tile of the wall (海底).")
-@click.option("--last-copy", is_flag=True, help="The winning tile is the last live copy (绝张).")
-@click.option("--tian-hu", is_flag=True, help="The dealer wins on its dealt 14 tiles (天胡).")
-@click.option("--di-hu", is_flag=True, help="A non-dealer wins on its first draw (地胡).")
+@click.option("--self-drawn", is_flag=True)
+@click.option("--after-kong", is_flag=True)
+@click.option("--robbing-kong", is_flag=True)
+@click.option("--last-tile", is_flag=True)
+@click.option("--last-copy", is_flag=True)
+@click.option("--tian-hu", is_flag=True)
+@click.option("--di-hu", is_flag=True)
 @dingque_option
 @rules_option
 @json_option
@@ -72,7 +73,6 @@ def score_cmd(
     as_json: bool,
     lang: Lang,
 ) -> int:
-    """Score a winning HAND (concealed tiles, the winning tile included)."""
     rules = load_rules(rules_spec)
     tiles = parse_tiles(hand)
     win_tile = parse_tile(win)
@@ -145,7 +145,7 @@ def _prepared(
     return rules, tiles, melds, counts, owned, meld_suits, void, sh
 
 
-@click.command("waits")
+@command("waits")
 @click.argument("hand")
 @meld_options
 @dingque_option
@@ -163,7 +163,6 @@ def waits_cmd(
     as_json: bool,
     lang: Lang,
 ) -> int:
-    """The waits of a HAND of 13 tile-equivalents, each scored as a discard win."""
     rules, tiles, melds, counts, owned, meld_suits, void, sh = _prepared(
         hand, peng, gang, angang, dingque, rules_spec, 13
     )
@@ -189,7 +188,7 @@ def waits_cmd(
     return 0
 
 
-@click.command("shanten")
+@command("shanten")
 @click.argument("hand")
 @meld_options
 @dingque_option
@@ -207,7 +206,6 @@ def shanten_cmd(
     as_json: bool,
     lang: Lang,
 ) -> int:
-    """Tiles from ready: -1 complete, 0 ready (four sets + pair, or seven pairs)."""
     _, tiles, *_, sh = _prepared(
         hand, peng, gang, angang, dingque, rules_spec, 14
     )

@@ -10,20 +10,19 @@ import click
 from ..bots import make_bot
 from ..bots.protocol import serve
 from ._common import guarded
+from ._help import group
 
 
-@click.group("bot")
+@group("bot")
 def bot_cmd() -> None:
-    """Bots as outside programs."""
+    pass  # a group: its subcommands do the work
 
 
 @bot_cmd.command("stdio")
-@click.option("--bot", "name", default="heuristic", show_default=True, metavar="NAME",
-              help="The bot that answers (random, heuristic, policy:FILE, cmd:COMMAND).")
-@click.option("--seed", type=int, default=0, show_default=True, help="Seeds the bot's choices, hand by hand.")
+@click.option("--bot", "name", default="heuristic", show_default=True, metavar="NAME")
+@click.option("--seed", type=int, default=0, show_default=True)
 @guarded
 def stdio_cmd(name: str, seed: int) -> int:
-    """Play bot NAME over the JSON-lines bot protocol on stdin and stdout (until stdin ends)."""
     bot = make_bot(name, random.Random(seed))
     serve(bot, sys.stdin, sys.stdout, seed=seed, stderr=sys.stderr)
     return 0

@@ -11,26 +11,23 @@ from ..bots import DEFAULT_TIMEOUT
 from ..errors import XuezhanError
 from ..scale import check_workers
 from ._common import emit_json, guarded, json_option, load_rules, rules_option, workers_options
+from ._help import command
 from .games import _bot_names
 
 
-@click.command("dataset")
-@click.option("--games", type=int, required=True, help="Number of hands to play.")
-@click.option("--bots", "bots", default="heuristic", show_default=True, metavar="A,B,C,D",
-              help="One bot for every seat, or four comma-separated names.")
-@click.option("--out", "out", type=click.Path(file_okay=False, path_type=Path), required=True,
-              help="Folder for the shards (shard-*.parquet) and their records (_records/*.jsonl).")
-@click.option("--shard-hands", type=int, default=500, show_default=True, help="Hands per shard.")
-@click.option("--seed", type=int, default=0, show_default=True, help="Same seed, same dataset.")
-@click.option("--bot-timeout", type=float, default=DEFAULT_TIMEOUT, show_default=True, metavar="SECONDS",
-              help="Seconds an outside bot (cmd:) has for each decision.")
+@command("dataset")
+@click.option("--games", type=int, required=True)
+@click.option("--bots", "bots", default="heuristic", show_default=True, metavar="A,B,C,D")
+@click.option("--out", "out", type=click.Path(file_okay=False, path_type=Path), required=True)
+@click.option("--shard-hands", type=int, default=500, show_default=True)
+@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--bot-timeout", type=float, default=DEFAULT_TIMEOUT, show_default=True, metavar="SECONDS")
 @rules_option
 @workers_options
 @json_option
 @guarded
 def dataset_cmd(games: int, bots: str, out: Path, shard_hands: int, seed: int, bot_timeout: float,
                 rules_spec: str, workers: int, backend: str, as_json: bool) -> int:
-    """Bots play N hands; every decision is written as one row (observation, mask, action, points)."""
     if games < 1:
         raise XuezhanError("bad_games", "--games must be at least 1")
     if shard_hands < 1:

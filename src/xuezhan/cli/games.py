@@ -21,6 +21,7 @@ from ..scale import Shard, check_workers
 from ..selfplay import Stats, simulate
 from . import _common
 from ._common import emit_json, guarded, json_option, lang_option, load_rules, rules_option, workers_options
+from ._help import command
 
 
 def describe_result(game: Game, complete: bool, lang: Lang = DEFAULT_LANG) -> str:
@@ -94,16 +95,14 @@ def load_hand(file: str, hand: int | None, lang: Lang = DEFAULT_LANG) -> Record:
         raise RecordError("bad_json", i18n.t("cli.json.too_deep", lang, file=name)) from None
 
 
-@click.command("replay")
+@command("replay")
 @click.argument("file", metavar="FILE")
-@click.option("--hand", "hand", type=int, default=None, metavar="N",
-              help="Hand N (from 1) of a JSON-lines file, as simulate --out writes it.")
+@click.option("--hand", "hand", type=int, default=None, metavar="N")
 @json_option
-@click.option("--view", is_flag=True, help="Step through the record in the terminal UI (n/b keys, q quits).")
+@click.option("--view", is_flag=True)
 @lang_option
 @guarded
 def replay_cmd(file: str, hand: int | None, as_json: bool, view: bool, lang: Lang) -> int:
-    """Replay a game record FILE (- reads stdin) and print the result."""
     if view and as_json:
         raise XuezhanError("usage", i18n.t("cli.replay.view_json", lang))
     if view and file == "-":
@@ -138,27 +137,20 @@ def _bot_names(text: str) -> list[str]:
     return names
 
 
-@click.command("simulate")
-@click.option("--games", type=int, required=True, help="Number of hands to play.")
-@click.option("--bots", "bots", default="heuristic", show_default=True, metavar="A,B,C,D",
-              help="One bot for every seat, or four comma-separated names (random, heuristic, "
-                   "cmd:COMMAND, policy:FILE).")
-@click.option("--bot-timeout", type=float, default=DEFAULT_TIMEOUT, show_default=True, metavar="SECONDS",
-              help="Seconds an outside bot (cmd:) has for each decision.")
-@click.option("--seed", type=int, default=0, show_default=True, help="Same seed, same hands.")
+@command("simulate")
+@click.option("--games", type=int, required=True)
+@click.option("--bots", "bots", default="heuristic", show_default=True, metavar="A,B,C,D")
+@click.option("--bot-timeout", type=float, default=DEFAULT_TIMEOUT, show_default=True, metavar="SECONDS")
+@click.option("--seed", type=int, default=0, show_default=True)
 @rules_option
-@click.option("--out", "out", type=click.Path(dir_okay=False, path_type=Path), default=None,
-              help="Write every hand as a game record (JSON lines).")
+@click.option("--out", "out", type=click.Path(dir_okay=False, path_type=Path), default=None)
 @workers_options
-@click.option("--engine", type=click.Choice(["python", "native"]), default=None,
-              help="The compiled core (the default when it is built and plays these rules and bots) or the "
-                   "pure-Python engine; both give the same records.")
+@click.option("--engine", type=click.Choice(["python", "native"]), default=None)
 @json_option
 @lang_option
 @guarded
 def simulate_cmd(games: int, bots: str, bot_timeout: float, seed: int, rules_spec: str, out: Path | None,
                  workers: int, backend: str, engine: str | None, as_json: bool, lang: Lang) -> int:
-    """Self-play of N hands between bots."""
     if games < 1:
         raise XuezhanError("bad_games", "--games must be at least 1")
     if not bot_timeout > 0:

@@ -15,24 +15,22 @@ from ..league.duplicate import ShardResult
 from ..league.league import check_bots
 from ..scale import Shard, check_workers
 from ._common import emit_json, guarded, json_option, load_rules, rules_option, workers_options
+from ._help import command
 
 
-@click.command("league")
-@click.option("--bots", "bots", required=True, metavar="A,B[,C...]",
-              help="Two or more bots (random, heuristic, expert, cmd:COMMAND, policy:FILE), comma-separated.")
-@click.option("--deals", type=int, required=True, help="Deals each pair plays (each twice: ABAB and BABA).")
-@click.option("--bot-timeout", type=float, default=DEFAULT_TIMEOUT, show_default=True, metavar="SECONDS",
-              help="Seconds an outside bot (cmd:) has for each decision.")
+@command("league")
+@click.option("--bots", "bots", required=True, metavar="A,B[,C...]")
+@click.option("--deals", type=int, required=True)
+@click.option("--bot-timeout", type=float, default=DEFAULT_TIMEOUT, show_default=True, metavar="SECONDS")
 @rules_option
-@click.option("--seed", type=int, default=0, show_default=True, help="Same seed, same league.")
+@click.option("--seed", type=int, default=0, show_default=True)
 @workers_options
 @json_option
 @click.option("--plot", "plot", type=click.Path(dir_okay=False, path_type=Path), default=None,
-              metavar="FILE.png", help="Draw the ratings and the pairs' confidence intervals.")
+              metavar="FILE.png")
 @guarded
 def league_cmd(bots: str, deals: int, bot_timeout: float, rules_spec: str, seed: int, workers: int, backend: str,
                as_json: bool, plot: Path | None) -> int:
-    """Duplicate league between bots: paired confidence intervals, ratings, statistics."""
     names = check_bots([n.strip() for n in bots.split(",") if n.strip()])
     if deals < 1:
         raise XuezhanError("bad_deals", "--deals must be at least 1")

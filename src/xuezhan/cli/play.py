@@ -13,28 +13,21 @@ from ..errors import XuezhanError
 from ..i18n import Lang
 from . import _common
 from ._common import guarded, lang_option, load_rules, rules_option
+from ._help import command
 
 
-@click.command("play")
+@command("play", help_params={"bots": ", ".join(sorted(BOTS))})
 @rules_option
-@click.option("--hands", type=int, default=8, show_default=True, help="Number of hands in the match.")
-@click.option("--seed", type=int, default=None, help="Same seed, same deals (random by default).")
-@click.option("--bots", "bot", default="heuristic", show_default=True, metavar="BOT",
-              help=f"The bots at the other three seats ({', '.join(sorted(BOTS))}).")
-@click.option("--record-dir", "record_dir", type=click.Path(file_okay=False, path_type=Path), default=None,
-              help="Save every hand as a game record (JSON) in this directory.")
-@click.option("--glyphs", is_flag=True, help="Draw tiles as Unicode mahjong glyphs (🀇 🀙 🀐) instead of 5万.")
-@click.option("--delay", type=float, default=0.45, show_default=True, metavar="SECONDS",
-              help="Pause between the bots' moves.")
+@click.option("--hands", type=int, default=8, show_default=True)
+@click.option("--seed", type=int, default=None)
+@click.option("--bots", "bot", default="heuristic", show_default=True, metavar="BOT")
+@click.option("--record-dir", "record_dir", type=click.Path(file_okay=False, path_type=Path), default=None)
+@click.option("--glyphs", is_flag=True)
+@click.option("--delay", type=float, default=0.45, show_default=True, metavar="SECONDS")
 @lang_option
 @guarded
 def play_cmd(rules_spec: str, hands: int, seed: int | None, bot: str, record_dir: Path | None, glyphs: bool,
              delay: float, lang: Lang) -> int:
-    """Play a match of N hands against three bots, in a full-screen terminal UI.
-
-    You are seat 0. Keys: ←/→ or 1-9 a-e select a tile, enter/space discards it,
-    h hu, p peng, g gang, x pass, m/p/s choose the void suit, ? hint, q quit.
-    """
     if hands < 1:
         raise XuezhanError("bad_hands", f"--hands must be at least 1, not {hands}")
     if delay < 0:

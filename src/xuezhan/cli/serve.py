@@ -10,6 +10,7 @@ import click
 
 from ..errors import XuezhanError
 from ._common import guarded
+from ._help import command
 
 
 def _check_port(host: str, port: int) -> None:
@@ -30,20 +31,14 @@ def _check_port(host: str, port: int) -> None:
             raise XuezhanError("address_in_use", f"{host}:{port} {why}") from None
 
 
-@click.command("serve")
-@click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
-@click.option("--port", type=int, default=8000, show_default=True, help="Port to listen on.")
-@click.option("--db", "db_url", default=None, metavar="URL",
-              help="SQLAlchemy URL of the database (default: the SQLite file xuezhan.sqlite3, or $XUEZHAN_DB).")
+@command("serve")
+@click.option("--host", default="127.0.0.1", show_default=True)
+@click.option("--port", type=int, default=8000, show_default=True)
+@click.option("--db", "db_url", default=None, metavar="URL")
 @click.option("--config", "config_file", type=click.Path(dir_okay=False, path_type=Path), default=None,
-              metavar="FILE.toml", help="Server settings (timeouts, bot pacing, limits) from a TOML file.")
+              metavar="FILE.toml")
 @guarded
 def serve_cmd(host: str, port: int, db_url: str | None, config_file: Path | None) -> int:
-    """The web table: open http://HOST:PORT/ in a browser.
-
-    Accounts, sessions and coins are kept in the database: players stay signed in
-    across restarts until they log out or their session expires.
-    """
     import uvicorn
     from sqlalchemy.exc import ArgumentError, SQLAlchemyError
 
