@@ -220,6 +220,19 @@ def test_bots_the_core_lacks_are_played_by_python(capsys: pytest.CaptureFixture[
     assert "heuristic" in data["native_refused"]
 
 
+def test_the_python_engine_says_why_it_plays_in_the_chosen_language(capsys: pytest.CaptureFixture[str]) -> None:
+    from test_cli_games import run
+
+    from xuezhan import i18n
+
+    bots = "random,expert,random,random"
+    why = native.refusal(Rules.preset("qq"), bots.split(","))
+    assert why is not None
+    for lang in i18n.LANGS:
+        code, _, err = run(capsys, "simulate", "--games", "1", "--bots", bots, "--engine", "native", "--lang", lang)
+        assert code == 0 and i18n.t("cli.simulate.python_engine", lang, why=why) in err
+
+
 # --- malformed requests ----------------------------------------------------------------------------------------
 
 

@@ -161,7 +161,7 @@ def simulate_cmd(games: int, bots: str, bot_timeout: float, seed: int, rules_spe
     refused = native.refusal(rules, names) if engine != "python" else None
     use_native = engine != "python" and refused is None
     if engine == "native" and refused is not None:
-        click.echo(f"the Python engine plays: {refused}", err=True)
+        click.echo(i18n.t("cli.simulate.python_engine", lang, why=refused), err=True)
     in_process = workers == 1 and backend == "local" and not use_native
     sink: IO[str] | None = None
     if out is not None:
