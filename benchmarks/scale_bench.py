@@ -6,7 +6,8 @@ Plays the same N hands (default 4,000, four heuristic bots) with ``xuezhan.selfp
 in this process, in 2 local worker processes, and as Ray tasks on a local Ray with 2 CPUs
 (started, and its two workers given a first small task, before the clock starts, as a
 cluster would be running already; null when Ray is not installed). Checks that the
-summaries are the same and reports hands per second and the speed-ups over one worker (target at least 1.7x with 2 workers on a 2-core machine).
+summaries are the same and reports hands per second and the speed-ups over one worker
+(target at least 1.7x with 2 workers on a 2-core machine).
 """
 
 from __future__ import annotations
