@@ -23,7 +23,7 @@ from typing import Any
 from unittest import mock
 
 from fuzzing import BASE_RECORDS, FUZZ, rule_mappings, tile_text, toml_text
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 from xuezhan import i18n, vocab
@@ -124,6 +124,8 @@ ERROR_PREFIXES = tuple(i18n.t("cli.error", lang, message="\0", what="").split("\
 
 @FUZZ
 @given(argv=argvs())
+@example(argv=["replay", "\x85", "--json"])  # a line break to str.splitlines() in the JSON error line
+@example(argv=["replay", "a\u2028b\u2029", "--json"])
 def test_fuzz_cli_arguments(argv: list[str]) -> None:
     out, err = io.StringIO(), io.StringIO()
     with tempfile.TemporaryDirectory() as cwd, bounded(), contextlib.chdir(cwd):

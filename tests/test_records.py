@@ -60,3 +60,14 @@ def test_a_records_place_in_a_match_is_checked(place: dict[str, object]) -> None
     with pytest.raises(RecordError) as err:
         parse_record({**good, **place})
     assert err.value.code == "bad_record"
+
+
+def test_a_json_line_splits_only_at_its_newline() -> None:
+    import json
+
+    from xuezhan.records import json_line
+
+    data = {"name": "甲\x85乙\u2028丙\u2029丁", "tab": "\t", "nl": "\n"}
+    line = json_line(data)
+    assert line.splitlines() == [line]  # no character other readers take for a line end
+    assert json.loads(line) == data and "甲" in line  # UTF-8 kept, the same data read back

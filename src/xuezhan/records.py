@@ -27,6 +27,17 @@ _CLAIMS = (ActionType.HU, ActionType.PENG, ActionType.GANG, ActionType.PASS)
 _DIRECTION_NAMES = {v: k for k, v in EXCHANGE_DIRECTIONS.items()}
 
 
+_LINE_BREAKS = str.maketrans({"\x85": "\\u0085", "\u2028": "\\u2028", "\u2029": "\\u2029"})
+
+
+def json_line(data: Any) -> str:
+    """``data`` as one line of JSON text (no newline at the end): UTF-8 as is, but the characters
+    that other readers take for the end of a line (U+0085, U+2028, U+2029; JSON escapes the
+    control characters already) escaped, so a JSON-lines file or output splits at its newlines
+    only. They can stand only inside strings, where the escape reads back the same."""
+    return json.dumps(data, ensure_ascii=False).translate(_LINE_BREAKS)
+
+
 @dataclass(frozen=True)
 class Record:
     """A parsed record: everything needed to replay one hand."""

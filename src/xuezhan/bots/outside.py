@@ -27,6 +27,7 @@ from typing import IO, Any
 from ..engine.actions import Action
 from ..engine.views import SeatView
 from ..errors import XuezhanError
+from ..records import json_line
 from .heuristic import HeuristicBot
 from .protocol import end_message, request_message, start_message
 
@@ -119,7 +120,7 @@ class OutsideBot:
             proc = self._spawn()
         assert proc.stdin is not None
         try:
-            proc.stdin.write(json.dumps(message, ensure_ascii=False) + "\n")
+            proc.stdin.write(json_line(message) + "\n")
             proc.stdin.flush()
         except (OSError, ValueError):
             raise BotFault("the program has ended") from None

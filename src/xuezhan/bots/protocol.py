@@ -26,6 +26,7 @@ from typing import IO, Any
 from ..engine.actions import Action
 from ..engine.state import RIVER_CLAIMED
 from ..engine.views import SeatView
+from ..records import json_line
 from ..rules import Rules
 from ..scoring import Meld, MeldKind
 from ..tiles import SUITS, parse_tile, parse_tiles
@@ -212,7 +213,7 @@ def serve(bot: Bot, stdin: IO[str], stdout: IO[str], *, seed: int = 0, stderr: I
                 view = RemoteView(msg["view"], rules)
                 legal = [Action.from_json(a) for a in msg["legal"]]
                 action = legal[0] if len(legal) == 1 else bot.choose(view, legal)
-                stdout.write(json.dumps({"action": action.to_json()}) + "\n")
+                stdout.write(json_line({"action": action.to_json()}) + "\n")
                 stdout.flush()
                 answered += 1
             elif kind == "end_hand":

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import contextlib
 import functools
-import json
 import os
 import sys
 from collections.abc import Callable
@@ -17,6 +16,7 @@ import click
 from .. import i18n, vocab
 from ..errors import XuezhanError
 from ..i18n import Lang
+from ..records import json_line
 from ..rules import Rules
 from ..scoring import Meld, MeldKind
 from ..tiles import parse_tile, suit_index
@@ -63,11 +63,11 @@ def emit_error(code: str, message: str, as_json: bool, lang: Lang | None = None)
     what = vocab.name_or_id(vocab.Kind.ERROR, code, lang)
     click.echo(i18n.t("cli.error", lang, what=what, message=message), err=True)
     if as_json:
-        click.echo(json.dumps({"error": {"code": code, "message": message}}, ensure_ascii=False))
+        click.echo(json_line({"error": {"code": code, "message": message}}))
 
 
 def emit_json(data: Any) -> None:
-    click.echo(json.dumps(data, ensure_ascii=False))
+    click.echo(json_line(data))
 
 
 def guarded(fn: Callable[P, int]) -> Callable[P, int]:

@@ -16,7 +16,7 @@ from ..errors import RecordError, XuezhanError
 from ..explain import explain_hand
 from ..i18n import DEFAULT_LANG, Lang
 from ..match import Hand, hand_record
-from ..records import Record, parse_record, replay, result_json
+from ..records import Record, json_line, parse_record, replay, result_json
 from ..scale import Shard, check_workers
 from ..selfplay import Stats, simulate
 from . import _common
@@ -183,7 +183,7 @@ def simulate_cmd(games: int, bots: str, bot_timeout: float, seed: int, rules_spe
 
     def on_hand(hand: Hand) -> None:
         if sink is not None:
-            sink.write(json.dumps(hand_record(hand), ensure_ascii=False) + "\n")
+            sink.write(json_line(hand_record(hand)) + "\n")
         if progress is not None:
             progress.advance(task)
 
@@ -201,7 +201,7 @@ def simulate_cmd(games: int, bots: str, bot_timeout: float, seed: int, rules_spe
                          on_shard=on_shard, bot_timeout=bot_timeout, engine="native" if use_native else "python")
         if sink is not None:
             for record in stats.records:
-                sink.write(json.dumps(record, ensure_ascii=False) + "\n")
+                sink.write(json_line(record) + "\n")
     except OSError as exc:
         raise unwritable(exc) from None
     finally:

@@ -50,6 +50,7 @@ import numpy as np
 from ..engine.actions import ACTION_SPACE_SIZE, action_index
 from ..errors import XuezhanError
 from ..match import Hand, hand_record, hand_seed
+from ..records import json_line
 from ..rules import Rules
 from ..scale import Shard, map_shards, shards
 from ..selfplay import simulate
@@ -161,7 +162,7 @@ def write_shard(out: Path, shard: int, hands: int, bots: Sequence[str], *, seed:
 
     def on_hand(hand: Hand) -> None:
         columns.add_hand(hand, bots)
-        records.append(json.dumps({"id": record_id(hand), **hand_record(hand)}, ensure_ascii=False))
+        records.append(json_line({"id": record_id(hand), **hand_record(hand)}))
 
     stats = simulate(hands, bots, seed=match_seed, rules=rules, on_hand=on_hand, bot_timeout=bot_timeout)
     metadata = {"seed": seed, "shard": shard, "match_seed": match_seed, "bots": list(bots),
