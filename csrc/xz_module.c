@@ -147,6 +147,15 @@ static PyObject *hand_tuple(const XzGame *g, int records) {
                          (long long)d[0], (long long)d[1], (long long)d[2], (long long)d[3], wins, detail);
 }
 
+/* a compiled bot by code (``bot`` NULL: only check that it exists and can be made); -1 with an error set */
+static int make_bot(XzBot *bot, long code, uint64_t salt) {
+    XzBot scratch;
+    int r = code < 0 || code > 255 ? -1 : xz_make_bot(bot ? bot : &scratch, (int)code, salt);
+    if (r == -1) PyErr_Format(PyExc_ValueError, "no compiled bot with code %ld", code);
+    else if (r < 0) PyErr_NoMemory();
+    return r < 0 ? -1 : 0;
+}
+
 static PyObject *core_play(PyObject *self, PyObject *args) {
     (void)self;
     PyObject *seeds_obj, *rules_obj, *bots_obj;
@@ -170,12 +179,8 @@ static PyObject *core_play(PyObject *self, PyObject *args) {
     for (int i = 0; i < 4; i++) {
         long v = PyLong_AsLong(PySequence_Fast_GET_ITEM(bots_fast, i));
         if (v == -1 && PyErr_Occurred()) { Py_DECREF(bots_fast); return NULL; }
-        if (v != 0) {
-            Py_DECREF(bots_fast);
-            PyErr_Format(PyExc_ValueError, "no compiled bot with code %ld", v);
-            return NULL;
-        }
         bot_kind[i] = (int)v;
+        if (make_bot(NULL, v, 0) < 0) { Py_DECREF(bots_fast); return NULL; }
     }
     Py_DECREF(bots_fast);
     PyObject *seeds = PySequence_Fast(seeds_obj, "seeds must be a sequence of integers");
@@ -207,8 +212,7 @@ static PyObject *core_play(PyObject *self, PyObject *args) {
         XzBot bots[4];
         XzBot *bp[4];
         for (int s = 0; s < 4; s++) {
-            (void)bot_kind[s]; /* 0, the random bot: the only compiled one so far */
-            xz_random_bot(&bots[s], xz_bot_seed((uint64_t)seed, s));
+            xz_make_bot(&bots[s], bot_kind[s], xz_bot_seed((uint64_t)seed, s)); /* checked above */
             bp[s] = &bots[s];
         }
         Py_BEGIN_ALLOW_THREADS /* the hand touches no Python object */
@@ -256,6 +260,31 @@ static PyObject *core_mt_random(PyObject *self, PyObject *args) {
         PyList_SET_ITEM(out, i, v);
     }
     return out;
+}
+
+static PyObject *core_shanten(PyObject *self, PyObject *args) {
+    /* hand.shanten(counts, n_melds, meld_suits=..., void=...) as the compiled bots compute it */
+    (void)self;
+    Py_buffer counts;
+    int n_melds, meld_suits, void_suit;
+    if (!PyArg_ParseTuple(args, "y*iii", &counts, &n_melds, &meld_suits, &void_suit)) return NULL;
+    int ok = counts.len == 27 && n_melds >= 0 && n_melds <= 4 && meld_suits >= 0 && meld_suits <= 7
+             && void_suit >= -1 && void_suit <= 2;
+    int32_t keys[3] = {0, 0, 0};
+    static const int32_t pow5[9] = {1, 5, 25, 125, 625, 3125, 15625, 78125, 390625};
+    for (int t = 0; ok && t < 27; t++) {
+        uint8_t c = ((const uint8_t *)counts.buf)[t];
+        if (c > 4) ok = 0;
+        else keys[t / 9] += c * pow5[t % 9];
+    }
+    PyBuffer_Release(&counts);
+    if (!ok) {
+        PyErr_SetString(PyExc_ValueError, "27 counts of 0-4, 0-4 melds, a suit mask 0-7 and a void -1-2");
+        return NULL;
+    }
+    XzBot scratch;
+    if (xz_heuristic_bot(&scratch, 0) < 0) return PyErr_NoMemory();
+    return PyLong_FromLong(xz_shanten(keys, n_melds, meld_suits, void_suit));
 }
 
 /* --- Hand: one hand played action by action (the records of xuezhan.engine.Game) ----------------- */
@@ -397,11 +426,32 @@ static PyObject *hand_get_step(HandObject *self, void *closure) {
     return PyLong_FromLong(self->g->nactions);
 }
 
+static PyObject *hand_choose(HandObject *self, PyObject *args) {
+    /* (seat, bot code, salt): the index in legal(seat) of the compiled bot's choice, None when the
+     * seat has nothing to do */
+    if (!ready(self)) return NULL;
+    int seat;
+    long code;
+    unsigned long long salt = 0;
+    if (!PyArg_ParseTuple(args, "il|K", &seat, &code, &salt)) return NULL;
+    if (seat < 0 || seat > 3) {
+        PyErr_SetString(PyExc_ValueError, "a seat is 0-3");
+        return NULL;
+    }
+    XzBot bot;
+    if (make_bot(&bot, code, (uint64_t)salt) < 0) return NULL;
+    XzAction legal[XZ_MAX_LEGAL];
+    int n = self->g->phase == P_OVER ? 0 : xz_legal(self->g, seat, legal);
+    if (!n) Py_RETURN_NONE;
+    return PyLong_FromLong(n > 1 ? bot.choose(&bot, self->g, seat, legal, n) : 0);
+}
+
 static PyMethodDef hand_methods[] = {
     {"pending", (PyCFunction)hand_pending, METH_NOARGS, "The seats that must act now."},
     {"legal", (PyCFunction)hand_legal, METH_O, "The legal actions of a seat, as tuples."},
     {"apply", (PyCFunction)hand_apply, METH_VARARGS, "Apply an action, or return why it is illegal."},
     {"summary", (PyCFunction)hand_summary, METH_NOARGS, "The hand as play() gives it, with records."},
+    {"choose", (PyCFunction)hand_choose, METH_VARARGS, "The index of a compiled bot's choice among legal(seat)."},
     {NULL, NULL, 0, NULL},
 };
 
@@ -427,6 +477,7 @@ static PyTypeObject HandType = {
 static PyMethodDef methods[] = {
     {"play", core_play, METH_VARARGS, "Play one hand per seed with compiled bots; see the module docs."},
     {"mt_random", core_mt_random, METH_VARARGS, "The first values of random.Random(seed).random()."},
+    {"shanten", core_shanten, METH_VARARGS, "hand.shanten as the compiled bots compute it."},
     {NULL, NULL, 0, NULL},
 };
 

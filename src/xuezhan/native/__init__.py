@@ -16,7 +16,9 @@ Python engine. What the core does not implement (:func:`refusal` says what) is r
 that the Python engine plays it.
 
 Compiled bots: ``random`` (:class:`xuezhan.bots.random_bot.RandomBot`, the same hash of seed
-and step). Other bots run on the Python engine.
+and step) and ``heuristic`` (:class:`xuezhan.bots.heuristic.HeuristicBot`, the same decisions:
+the same shanten, the same floats in the same order, the same ties). Other bots run on the
+Python engine.
 """
 
 from __future__ import annotations
@@ -44,13 +46,15 @@ def _load() -> tuple[ModuleType | None, str | None]:
 
 _core, _IMPORT_ERROR = _load()
 
-NATIVE_BOTS: Final = ("random",)
+NATIVE_BOTS: Final = ("random", "heuristic")
 """Bots the compiled core plays itself."""
 
 BATCH: Final = 512
 """Hands per call into the core (bounds the memory held for records)."""
 
-_BOT_CODES: Final = {"random": 0}
+_BOT_CODES: Final = {"random": 0, "heuristic": 1}
+HEURISTIC_QUICK: Final = 2
+"""The core's code for ``HeuristicBot(quick=True)`` (search play-outs; no name of its own)."""
 _SELF_DRAW_BONUS: Final = {"base": 0, "fan": 1, "none": 2}
 _DEALER_RULE: Final = {"first_winner": 0, "dice": 1, "discarder": 2}
 _EXCHANGE: Final = {"none": 0, "counter": 1, "opposite": 2, "clockwise": 3, "random": 4}
