@@ -30,7 +30,7 @@ setup(
     ext_modules=[
         Extension(
             "xuezhan.native._core",
-            sources=["csrc/xz_engine.c", "csrc/xz_heuristic.c", "csrc/xz_module.c"],
+            sources=["csrc/xz_engine.c", "csrc/xz_heuristic.c", "csrc/xz_load.c", "csrc/xz_module.c"],
             depends=["csrc/xz_engine.h"],
             optional=True,
         )

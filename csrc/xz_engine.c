@@ -1353,7 +1353,7 @@ void xz_play(XzGame *g, XzBot *bots[4]) {
     XzAction legal[XZ_MAX_LEGAL];
     int seats[4];
     while (g->phase != P_OVER && !g->overflow) {
-        int np = xz_pending(g, seats);
+        int np = xz_pending(g, seats), acted = 0;
         if (!np) return;
         for (int i = 0; i < np; i++) {
             int s = seats[i];
@@ -1362,7 +1362,9 @@ void xz_play(XzGame *g, XzBot *bots[4]) {
             int k = n > 1 ? bots[s]->choose(bots[s], g, s, legal, n) : 0;
             if (k < 0 || k >= n) k = 0; /* a broken bot: its first legal action (HandDriver.choose) */
             xz_apply(g, &legal[k]);
+            acted = 1;
         }
+        if (!acted) return; /* nobody can move (a loaded state that no hand reaches): stop, not spin */
     }
 }
 

@@ -7,6 +7,7 @@
 #ifndef XZ_ENGINE_H
 #define XZ_ENGINE_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #define XZ_KINDS 27
@@ -199,6 +200,9 @@ int xz_make_bot(XzBot *bot, int code, uint64_t salt);
  * concealed ``counts`` (winning tile included) with the melds of ``s`` (heuristic.wait_points) */
 int xz_complete_keys(int32_t k0, int32_t k1, int32_t k2, int seven);
 int64_t xz_discard_win_points(const XzRules *R, const int8_t *counts, const XzSeat *s);
+/* a hand in the middle of play from the integers of xuezhan.native.playout.state_words
+ * (xz_load.c); -1 (and nothing to play) when they are malformed */
+int xz_load_game(XzGame *g, const XzRules *rules, const int64_t *words, size_t n);
 
 /* deal a hand as Match.start_hand does: dealer by dice when dealer < 0, then the shuffle,
  * then a random exchange direction when the rules ask for one */

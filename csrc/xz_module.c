@@ -287,6 +287,81 @@ static PyObject *core_shanten(PyObject *self, PyObject *args) {
     return PyLong_FromLong(xz_shanten(keys, n_melds, meld_suits, void_suit));
 }
 
+static PyObject *core_play_out(PyObject *self, PyObject *args) {
+    /* (rules, state, action, bots): the hand of ``state`` (int64 words, xuezhan.native.playout)
+     * after ``action`` (8 integers, -1 for none, or None), played to its end by the compiled bots;
+     * returns the four deltas of the whole hand */
+    (void)self;
+    PyObject *rules_obj, *action_obj, *bots_obj;
+    Py_buffer state;
+    if (!PyArg_ParseTuple(args, "Oy*OO", &rules_obj, &state, &action_obj, &bots_obj)) return NULL;
+    XzRules R;
+    XzBot bots[4];
+    XzBot *bp[4];
+    int64_t v[8];
+    PyObject *fast = NULL;
+    XzGame *g = NULL;
+    if (read_rules(rules_obj, &R) < 0) goto fail;
+    fast = PySequence_Fast(bots_obj, "bots must be four bot codes");
+    if (!fast) goto fail;
+    if (PySequence_Fast_GET_SIZE(fast) != 4) {
+        PyErr_SetString(PyExc_ValueError, "bots must be four bot codes");
+        goto fail;
+    }
+    for (int i = 0; i < 4; i++) {
+        long code = PyLong_AsLong(PySequence_Fast_GET_ITEM(fast, i));
+        if ((code == -1 && PyErr_Occurred()) || make_bot(&bots[i], code, 0) < 0) goto fail;
+        bp[i] = &bots[i];
+    }
+    if (action_obj != Py_None
+        && !PyArg_ParseTuple(action_obj, "LLLLLLLL", &v[0], &v[1], &v[2], &v[3], &v[4], &v[5], &v[6], &v[7]))
+        goto fail;
+    g = PyMem_Malloc(sizeof(XzGame));
+    if (!g) {
+        PyErr_NoMemory();
+        goto fail;
+    }
+    if (state.len % (Py_ssize_t)sizeof(int64_t)
+        || xz_load_game(g, &R, (const int64_t *)state.buf, (size_t)state.len / sizeof(int64_t)) < 0) {
+        PyErr_SetString(PyExc_ValueError, "a malformed hand state");
+        goto fail;
+    }
+    if (action_obj != Py_None) {
+        XzAction a;
+        for (int i = 0; i < 8; i++)
+            if (v[i] < -1 || v[i] > 26) v[i] = 254; /* refused below, as a value no action holds */
+        a.seat = (uint8_t)(v[0] < 0 ? 254 : v[0]);
+        a.type = (uint8_t)(v[1] < 0 ? 254 : v[1]);
+        a.tile = (uint8_t)(v[2] < 0 ? 255 : v[2]);
+        a.suit = (uint8_t)(v[3] < 0 ? 255 : v[3]);
+        a.ntiles = (uint8_t)(v[4] == 0 ? 0 : v[4] == 3 ? 3 : 255);
+        for (int k = 0; k < 3; k++) a.tiles[k] = (uint8_t)(v[5 + k] < 0 ? 0 : v[5 + k]);
+        const char *why = xz_try_apply(g, &a);
+        if (why) {
+            PyErr_Format(PyExc_ValueError, "the action is not legal in this state (%s)", why);
+            goto fail;
+        }
+    }
+    Py_BEGIN_ALLOW_THREADS
+    xz_play(g, bp);
+    Py_END_ALLOW_THREADS
+    if (g->overflow || g->phase != P_OVER) {
+        PyErr_SetString(PyExc_RuntimeError, "the hand state could not be played to its end");
+        goto fail;
+    }
+    int64_t d[4];
+    xz_deltas(g, d);
+    PyMem_Free(g);
+    Py_DECREF(fast);
+    PyBuffer_Release(&state);
+    return Py_BuildValue("(LLLL)", (long long)d[0], (long long)d[1], (long long)d[2], (long long)d[3]);
+fail:
+    PyMem_Free(g);
+    Py_XDECREF(fast);
+    PyBuffer_Release(&state);
+    return NULL;
+}
+
 /* --- Hand: one hand played action by action (the records of xuezhan.engine.Game) ----------------- */
 typedef struct {
     PyObject_HEAD
@@ -478,6 +553,7 @@ static PyMethodDef methods[] = {
     {"play", core_play, METH_VARARGS, "Play one hand per seed with compiled bots; see the module docs."},
     {"mt_random", core_mt_random, METH_VARARGS, "The first values of random.Random(seed).random()."},
     {"shanten", core_shanten, METH_VARARGS, "hand.shanten as the compiled bots compute it."},
+    {"play_out", core_play_out, METH_VARARGS, "A hand in the middle played to its end by compiled bots."},
     {NULL, NULL, 0, NULL},
 };
 

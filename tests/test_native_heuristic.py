@@ -3,7 +3,9 @@
 Differential: over about 4,000 seeded hands per run (both presets with four heuristic seats,
 heuristic and random seats mixed, random mixes of the options of RULES 14), the core's game
 records are byte-identical to the Python engine's played by ``HeuristicBot``; so are those of
-the quick variant (search play-outs); the core's shanten is ``hand.shanten``.
+the quick variant (search play-outs); the core's shanten is ``hand.shanten``. Hands stopped in
+the middle (sampled worlds included) are played out by the core to the Python engine's deltas,
+and the expert decides the same with its play-outs in C.
 """
 
 from __future__ import annotations
@@ -19,12 +21,16 @@ from test_native import _FANS, _VALUES, _build, native_records, python_records
 
 import xuezhan.native._core as core
 from xuezhan import native
+from xuezhan.bots.expert import ExpertBot
 from xuezhan.bots.heuristic import HeuristicBot
+from xuezhan.engine.actions import Action, ActionType
 from xuezhan.engine.game import Game
+from xuezhan.engine.views import sample_world
 from xuezhan.hand import shanten
+from xuezhan.native.playout import play_out, state_words
 from xuezhan.records import record_json
 from xuezhan.rules import Rules
-from xuezhan.runtime import HandDriver, Seat
+from xuezhan.runtime import HandDriver, Seat, bot_seed
 
 H, R = "heuristic", "random"
 
@@ -144,3 +150,78 @@ def test_heuristic_self_play_runs_on_the_core(capsys: pytest.CaptureFixture[str]
         x.pop("engine")
         x.pop("hands_per_second")
     assert data == py
+
+
+# --- search play-outs from a hand in the middle (xuezhan.native.playout) -----------------------------------
+
+
+def _positions(rng: random.Random, hands: int) -> list[Game]:
+    """Hands stopped at random decisions, half of them as a seat's sampled world."""
+    out: list[Game] = []
+    bot = HeuristicBot(random.Random(0))
+    for _ in range(hands):
+        options: dict[str, Any] = {k: rng.choice(v) for k, v in _VALUES.items() if rng.random() < 0.5}
+        rules = _build(rng.choice(("qq", "chengdu")), options) or Rules.preset("qq")
+        game = Game.new(rules, rng=random.Random(rng.getrandbits(64)))
+        while not game.over:
+            seat = game.pending()[0]
+            legal = game.legal_actions(seat)
+            if rng.random() < 0.06:
+                out.append(sample_world(game.view(seat), rng) if rng.random() < 0.5 else game.copy())
+            game.apply(bot.choose(game.view(seat), legal) if len(legal) > 1 and rng.random() < 0.8
+                       else rng.choice(legal))
+    return out
+
+
+def test_a_hand_in_the_middle_is_played_out_as_by_the_python_engine() -> None:
+    seats = [Seat.of_bot(HeuristicBot(random.Random(0), quick=True)) for _ in range(4)]
+    kinds: Counter[str] = Counter()
+    for world in _positions(random.Random(21), 50):
+        state = state_words(world)
+        assert state is not None
+        seat = world.pending()[0]
+        for action in world.legal_actions(seat):
+            game = world.copy()
+            game.apply(action)
+            if not game.over:
+                HandDriver(game, seats).run()
+            assert play_out(world, state, action) == tuple(game.deltas()), (action, world.phase)
+            kinds[f"{world.phase}:{action.type}"] += 1
+        assert play_out(world, state, None) == play_out(world, state, None)  # the state is not consumed
+    for kind in ("turn:discard", "turn:gang", "claim:peng", "claim:pass", "claim:hu", "dingque:dingque"):
+        assert kinds[kind] > 0, kind
+
+
+def test_the_expert_decides_the_same_with_compiled_play_outs() -> None:
+    rng = random.Random(5)
+    searched = 0
+    for preset in ("qq", "chengdu", "qq"):
+        seed = rng.getrandbits(64)
+        game = Game.new(Rules.preset(preset), rng=random.Random(seed))
+        compiled = [ExpertBot(random.Random(1)) for _ in range(4)]
+        python = [ExpertBot(random.Random(1)) for _ in range(4)]
+        for s in range(4):
+            python[s].native_playouts = False
+            compiled[s].start_hand(bot_seed(seed, s))
+            python[s].start_hand(bot_seed(seed, s))
+        while not game.over:
+            seat = game.pending()[0]
+            legal = game.legal_actions(seat)
+            want = python[seat].choose(game.view(seat), legal)
+            assert compiled[seat].choose(game.view(seat), legal) == want
+            view = game.view(seat)
+            searched += len(python[seat].candidates(view, legal, python[seat].policy.choose(view, legal))) > 1
+            game.apply(want)
+    assert searched > 10
+
+
+def test_what_the_core_cannot_hold_is_played_out_in_python() -> None:
+    game = Game.new(Rules.preset("qq"), rng=random.Random(3))
+    state = state_words(game)
+    assert state is not None
+    with pytest.raises(ValueError, match="malformed"):
+        play_out(game, state[:-8], None)
+    with pytest.raises(ValueError, match="not legal"):
+        play_out(game, state, Action(0, ActionType.DISCARD, tile=0))
+    game.apply(Action(2, ActionType.ESCAPE))  # the core has no escapes (the expert plays such a hand in Python)
+    assert state_words(game) is None
