@@ -215,10 +215,16 @@ def test_the_expert_decides_the_same_with_compiled_play_outs() -> None:
     assert searched > 10
 
 
-def test_what_the_core_cannot_hold_is_played_out_in_python() -> None:
+def test_what_the_core_cannot_hold_is_played_out_in_python(monkeypatch: pytest.MonkeyPatch) -> None:
     game = Game.new(Rules.preset("qq"), rng=random.Random(3))
     state = state_words(game)
     assert state is not None
+    with monkeypatch.context() as m:  # without the core, the expert searches in Python
+        m.setattr(native, "_core", None)
+        assert state_words(game) is None
+        bot = ExpertBot(random.Random(1))
+        seat = game.pending()[0]
+        assert bot.choose(game.view(seat), game.legal_actions(seat)) in game.legal_actions(seat)
     with pytest.raises(ValueError, match="malformed"):
         play_out(game, state[:-8], None)
     with pytest.raises(ValueError, match="not legal"):

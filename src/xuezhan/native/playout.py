@@ -15,10 +15,11 @@ from array import array
 from collections.abc import Sequence
 from typing import Final
 
+from .. import native
 from ..engine.actions import REASONS, Action
 from ..engine.game import Game
 from ..engine.state import Phase
-from . import _TYPES, HEURISTIC_QUICK, _core, refusal, rule_words
+from . import _TYPES, HEURISTIC_QUICK, rule_words
 
 _PHASES: Final = (Phase.EXCHANGE, Phase.DINGQUE, Phase.TURN, Phase.CLAIM, Phase.ROB, Phase.OVER)
 _MELD_KINDS: Final = {"peng": 0, "gang": 1, "angang": 2}
@@ -41,7 +42,7 @@ def action_words(action: Action) -> tuple[int, int, int, int, int, int, int, int
 def state_words(game: Game) -> bytes | None:
     """The state of ``game`` as the core loads it (packed int64), or ``None`` when the core cannot
     hold it: the core is not built, the rules are not compiled, or a seat has escaped."""
-    if _core is None or refusal(game.rules) is not None:
+    if native.refusal(game.rules) is not None:  # not built, or rules not compiled
         return None
     seats = game._seats
     if any(s.escaped for s in seats):
@@ -104,9 +105,10 @@ def state_words(game: Game) -> bytes | None:
 def prepare() -> bool:
     """Build the compiled heuristic's tables now (about 0.1 s, once per process) rather than in
     the first play-out; ``False`` when the core is not built."""
-    if _core is None:
+    core = native._core
+    if core is None:
         return False
-    _core.shanten(bytes(27), 0, 0, -1)  # the first use of the compiled heuristic builds them
+    core.shanten(bytes(27), 0, 0, -1)  # the first use of the compiled heuristic builds them
     return True
 
 
@@ -115,7 +117,8 @@ def play_out(game: Game, state: bytes, action: Action | None,
     """The deltas of the hand ``game`` (its :func:`state_words` in ``state``) once ``action`` is
     applied and the compiled ``bots`` (codes of :mod:`xuezhan.native`) have played it to its end.
     ``game`` itself is not changed."""
-    assert _core is not None  # state_words gave a state: the core is there
-    deltas: tuple[int, int, int, int] = _core.play_out(
+    core = native._core
+    assert core is not None  # state_words gave a state: the core is there
+    deltas: tuple[int, int, int, int] = core.play_out(
         rule_words(game.rules), state, None if action is None else action_words(action), bots)
     return deltas
