@@ -200,7 +200,7 @@ int xz_make_bot(XzBot *bot, int code, uint64_t salt);
  * concealed ``counts`` (winning tile included) with the melds of ``s`` (heuristic.wait_points) */
 int xz_complete_keys(int32_t k0, int32_t k1, int32_t k2, int seven);
 int64_t xz_discard_win_points(const XzRules *R, const int8_t *counts, const XzSeat *s);
-/* a hand in the middle of play from the integers of xuezhan.native.playout.state_words
+/* a hand in the middle of play from the integers of xuezhan.engine.packed.pack_state
  * (xz_load.c); -1 (and nothing to play) when they are malformed */
 int xz_load_game(XzGame *g, const XzRules *rules, const int64_t *words, size_t n);
 

@@ -1,6 +1,6 @@
 /* A hand in the middle, loaded into the core: the state of a Python engine's Game (hands, melds,
  * rivers, wall, open claim window, kongs and their payers, wins, ledger) as a flat array of
- * integers written by xuezhan.native.playout.state_words, so that a search play-out from a
+ * integers written by xuezhan.engine.packed.pack_state, so that a search play-out from a
  * sampled world runs in C. Every value is checked against the core's bounds: a malformed array
  * is refused (-1), never read past. */
 #include "xz_engine.h"

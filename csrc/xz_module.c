@@ -288,7 +288,7 @@ static PyObject *core_shanten(PyObject *self, PyObject *args) {
 }
 
 static PyObject *core_play_out(PyObject *self, PyObject *args) {
-    /* (rules, state, action, bots): the hand of ``state`` (int64 words, xuezhan.native.playout)
+    /* (rules, state, action, bots): the hand of ``state`` (int64 words, xuezhan.engine.packed.pack_state)
      * after ``action`` (8 integers, -1 for none, or None), played to its end by the compiled bots;
      * returns the four deltas of the whole hand */
     (void)self;

@@ -26,8 +26,9 @@ from xuezhan.bots.heuristic import HeuristicBot
 from xuezhan.engine.actions import Action, ActionType
 from xuezhan.engine.game import Game
 from xuezhan.engine.views import sample_world
+from xuezhan.errors import XuezhanError
 from xuezhan.hand import shanten
-from xuezhan.native.playout import play_out, state_words
+from xuezhan.native import play_out, playout_state
 from xuezhan.records import record_json
 from xuezhan.rules import Rules
 from xuezhan.runtime import HandDriver, Seat, bot_seed
@@ -152,7 +153,7 @@ def test_heuristic_self_play_runs_on_the_core(capsys: pytest.CaptureFixture[str]
     assert data == py
 
 
-# --- search play-outs from a hand in the middle (xuezhan.native.playout) -----------------------------------
+# --- search play-outs from a hand in the middle (native.play_out) -------------------------------------------
 
 
 def _positions(rng: random.Random, hands: int) -> list[Game]:
@@ -177,7 +178,7 @@ def test_a_hand_in_the_middle_is_played_out_as_by_the_python_engine() -> None:
     seats = [Seat.of_bot(HeuristicBot(random.Random(0), quick=True)) for _ in range(4)]
     kinds: Counter[str] = Counter()
     for world in _positions(random.Random(21), 50):
-        state = state_words(world)
+        state = playout_state(world)
         assert state is not None
         seat = world.pending()[0]
         for action in world.legal_actions(seat):
@@ -217,17 +218,18 @@ def test_the_expert_decides_the_same_with_compiled_play_outs() -> None:
 
 def test_what_the_core_cannot_hold_is_played_out_in_python(monkeypatch: pytest.MonkeyPatch) -> None:
     game = Game.new(Rules.preset("qq"), rng=random.Random(3))
-    state = state_words(game)
+    state = playout_state(game)
     assert state is not None
     with monkeypatch.context() as m:  # without the core, the expert searches in Python
         m.setattr(native, "_core", None)
-        assert state_words(game) is None
+        assert playout_state(game) is None
         bot = ExpertBot(random.Random(1))
         seat = game.pending()[0]
         assert bot.choose(game.view(seat), game.legal_actions(seat)) in game.legal_actions(seat)
-    with pytest.raises(ValueError, match="malformed"):
-        play_out(game, state[:-8], None)
-    with pytest.raises(ValueError, match="not legal"):
-        play_out(game, state, Action(0, ActionType.DISCARD, tile=0))
+    for bad, action, why in ((state[:-8], None, "malformed"), (state + state, None, "malformed"),
+                             (state, Action(0, ActionType.DISCARD, tile=0), "not legal")):
+        with pytest.raises(XuezhanError, match=why) as info:
+            play_out(game, bad, action)
+        assert info.value.code == "bad_batch"
     game.apply(Action(2, ActionType.ESCAPE))  # the core has no escapes (the expert plays such a hand in Python)
-    assert state_words(game) is None
+    assert playout_state(game) is None

@@ -14,7 +14,7 @@ expected value two draws ahead (:class:`HandValue`). Elsewhere it plays as the h
 The budget is a number of play-outs per decision (``playouts``; the default keeps a decision
 well within 50 ms of one core), never a clock, so that a decision is a function of the
 seed, the view and the legal actions only. Where the compiled core is built the play-outs
-run in it (:mod:`xuezhan.native.playout`: the same bots and deltas, about twenty times as
+run in it (:func:`xuezhan.native.play_out`: the same bots and deltas, about twenty times as
 fast); the decisions are the same either way.
 """
 
@@ -29,7 +29,7 @@ from ..engine.actions import Action, ActionType
 from ..engine.game import Game
 from ..engine.views import SeatView, sample_world
 from ..hand import shanten, winning_tiles
-from ..native.playout import play_out, prepare, state_words
+from ..native import play_out, playout_state, prepare_bots
 from .heuristic import HeuristicBot, wait_points
 
 _MASK = (1 << 64) - 1
@@ -159,7 +159,7 @@ class ExpertBot:
     """Points (in base scores) one unit of danger costs a discard that keeps the hand close."""
     native_playouts = True
     """Play the play-outs on the compiled core where it is built and holds the world
-    (:mod:`xuezhan.native.playout`): the same quick heuristic, the same deltas, in C."""
+    (:func:`xuezhan.native.play_out`): the same quick heuristic, the same deltas, in C."""
 
     def __init__(self, rng: random.Random, *, playouts: int = PLAYOUTS, margin: float = 1.5) -> None:
         if playouts < 2:
@@ -172,7 +172,7 @@ class ExpertBot:
         self._playout_bots = [HeuristicBot(rng, quick=True) for _ in range(4)]
         self._driver: Callable[[Game], object] | None = None
         if self.native_playouts:
-            prepare()  # the compiled play-outs' tables, before the first decision and its time limit
+            prepare_bots()  # the compiled play-outs' tables, before the first decision and its time limit
 
     def start_hand(self, seed: int) -> None:
         self.seed = seed & _MASK
@@ -272,7 +272,7 @@ class ExpertBot:
         results: list[list[float]] = [[] for _ in candidates]
         for _ in range(worlds):
             world = sample_world(view, rng)
-            state = state_words(world) if self.native_playouts else None
+            state = playout_state(world) if self.native_playouts else None
             for k, action in enumerate(candidates):
                 if state is not None:
                     results[k].append(float(play_out(world, state, action)[seat]))
