@@ -14,8 +14,8 @@ expected value two draws ahead (:class:`HandValue`). Elsewhere it plays as the h
 The budget is a number of play-outs per decision (``playouts``; the default keeps a decision
 well within 50 ms of one core), never a clock, so that a decision is a function of the
 seed, the view and the legal actions only. Where the compiled core is built the play-outs
-run in it (:func:`xuezhan.native.play_out`: the same bots and deltas, about twenty times as
-fast); the decisions are the same either way.
+run in it (:func:`xuezhan.native.play_out`: the same bots and deltas, each play-out some forty
+times as fast); the decisions are the same either way.
 """
 
 from __future__ import annotations
@@ -34,7 +34,8 @@ from .heuristic import HeuristicBot, wait_points
 
 _MASK = (1 << 64) - 1
 PLAYOUTS = 12
-"""Play-outs per searched decision by default (about 3 ms each on one core)."""
+"""Play-outs per searched decision by default (about 3 ms each on one core in Python, 0.06 ms in
+the compiled core)."""
 
 
 @dataclass(frozen=True)
