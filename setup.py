@@ -17,6 +17,9 @@ class OptionalBuildExt(build_ext):
             print(f"xuezhan: compiled core not built ({type(exc).__name__}); the Python engine is used")
 
     def build_extension(self, ext: Extension) -> None:
+        if self.compiler.compiler_type == "unix":
+            # no fused multiply-add: the compiled bots' floats must round as Python's do
+            ext.extra_compile_args = [*ext.extra_compile_args, "-ffp-contract=off"]
         try:
             super().build_extension(ext)
         except Exception as exc:  # the compiler failed
@@ -27,7 +30,7 @@ setup(
     ext_modules=[
         Extension(
             "xuezhan.native._core",
-            sources=["csrc/xz_engine.c", "csrc/xz_module.c", "csrc/xz_env.c"],
+            sources=["csrc/xz_engine.c", "csrc/xz_heuristic.c", "csrc/xz_load.c", "csrc/xz_module.c", "csrc/xz_env.c"],
             depends=["csrc/xz_engine.h"],
             optional=True,
         )

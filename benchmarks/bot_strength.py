@@ -15,7 +15,9 @@ For each preset:
 
 then the expert's decision time (CPU time per decision: median and p99, over all decisions
 and over the searched ones) and the hands per second of four experts, over
-``--speed-hands`` hands of the qq preset in one process.
+``--speed-hands`` hands of the qq preset in one process; where the compiled core is built
+the play-outs run in it, and the same hands are measured again with them in Python
+(``speed_python_playouts``: the same decisions, side by side).
 """
 
 from __future__ import annotations
@@ -32,6 +34,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from xuezhan import native
 from xuezhan.bots import BOTS, ExpertBot
 from xuezhan.engine.actions import Action
 from xuezhan.engine.views import SeatView
@@ -145,6 +148,12 @@ def main() -> None:
         print(f"... {preset} done", file=sys.stderr, flush=True)
     if args.speed_hands:
         out["speed"] = expert_speed(args.speed_hands)
+        if native.available():
+            ExpertBot.native_playouts = False
+            try:
+                out["speed_python_playouts"] = expert_speed(args.speed_hands)
+            finally:
+                ExpertBot.native_playouts = True
     targets = []
     for p in out["pairs"]:
         lo, hi = p["ci95"]
@@ -179,6 +188,10 @@ def main() -> None:
               f"p99 {s['searched_ms_p99']:.1f} ms (CPU time)")
         print(f"four experts: {s['hands_per_cpu_second']:.1f} hands per CPU second "
               f"({s['hands_per_second']:.1f} per wall second on this machine)")
+    slow = out.get("speed_python_playouts")
+    if slow:
+        print(f"the same with the play-outs in Python: {slow['hands_per_cpu_second']:.1f} hands per CPU second, "
+              f"searched decisions median {slow['searched_ms_median']:.1f} ms")
     for t in targets:
         print(f"target {t['pair']} ({t['preset']}): {t['goal']}: {'met' if t['met'] else 'NOT met'}")
 

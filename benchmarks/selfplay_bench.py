@@ -4,7 +4,8 @@
 
 In one process: hands per second on one core with four random bots and with four
 heuristic bots; the same with the compiled core (``xuezhan.native``, whole hands in C,
-summaries only; null when it is not built; only the bots it has: ``random``);
+summaries only; null when it is not built), compared with the Python engine's figure of
+the same bots measured in this run;
 RLCard's ``mahjong`` environment with random agents (games per
 second; ``pip install rlcard`` — reported as null when it is not installed); and the
 strength check: heuristic against random over N hands (default 4,000) with the bots
@@ -107,12 +108,15 @@ def main() -> None:
     rand = hands_per_second("random", args.seconds)
     heur = hands_per_second("heuristic", args.seconds)
     native_rand = native_hands_per_second("random", args.seconds)
+    native_heur = native_hands_per_second("heuristic", args.seconds)
     out: dict[str, Any] = {
         "random_hands_per_s": rand,
         "heuristic_hands_per_s": heur,
         "native_random_hands_per_s": native_rand,
         "native_random_vs_python": native_rand / rand if native_rand else None,
         "native_random_vs_rlcard": native_rand / rlcard if native_rand and rlcard else None,
+        "native_heuristic_hands_per_s": native_heur,
+        "native_heuristic_vs_python": native_heur / heur if native_heur else None,
         "rlcard_games_per_s": rlcard,
         "random_vs_rlcard": rand / rlcard if rlcard else None,
         "strength": strength(args.strength_hands) if args.strength_hands else None,
@@ -126,6 +130,9 @@ def main() -> None:
         print(f"compiled core, random bots: {native_rand:8.1f} hands/s ({native_rand / rand:.1f}x the Python engine)")
     else:
         print(f"compiled core: not used ({native.why_unavailable() or 'no compiled bot'})")
+    if native_heur:
+        print(f"compiled core, heuristic bots: {native_heur:8.1f} hands/s "
+              f"({native_heur / heur:.1f}x the Python engine)")
     if rlcard:
         print(f"RLCard mahjong: {rlcard:8.1f} games/s  (random bots {rand / rlcard:.1f}x)")
     else:

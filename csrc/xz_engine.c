@@ -150,6 +150,19 @@ void xz_random_bot(XzBot *bot, uint64_t salt) {
     bot->salt = salt;
 }
 
+int xz_make_bot(XzBot *bot, int code, uint64_t salt) {
+    switch (code) {
+    case XZ_BOT_RANDOM:
+        xz_random_bot(bot, salt);
+        return 0;
+    case XZ_BOT_HEURISTIC:
+    case XZ_BOT_HEURISTIC_QUICK:
+        return xz_heuristic_bot(bot, code == XZ_BOT_HEURISTIC_QUICK) < 0 ? -2 : 0;
+    default:
+        return -1;
+    }
+}
+
 /* ------------------------------------------------------------------------------------------
  * Events and the ledger
  * ------------------------------------------------------------------------------------------ */
@@ -219,6 +232,8 @@ static inline int complete_keys(int32_t k0, int32_t k1, int32_t k2, int seven) {
     }
     return seven && (a & 4) && (b & 4) && (c & 4);
 }
+
+int xz_complete_keys(int32_t k0, int32_t k1, int32_t k2, int seven) { return complete_keys(k0, k1, k2, seven); }
 
 static int seat_is_complete(const XzSeat *s) { /* Seat.is_complete */
     int mask = seat_suit_mask(s);
@@ -414,6 +429,14 @@ static void score_hand(const XzRules *R, const int8_t *counts_in, const XzSeat *
             for (int k = 0; k < nextras; k++) { out->extra_id[k] = ex_id[k]; out->extra_fan[k] = ex_fan[k]; }
         }
     }
+}
+
+int64_t xz_discard_win_points(const XzRules *R, const int8_t *counts, const XzSeat *s) {
+    XzCtx ctx = {0}; /* scoring.score_win with WinContext(): a plain discard win */
+    XzWin w;
+    memset(&w, 0, sizeof w);
+    score_hand(R, counts, s, &ctx, &w);
+    return w.points;
 }
 
 /* ------------------------------------------------------------------------------------------
@@ -1330,7 +1353,7 @@ void xz_play(XzGame *g, XzBot *bots[4]) {
     XzAction legal[XZ_MAX_LEGAL];
     int seats[4];
     while (g->phase != P_OVER && !g->overflow) {
-        int np = xz_pending(g, seats);
+        int np = xz_pending(g, seats), acted = 0;
         if (!np) return;
         for (int i = 0; i < np; i++) {
             int s = seats[i];
@@ -1339,7 +1362,9 @@ void xz_play(XzGame *g, XzBot *bots[4]) {
             int k = n > 1 ? bots[s]->choose(bots[s], g, s, legal, n) : 0;
             if (k < 0 || k >= n) k = 0; /* a broken bot: its first legal action (HandDriver.choose) */
             xz_apply(g, &legal[k]);
+            acted = 1;
         }
+        if (!acted) return; /* nobody can move (a loaded state that no hand reaches): stop, not spin */
     }
 }
 

@@ -7,6 +7,7 @@
 #ifndef XZ_ENGINE_H
 #define XZ_ENGINE_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #define XZ_KINDS 27
@@ -185,6 +186,23 @@ double xz_mt_random(XzMT *mt);
 int xz_throw_for_dealer(XzMT *mt);
 uint64_t xz_bot_seed(uint64_t hand_seed, int seat);
 void xz_random_bot(XzBot *bot, uint64_t salt);
+/* bots.heuristic.HeuristicBot (xz_heuristic.c); ``quick`` as HeuristicBot(quick=True). Builds the
+ * shanten tables on first use (not thread-safe: call it once before playing in threads); -1 if
+ * they cannot be allocated */
+int xz_heuristic_bot(XzBot *bot, int quick);
+/* hand.shanten(counts, n_melds, meld_suits=..., void=...) on the three suit keys (void -1: none) */
+int xz_shanten(const int32_t keys[3], int n_melds, int meld_suits, int void_suit);
+/* the compiled bots by code, as xuezhan.native numbers them: 0 on success, -1 for an unknown code,
+ * -2 when the bot's tables cannot be allocated */
+enum { XZ_BOT_RANDOM = 0, XZ_BOT_HEURISTIC = 1, XZ_BOT_HEURISTIC_QUICK = 2 };
+int xz_make_bot(XzBot *bot, int code, uint64_t salt);
+/* hand.is_complete_keys on suit keys; the points one payer pays for a plain discard win of the
+ * concealed ``counts`` (winning tile included) with the melds of ``s`` (heuristic.wait_points) */
+int xz_complete_keys(int32_t k0, int32_t k1, int32_t k2, int seven);
+int64_t xz_discard_win_points(const XzRules *R, const int8_t *counts, const XzSeat *s);
+/* a hand in the middle of play from the integers of xuezhan.engine.packed.pack_state
+ * (xz_load.c); -1 (and nothing to play) when they are malformed */
+int xz_load_game(XzGame *g, const XzRules *rules, const int64_t *words, size_t n);
 
 /* deal a hand as Match.start_hand does: dealer by dice when dealer < 0, then the shuffle,
  * then a random exchange direction when the rules ask for one */

@@ -149,6 +149,15 @@ static PyObject *hand_tuple(const XzGame *g, int records) {
                          (long long)d[0], (long long)d[1], (long long)d[2], (long long)d[3], wins, detail);
 }
 
+/* a compiled bot by code (``bot`` NULL: only check that it exists and can be made); -1 with an error set */
+static int make_bot(XzBot *bot, long code, uint64_t salt) {
+    XzBot scratch;
+    int r = code < 0 || code > 255 ? -1 : xz_make_bot(bot ? bot : &scratch, (int)code, salt);
+    if (r == -1) PyErr_Format(PyExc_ValueError, "no compiled bot with code %ld", code);
+    else if (r < 0) PyErr_NoMemory();
+    return r < 0 ? -1 : 0;
+}
+
 static PyObject *core_play(PyObject *self, PyObject *args) {
     (void)self;
     PyObject *seeds_obj, *rules_obj, *bots_obj;
@@ -172,12 +181,8 @@ static PyObject *core_play(PyObject *self, PyObject *args) {
     for (int i = 0; i < 4; i++) {
         long v = PyLong_AsLong(PySequence_Fast_GET_ITEM(bots_fast, i));
         if (v == -1 && PyErr_Occurred()) { Py_DECREF(bots_fast); return NULL; }
-        if (v != 0) {
-            Py_DECREF(bots_fast);
-            PyErr_Format(PyExc_ValueError, "no compiled bot with code %ld", v);
-            return NULL;
-        }
         bot_kind[i] = (int)v;
+        if (make_bot(NULL, v, 0) < 0) { Py_DECREF(bots_fast); return NULL; }
     }
     Py_DECREF(bots_fast);
     PyObject *seeds = PySequence_Fast(seeds_obj, "seeds must be a sequence of integers");
@@ -209,8 +214,7 @@ static PyObject *core_play(PyObject *self, PyObject *args) {
         XzBot bots[4];
         XzBot *bp[4];
         for (int s = 0; s < 4; s++) {
-            (void)bot_kind[s]; /* 0, the random bot: the only compiled one so far */
-            xz_random_bot(&bots[s], xz_bot_seed((uint64_t)seed, s));
+            xz_make_bot(&bots[s], bot_kind[s], xz_bot_seed((uint64_t)seed, s)); /* checked above */
             bp[s] = &bots[s];
         }
         Py_BEGIN_ALLOW_THREADS /* the hand touches no Python object */
@@ -258,6 +262,106 @@ static PyObject *core_mt_random(PyObject *self, PyObject *args) {
         PyList_SET_ITEM(out, i, v);
     }
     return out;
+}
+
+static PyObject *core_shanten(PyObject *self, PyObject *args) {
+    /* hand.shanten(counts, n_melds, meld_suits=..., void=...) as the compiled bots compute it */
+    (void)self;
+    Py_buffer counts;
+    int n_melds, meld_suits, void_suit;
+    if (!PyArg_ParseTuple(args, "y*iii", &counts, &n_melds, &meld_suits, &void_suit)) return NULL;
+    int ok = counts.len == 27 && n_melds >= 0 && n_melds <= 4 && meld_suits >= 0 && meld_suits <= 7
+             && void_suit >= -1 && void_suit <= 2;
+    int32_t keys[3] = {0, 0, 0};
+    static const int32_t pow5[9] = {1, 5, 25, 125, 625, 3125, 15625, 78125, 390625};
+    for (int t = 0; ok && t < 27; t++) {
+        uint8_t c = ((const uint8_t *)counts.buf)[t];
+        if (c > 4) ok = 0;
+        else keys[t / 9] += c * pow5[t % 9];
+    }
+    PyBuffer_Release(&counts);
+    if (!ok) {
+        PyErr_SetString(PyExc_ValueError, "27 counts of 0-4, 0-4 melds, a suit mask 0-7 and a void -1-2");
+        return NULL;
+    }
+    XzBot scratch;
+    if (xz_heuristic_bot(&scratch, 0) < 0) return PyErr_NoMemory();
+    return PyLong_FromLong(xz_shanten(keys, n_melds, meld_suits, void_suit));
+}
+
+static PyObject *core_play_out(PyObject *self, PyObject *args) {
+    /* (rules, state, action, bots): the hand of ``state`` (int64 words, xuezhan.engine.packed.pack_state)
+     * after ``action`` (8 integers, -1 for none, or None), played to its end by the compiled bots;
+     * returns the four deltas of the whole hand */
+    (void)self;
+    PyObject *rules_obj, *action_obj, *bots_obj;
+    Py_buffer state;
+    if (!PyArg_ParseTuple(args, "Oy*OO", &rules_obj, &state, &action_obj, &bots_obj)) return NULL;
+    XzRules R;
+    XzBot bots[4];
+    XzBot *bp[4];
+    int64_t v[8];
+    PyObject *fast = NULL;
+    XzGame *g = NULL;
+    if (read_rules(rules_obj, &R) < 0) goto fail;
+    fast = PySequence_Fast(bots_obj, "bots must be four bot codes");
+    if (!fast) goto fail;
+    if (PySequence_Fast_GET_SIZE(fast) != 4) {
+        PyErr_SetString(PyExc_ValueError, "bots must be four bot codes");
+        goto fail;
+    }
+    for (int i = 0; i < 4; i++) {
+        long code = PyLong_AsLong(PySequence_Fast_GET_ITEM(fast, i));
+        if ((code == -1 && PyErr_Occurred()) || make_bot(&bots[i], code, 0) < 0) goto fail;
+        bp[i] = &bots[i];
+    }
+    if (action_obj != Py_None
+        && !PyArg_ParseTuple(action_obj, "LLLLLLLL", &v[0], &v[1], &v[2], &v[3], &v[4], &v[5], &v[6], &v[7]))
+        goto fail;
+    g = PyMem_Malloc(sizeof(XzGame));
+    if (!g) {
+        PyErr_NoMemory();
+        goto fail;
+    }
+    if (state.len % (Py_ssize_t)sizeof(int64_t)
+        || xz_load_game(g, &R, (const int64_t *)state.buf, (size_t)state.len / sizeof(int64_t)) < 0) {
+        PyErr_SetString(PyExc_ValueError, "a malformed hand state");
+        goto fail;
+    }
+    if (action_obj != Py_None) {
+        XzAction a;
+        for (int i = 0; i < 8; i++)
+            if (v[i] < -1 || v[i] > 26) v[i] = 254; /* refused below, as a value no action holds */
+        a.seat = (uint8_t)(v[0] < 0 ? 254 : v[0]);
+        a.type = (uint8_t)(v[1] < 0 ? 254 : v[1]);
+        a.tile = (uint8_t)(v[2] < 0 ? 255 : v[2]);
+        a.suit = (uint8_t)(v[3] < 0 ? 255 : v[3]);
+        a.ntiles = (uint8_t)(v[4] == 0 ? 0 : v[4] == 3 ? 3 : 255);
+        for (int k = 0; k < 3; k++) a.tiles[k] = (uint8_t)(v[5 + k] < 0 ? 0 : v[5 + k]);
+        const char *why = xz_try_apply(g, &a);
+        if (why) {
+            PyErr_Format(PyExc_ValueError, "the action is not legal in this state (%s)", why);
+            goto fail;
+        }
+    }
+    Py_BEGIN_ALLOW_THREADS
+    xz_play(g, bp);
+    Py_END_ALLOW_THREADS
+    if (g->overflow || g->phase != P_OVER) {
+        PyErr_SetString(PyExc_RuntimeError, "the hand state could not be played to its end");
+        goto fail;
+    }
+    int64_t d[4];
+    xz_deltas(g, d);
+    PyMem_Free(g);
+    Py_DECREF(fast);
+    PyBuffer_Release(&state);
+    return Py_BuildValue("(LLLL)", (long long)d[0], (long long)d[1], (long long)d[2], (long long)d[3]);
+fail:
+    PyMem_Free(g);
+    Py_XDECREF(fast);
+    PyBuffer_Release(&state);
+    return NULL;
 }
 
 /* --- Hand: one hand played action by action (the records of xuezhan.engine.Game) ----------------- */
@@ -392,11 +496,32 @@ static PyObject *hand_get_step(HandObject *self, void *closure) {
     return PyLong_FromLong(self->g->nactions);
 }
 
+static PyObject *hand_choose(HandObject *self, PyObject *args) {
+    /* (seat, bot code, salt): the index in legal(seat) of the compiled bot's choice, None when the
+     * seat has nothing to do */
+    if (!ready(self)) return NULL;
+    int seat;
+    long code;
+    unsigned long long salt = 0;
+    if (!PyArg_ParseTuple(args, "il|K", &seat, &code, &salt)) return NULL;
+    if (seat < 0 || seat > 3) {
+        PyErr_SetString(PyExc_ValueError, "a seat is 0-3");
+        return NULL;
+    }
+    XzBot bot;
+    if (make_bot(&bot, code, (uint64_t)salt) < 0) return NULL;
+    XzAction legal[XZ_MAX_LEGAL];
+    int n = self->g->phase == P_OVER ? 0 : xz_legal(self->g, seat, legal);
+    if (!n) Py_RETURN_NONE;
+    return PyLong_FromLong(n > 1 ? bot.choose(&bot, self->g, seat, legal, n) : 0);
+}
+
 static PyMethodDef hand_methods[] = {
     {"pending", (PyCFunction)hand_pending, METH_NOARGS, "The seats that must act now."},
     {"legal", (PyCFunction)hand_legal, METH_O, "The legal actions of a seat, as tuples."},
     {"apply", (PyCFunction)hand_apply, METH_VARARGS, "Apply an action, or return why it is illegal."},
     {"summary", (PyCFunction)hand_summary, METH_NOARGS, "The hand as play() gives it, with records."},
+    {"choose", (PyCFunction)hand_choose, METH_VARARGS, "The index of a compiled bot's choice among legal(seat)."},
     {NULL, NULL, 0, NULL},
 };
 
@@ -422,6 +547,8 @@ static PyTypeObject HandType = {
 static PyMethodDef methods[] = {
     {"play", core_play, METH_VARARGS, "Play one hand per seed with compiled bots; see the module docs."},
     {"mt_random", core_mt_random, METH_VARARGS, "The first values of random.Random(seed).random()."},
+    {"shanten", core_shanten, METH_VARARGS, "hand.shanten as the compiled bots compute it."},
+    {"play_out", core_play_out, METH_VARARGS, "A hand in the middle played to its end by compiled bots."},
     {NULL, NULL, 0, NULL},
 };
 

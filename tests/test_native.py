@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import random
 from collections import Counter
+from collections.abc import Sequence
 from typing import Any
 
 import pytest
@@ -101,15 +102,15 @@ def _rule_sets() -> list[tuple[str, Rules, int]]:
 RULE_SETS = _rule_sets()
 
 
-def python_records(games: int, seed: int, rules: Rules) -> list[str]:
+def python_records(games: int, seed: int, rules: Rules, bots: Sequence[str] = ("random",) * 4) -> list[str]:
     out: list[str] = []
-    simulate(games, ["random"] * 4, seed=seed, rules=rules,
+    simulate(games, bots, seed=seed, rules=rules,
              on_hand=lambda hand: out.append(json.dumps(hand_record(hand), ensure_ascii=False)))
     return out
 
 
-def native_records(games: int, seed: int, rules: Rules) -> list[str]:
-    stats = simulate(games, ["random"] * 4, seed=seed, rules=rules, keep_records=True, engine="native")
+def native_records(games: int, seed: int, rules: Rules, bots: Sequence[str] = ("random",) * 4) -> list[str]:
+    stats = simulate(games, bots, seed=seed, rules=rules, keep_records=True, engine="native")
     return [json.dumps(record, ensure_ascii=False) for record in stats.records]
 
 
@@ -157,7 +158,7 @@ def test_the_statistics_are_the_same() -> None:
 
 def test_native_self_play_refuses_what_it_cannot_play() -> None:
     with pytest.raises(XuezhanError) as info:
-        simulate(3, ["random", "heuristic", "random", "random"], engine="native")
+        simulate(3, ["random", "expert", "random", "random"], engine="native")
     assert info.value.code == "native_refused"
     with pytest.raises(ValueError, match="on_hand"):
         simulate(3, ["random"] * 4, engine="native", on_hand=lambda hand: None)
@@ -204,20 +205,22 @@ def test_simulate_engines_give_the_same_summary_and_records(tmp_path: Any, capsy
 def test_simulate_uses_the_core_by_default_when_it_can(capsys: pytest.CaptureFixture[str]) -> None:
     rc, data = run_json(capsys, "simulate", "--games", "5", "--bots", "random")
     assert rc == 0 and data["engine"] == "native"
-    rc, data = run_json(capsys, "simulate", "--games", "2", "--bots", "random,heuristic,random,random")
+    rc, data = run_json(capsys, "simulate", "--games", "5", "--bots", "random,heuristic,random,heuristic")
+    assert rc == 0 and data["engine"] == "native"
+    rc, data = run_json(capsys, "simulate", "--games", "1", "--bots", "random,expert,random,random")
     assert rc == 0 and data["engine"] == "python" and "native_refused" not in data
 
 
 def test_bots_the_core_lacks_are_played_by_python(capsys: pytest.CaptureFixture[str]) -> None:
-    assert native.refusal(Rules.preset("qq"), ["random", "heuristic", "random", "random"]) is not None
+    assert native.refusal(Rules.preset("qq"), ["random", "expert", "random", "random"]) is not None
     with pytest.raises(XuezhanError) as info:
-        native.play_hands([1], Rules.preset("qq"), ["heuristic"] * 4)
+        native.play_hands([1], Rules.preset("qq"), ["expert"] * 4)
     assert info.value.code == "native_refused"
-    rc, data = run_json(capsys, "simulate", "--games", "2", "--bots", "random,heuristic,random,random",
+    rc, data = run_json(capsys, "simulate", "--games", "1", "--bots", "random,expert,random,random",
                         "--engine", "native")
     assert rc == 0
     assert data["engine"] == "python"
-    assert "heuristic" in data["native_refused"]
+    assert "expert" in data["native_refused"]
 
 
 def test_the_python_engine_says_why_it_plays_in_the_chosen_language(capsys: pytest.CaptureFixture[str]) -> None:
@@ -247,7 +250,7 @@ def test_the_python_engine_says_why_it_plays_in_the_chosen_language(capsys: pyte
         ({"seeds": 5}, "bad_batch"),
         ({"bots": ["random"] * 3}, "bad_batch"),
         ({"bots": "random"}, "bad_batch"),
-        ({"bots": ["random", "random", "random", "heuristic"]}, "native_refused"),
+        ({"bots": ["random", "random", "random", "expert"]}, "native_refused"),
         ({"bots": ["random", "random", "random", "nobody"]}, "native_refused"),
         ({"first_dealer": 4}, "bad_batch"),
         ({"first_dealer": True}, "bad_batch"),

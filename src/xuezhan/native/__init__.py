@@ -16,12 +16,15 @@ Python engine. What the core does not implement (:func:`refusal` says what) is r
 that the Python engine plays it.
 
 Compiled bots: ``random`` (:class:`xuezhan.bots.random_bot.RandomBot`, the same hash of seed
-and step). Other bots run on the Python engine.
+and step) and ``heuristic`` (:class:`xuezhan.bots.heuristic.HeuristicBot`, the same decisions:
+the same shanten, the same floats in the same order, the same ties). Other bots run on the
+Python engine.
 """
 
 from __future__ import annotations
 
 import importlib
+from array import array
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from types import ModuleType
@@ -29,6 +32,8 @@ from typing import Any, Final
 
 from ..engine.actions import REASONS, Action, ActionType, LedgerEntry
 from ..engine.deal import Deal, validate_deal
+from ..engine.game import Game
+from ..engine.packed import pack_action, pack_state
 from ..engine.state import EXCHANGE_DIRECTIONS
 from ..errors import IllegalActionError, XuezhanError
 from ..rules import BASE_PATTERNS, EXTRAS, Rules
@@ -44,13 +49,17 @@ def _load() -> tuple[ModuleType | None, str | None]:
 
 _core, _IMPORT_ERROR = _load()
 
-NATIVE_BOTS: Final = ("random",)
+NATIVE_BOTS: Final = ("random", "heuristic")
 """Bots the compiled core plays itself."""
 
 BATCH: Final = 512
 """Hands per call into the core (bounds the memory held for records)."""
 
-_BOT_CODES: Final = {"random": 0}
+_BOT_CODES: Final = {"random": 0, "heuristic": 1}
+HEURISTIC_QUICK: Final = 2
+"""The core's code for ``HeuristicBot(quick=True)`` (search play-outs; no name of its own)."""
+QUICK_BOTS: Final = (HEURISTIC_QUICK,) * 4
+"""Four quick heuristic bots, as the expert's play-outs use."""
 _SELF_DRAW_BONUS: Final = {"base": 0, "fan": 1, "none": 2}
 _DEALER_RULE: Final = {"first_winner": 0, "dice": 1, "discarder": 2}
 _EXCHANGE: Final = {"none": 0, "counter": 1, "opposite": 2, "clockwise": 3, "random": 4}
@@ -329,6 +338,42 @@ def play_hands(
             last = raw[-1][1]
             dealer = -1 if last is None else last
     return out
+
+
+def playout_state(game: Game) -> bytes | None:
+    """A hand in the middle of play (a sampled world of a search) packed for :func:`play_out`
+    (:func:`xuezhan.engine.packed.pack_state`), or ``None`` when the core cannot play it on: not
+    built, rules not compiled, a seat escaped."""
+    if refusal(game.rules) is not None:
+        return None
+    words = pack_state(game)
+    return None if words is None else array("q", words).tobytes()
+
+
+def play_out(game: Game, state: bytes, action: Action | None,
+             bots: Sequence[int] = QUICK_BOTS) -> tuple[int, int, int, int]:
+    """The deltas of the hand ``game`` (packed in ``state`` by :func:`playout_state`) once ``action``
+    is applied and the compiled ``bots`` (codes: 0 random, 1 heuristic, :data:`HEURISTIC_QUICK`)
+    have played it to its end: those ``HandDriver(game, seats).run()`` reaches with the same bots.
+    ``game`` is not changed. Raises :class:`XuezhanError` ``native_unavailable`` without the core,
+    ``bad_batch`` for a malformed state or an action not legal in it."""
+    if _core is None:
+        raise XuezhanError("native_unavailable", f"the compiled core is not built ({_IMPORT_ERROR})")
+    try:
+        deltas: tuple[int, int, int, int] = _core.play_out(
+            rule_words(game.rules), state, None if action is None else pack_action(action), tuple(bots))
+    except (ValueError, TypeError, OverflowError, RuntimeError) as exc:
+        raise XuezhanError("bad_batch", f"the compiled core refused the play-out: {exc}") from None
+    return deltas
+
+
+def prepare_bots() -> bool:
+    """Build the compiled heuristic's tables now (about 0.1 s, once per process) rather than in the
+    first hand or play-out that needs them; ``False`` without the core."""
+    if _core is None:
+        return False
+    _core.shanten(bytes(27), 0, 0, -1)  # the compiled heuristic's first use builds them
+    return True
 
 
 class NativeGame:
