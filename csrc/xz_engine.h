@@ -231,8 +231,6 @@ int xz_action_index(const XzAction *a);
 void xz_observe(const XzGame *g, int seat, float *out);
 /* 1 at the index of each legal action of ``seat``, else 0 (XZ_ACTION_SPACE bytes); returns how many */
 int xz_mask(XzGame *g, int seat, int8_t *out);
-/* a compiled bot by its code (0 random), seeded with ``salt``; -1 for a code with no compiled bot */
-int xz_make_bot(XzBot *bot, int code, uint64_t salt);
 
 #ifdef Py_PYTHON_H
 /* The CPython side (xz_module.c, xz_env.c). */

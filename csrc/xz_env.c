@@ -128,13 +128,6 @@ int xz_mask(XzGame *g, int seat, int8_t *out) {
     return n;
 }
 
-int xz_make_bot(XzBot *bot, int code, uint64_t salt) {
-    switch (code) {
-    case 0: xz_random_bot(bot, salt); return 0;
-    default: return -1;
-    }
-}
-
 /* ------------------------------------------------------------------------------------------
  * Table: a Hand with learners and compiled bots
  * ------------------------------------------------------------------------------------------ */

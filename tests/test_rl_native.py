@@ -132,10 +132,10 @@ def test_the_parallel_env_on_the_core_steps_exactly_as_on_the_python_engine() ->
         assert _record(nat.table) == _record(py.table)
 
 
-def test_the_single_seat_env_on_the_core_plays_as_on_the_python_engine_stand_in_included() -> None:
-    """Random bots in the three other seats (compiled in the core); now and then the learner gives
-    an action outside its mask, and its stand-in bot decides for it on either engine."""
-    opponents = ["random", "random", "random"]
+@pytest.mark.parametrize("opponents", [["random", "random", "random"], ["heuristic", "random", "heuristic"]])
+def test_the_single_seat_env_on_the_core_plays_as_on_the_python_engine_stand_in_included(opponents: list[str]) -> None:
+    """Compiled bots in the three other seats; now and then the learner gives an action outside
+    its mask, and its stand-in bot decides for it on either engine."""
     py = rl.single_agent_env(opponents=opponents, rules="chengdu", seat=1, engine="python", seed=40, render_mode="ansi")
     nat = rl.single_agent_env(opponents=opponents, rules="chengdu", seat=1, engine="native", seed=40,
                               render_mode="ansi")
@@ -202,6 +202,7 @@ def test_the_core_writes_into_buffers_of_the_right_size_only() -> None:
 def test_the_engine_is_chosen_or_refused_with_a_code(monkeypatch: pytest.MonkeyPatch) -> None:
     assert rl.env().engine == "native" and rl.parallel_env().engine == "native"
     assert rl.single_agent_env(opponents="random").engine == "native"
+    assert rl.single_agent_env(opponents="heuristic").engine == "native"
     assert rl.single_agent_env(opponents=["random", "expert", "random"]).engine == "python"  # not compiled
     assert rl.env(engine="python").engine == "python"
     with pytest.raises(XuezhanError) as info:
