@@ -577,6 +577,39 @@ def test_must_hu_last_four(preset: str, options: dict[str, Any], expected: list[
         assert "must_hu" in err.message and f"actions[{len(rec['actions'])}]" in err.message
 
 
+# 最后四张必须胡 for robbing a bugang too. The dealer (KANCHAN_5P, waits 5p) throws 7s; seats draw and
+# throw from the wall until seat 1 (123m456m789m19p55p) pengs the 5p that ends the wall's ``head``
+# and throws 9p; then all throw what they draw until seat 1 draws the fourth 5p (the first of the
+# ``tail``) and adds it to its peng. Thrown by seat 3 (wall tile 2): seat 1 draws wall tile 50, four
+# live tiles are left, the dealer must rob. Thrown by seat 2 (tile 1): tile 49, five left, it may pass.
+@pytest.mark.parametrize(
+    ("options", "head", "tail", "forced"),
+    [
+        ({"must_hu_last_four": True}, "1m2m5p", "5p2s3s4s6s", True),
+        ({"must_hu_last_four": True}, "1m5p", "5p2s3s4s6s8s", False),
+        ({}, "1m2m5p", "5p2s3s4s6s", False),
+    ],
+)
+def test_must_hu_last_four_robbing_a_bugang(options: dict[str, Any], head: str, tail: str, forced: bool) -> None:
+    hands = [KANCHAN_5P + "7s", "123m456m789m19p55p", N1, N3]
+    rec = build(hands, head, tail=tail, voids="ssmm", options=options, autoplay=False)
+    wall = [tile_name(t) for t in parse_tiles(rec["wall"])]
+    k0, bugang_at = len(parse_tiles(head)) - 1, len(wall) - len(parse_tiles(tail))
+    assert wall[k0] == wall[bugang_at] == "5p"
+    before = [discard((1 + k) % 4, wall[k]) for k in range(k0 + 1)]
+    after = [discard((2 + k - k0 - 1) % 4, wall[k]) for k in range(k0 + 1, bugang_at)]
+    rec = then(rec, discard(0, "7s"), *before, peng(1), discard(1, "9p"), *after, gang(1, "5p"))
+    game = play(rec)
+    assert (game.phase, game.live) == (Phase.ROB, 54 - bugang_at)
+    assert {a.type for a in game.legal_actions(0)} == ({ActionType.HU} if forced else {ActionType.HU, ActionType.PASS})
+    assert ledger(play(then(rec, hu(0)))) == [(1, 0, 6, "hu")]  # ping_hu x1 x6, paid by the konger
+    if forced:
+        err = replay_error(then(rec, pass_(0)))
+        assert "must_hu" in err.message and f"actions[{len(rec['actions'])}]" in err.message
+    else:
+        assert ledger(play(then(rec, pass_(0)))) == [(0, 1, 6, "bugang"), (2, 1, 6, "bugang"), (3, 1, 6, "bugang")]
+
+
 # =============================================================================================
 # RULES 7: payments
 # =============================================================================================
@@ -1172,16 +1205,21 @@ def test_escape_of_an_active_seat_ends_the_hand(preset: str, points: int, win: i
 
 
 @pytest.mark.parametrize(
-    ("draws", "passes", "seat2_takes"),
+    ("draws", "passes", "options", "seat2_takes"),
     [
-        (50, [], 96),  # 5 tiles left: 16 x 6 to everyone
+        (50, [], {}, 96),  # 5 tiles left: 16 x 6 to everyone
         # 4 tiles left: seat 2 (1122334455666m) takes its 大叫 if higher: 6m makes 11 22 33 44 55 66 66,
         # qing_long_qi_dui 6 fan x32 x6 = 192 > 96. (Seat 3 may peng the 2s seat 2 throws before: it passes.)
-        (51, [pass_(3)], 192),
+        (51, [pass_(3)], {}, 192),
+        # its best wait still when cha_jiao_pays = "min" would settle an exhaustive draw with its
+        # lowest (1m to 5m, e.g. 111 234 234 666 55m: qing_yi_se 3 fan x4 x6 = 24 < 96)
+        (51, [pass_(3)], {"cha_jiao_pays": "min"}, 192),
     ],
 )
-def test_escape_in_the_last_four_tiles_pays_da_jiao_if_higher(draws: int, passes: list[Act], seat2_takes: int) -> None:
-    rec = build([N2 + "9p", N1, "1122334455666m", N3], voids="mmpm")
+def test_escape_in_the_last_four_tiles_pays_da_jiao_if_higher(
+    draws: int, passes: list[Act], options: dict[str, Any], seat2_takes: int
+) -> None:
+    rec = build([N2 + "9p", N1, "1122334455666m", N3], voids="mmpm", options=options)
     rec = then(rec, discard(0, "9p"), *wall_discards(rec, 0, draws - 1), *passes, escape(1), autoplay=False)
     game = play(rec)
     assert game.live == 55 - draws
