@@ -1205,24 +1205,27 @@ def test_escape_of_an_active_seat_ends_the_hand(preset: str, points: int, win: i
 
 
 @pytest.mark.parametrize(
-    ("draws", "passes", "options", "seat2_takes"),
+    ("thrown", "passes", "options", "live", "seat2_takes"),
     [
-        (50, [], {}, 96),  # 5 tiles left: 16 x 6 to everyone
-        # 4 tiles left: seat 2 (1122334455666m) takes its 大叫 if higher: 6m makes 11 22 33 44 55 66 66,
-        # qing_long_qi_dui 6 fan x32 x6 = 192 > 96. (Seat 3 may peng the 2s seat 2 throws before: it passes.)
-        (51, [pass_(3)], {}, 192),
+        # 5 tiles left: 16 x 6 to everyone, whether seat 2 (1122334455666m) holds the tile it drew
+        # or has thrown it (2s, which seat 3 may peng) and is ready
+        (49, [], {}, 5, 96),
+        (50, [], {}, 5, 96),
+        # 4 tiles left (seat 3 passes the 2s and draws): seat 2 takes its 大叫 if higher: 6m makes
+        # 11 22 33 44 55 66 66, qing_long_qi_dui 6 fan x32 x6 = 192 > 96
+        (50, [pass_(3)], {}, 4, 192),
         # its best wait still when cha_jiao_pays = "min" would settle an exhaustive draw with its
         # lowest (1m to 5m, e.g. 111 234 234 666 55m: qing_yi_se 3 fan x4 x6 = 24 < 96)
-        (51, [pass_(3)], {"cha_jiao_pays": "min"}, 192),
+        (50, [pass_(3)], {"cha_jiao_pays": "min"}, 4, 192),
     ],
 )
 def test_escape_in_the_last_four_tiles_pays_da_jiao_if_higher(
-    draws: int, passes: list[Act], options: dict[str, Any], seat2_takes: int
+    thrown: int, passes: list[Act], options: dict[str, Any], live: int, seat2_takes: int
 ) -> None:
     rec = build([N2 + "9p", N1, "1122334455666m", N3], voids="mmpm", options=options)
-    rec = then(rec, discard(0, "9p"), *wall_discards(rec, 0, draws - 1), *passes, escape(1), autoplay=False)
+    rec = then(rec, discard(0, "9p"), *wall_discards(rec, 0, thrown), *passes, escape(1), autoplay=False)
     game = play(rec)
-    assert game.live == 55 - draws
+    assert game.live == live and game.is_ready(2) == (thrown == 50)
     assert ledger(game) == [(1, 0, 96, "escape"), (1, 2, seat2_takes, "escape"), (1, 3, 96, "escape")]
 
 
