@@ -1110,7 +1110,9 @@ def test_cha_da_jiao(preset: str, pays: str, points: int) -> None:
         options={"cha_jiao_pays": pays},
         actions=[discard(0, "5p")],
     )
-    assert ledger(play(rec)) == [(0, 2, points, "cha_jiao"), (1, 2, points, "cha_jiao"), (3, 2, points, "cha_jiao")]
+    game = play(rec)
+    assert ledger(game) == [(0, 2, points, "cha_jiao"), (1, 2, points, "cha_jiao"), (3, 2, points, "cha_jiao")]
+    assert (game.da_jiao(2), game.da_jiao(0)) == (points, 0)  # a seat not ready has no 大叫
 
 
 @pytest.mark.parametrize(
