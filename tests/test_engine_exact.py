@@ -202,6 +202,22 @@ def test_blood_river_winner_sets_its_self_drawn_tile_aside() -> None:
     assert [w.order for w in game.winners] == [1, 2]
 
 
+def test_a_tile_set_aside_by_a_blood_river_winner_is_face_up_for_jue_zhang() -> None:
+    # Seats 1 (46p 11p) and 2 (46p 99p) wait on 5p alone, holding none. Both pass the dealer's 5p;
+    # seat 1 draws the second and wins (it sets it aside); seat 3 throws the third (both pass);
+    # seat 2 draws the fourth: the river's two and the one set aside are face up: 绝张.
+    hands = [N2 + "5p", KANCHAN_5P, "123m456m789m46p99p", N1]
+    actions = [discard(0, "5p"), pass_(1), pass_(2), hu(1), discard(2, "1m"), discard(3, "5p"), pass_(1), pass_(2),
+               discard(0, "2m"), discard(1, "3m"), hu(2)]
+    game = play(build(hands, "5p1m5p2m3m5p", options={"blood_river": True, "fan": {"jue_zhang": 1}}, voids="mssm",
+                      actions=actions, autoplay=False))
+    assert game.seat_state(1).aside == (T("5p"),)
+    win = game.winners[-1]
+    assert (win.seat, win.tile, win.score.extras_dict) == (2, T("5p"), {"jue_zhang": 1})
+    # ping_hu 1 + jue_zhang 1 = 2 fan x2 x6 + 6, from every other seat (blood river: seat 1 too)
+    assert ledger(game)[-3:] == [(0, 2, 18, "zimo"), (1, 2, 18, "zimo"), (3, 2, 18, "zimo")]
+
+
 def test_a_winner_escaping_on_its_turn_hands_the_turn_on() -> None:
     game = play(then(BLOOD, escape(2)))  # qq: its win is paid back at once
     assert ledger(game) == [(0, 2, 6, "hu"), (2, 0, 6, "escape")]

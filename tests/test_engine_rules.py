@@ -851,6 +851,19 @@ def test_tian_hu(preset: str, points: int) -> None:
     assert game.winners[0].score.base == "tian_hu"
 
 
+def test_tian_hu_after_the_exchange_took_the_dealers_fourteenth_tile() -> None:
+    # 换三张 (counter): the dealer passes on 236s, its last dealt tile 6s among them, and gets 123p from
+    # seat 3: 123m 456m 789m 123p 55p. With no drawn tile left, the win names its highest tile, 5p.
+    hands = ["123m456m789m55p236s", N1, N2, "123p1223445569s"]
+    gives = [exchange(0, "236s"), exchange(1, "149p"), exchange(2, "248p"), exchange(3, "123p")]
+    rec = build(hands, options={"exchange_three": "counter", "dingque": False}, voids="", pre=gives,
+                actions=[hu(0)], autoplay=False)
+    game = play(rec)
+    (win,) = game.winners
+    assert (win.seat, win.tile, win.score.base) == (0, T("5p"), "tian_hu")
+    assert ledger(game) == [(1, 0, 198, "zimo"), (2, 0, 198, "zimo"), (3, 0, 198, "zimo")]  # 6 fan x32 x6 + 6
+
+
 @pytest.mark.parametrize(
     ("preset", "claim_first", "points", "base"),
     [
