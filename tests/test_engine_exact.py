@@ -36,9 +36,9 @@ from test_engine_rules import (
 )
 
 from xuezhan.engine.actions import Action, ActionType
-from xuezhan.engine.game import RIVER_OPEN, RIVER_WON, Game, KongRecord, Phase
+from xuezhan.engine.game import RIVER_OPEN, RIVER_ROBBED, RIVER_WON, Game, KongRecord, Phase
 from xuezhan.rules import Rules
-from xuezhan.scoring import Score, WinContext, score_win
+from xuezhan.scoring import Meld, MeldKind, Score, WinContext, score_win
 from xuezhan.tiles import parse_tiles
 
 
@@ -81,6 +81,9 @@ def test_a_bugang_tile_offered_to_rob_is_pending() -> None:
     assert game.actions[-1] == Action(2, ActionType.GANG, tile=T("5p"))
     game = play(build(hands, "2m3m4m5p6m", actions=[*BUGANG_NOW, pass_(3)], autoplay=False))
     assert game.pending_bugang is None and game.phase is Phase.TURN and game.drawn == T("6m")
+    # nobody robbed it: the peng is a kong now
+    assert game.seat_state(2).melds == (Meld(MeldKind.GANG, T("5p")),) and game.tile_total() == 108
+    assert list(game.kongs) == [KongRecord(2, "bugang", T("5p"), [(0, 6), (1, 6), (3, 6)])]
 
 
 def test_the_seats_that_may_rob_a_bugang_in_play_order_past_a_winner() -> None:
@@ -285,6 +288,7 @@ def test_a_robbed_bugang_tile_is_no_longer_pending_and_a_passed_win_is_private()
     hands = [N2 + "5p", N1, "123m456m789m19p55p", KANCHAN_5P]  # seat 3 waits on 5p and passes the first
     game = play(build(hands, "2m3m4m5p6m", actions=[*BUGANG_NOW, hu(3)], autoplay=False))
     assert game.pending_bugang is None and game.tile_total() == 108
+    assert game.seat_state(2).river == (T("9p"), T("5p")) and game.seat_state(2).river_state[-1] == RIVER_ROBBED
     assert event(game, "pass_hu") == ({"type": "pass_hu", "seat": 3, "tile": T("5p")}, 3)
 
 
@@ -314,6 +318,7 @@ def test_river_states_window_opening_and_the_end() -> None:
     game = play(rec)
     window = game.claim_window
     assert window is not None and window.opened_at == game.action_count == 5  # four dingque, one discard
+    assert game.drawn is None  # nobody holds a drawn tile while a discard is offered
     assert game.seat_state(0).river_state == (RIVER_OPEN,)
     game = play(then(rec, hu(2), autoplay=True))
     assert game.seat_state(0).river_state[0] == RIVER_WON

@@ -577,6 +577,15 @@ def test_must_hu_last_four(preset: str, options: dict[str, Any], expected: list[
         assert "must_hu" in err.message and f"actions[{len(rec['actions'])}]" in err.message
 
 
+def test_must_hu_last_four_not_with_five_tiles_left() -> None:
+    # As above with seats 2 and 3 swapped and the 5p one tile earlier: seat 2 draws it as wall tile
+    # 49, leaving five live tiles, and throws it; seat 3 may pass, and is paid its 大叫 at the end.
+    rec = build([N2 + "9p", N1, N3, READY_5P], tail="5p2s3s4s6s8s", options={"must_hu_last_four": True})
+    assert parse_tiles(rec["wall"])[49] == T("5p")
+    game = play(then(rec, discard(0, "9p"), *wall_discards(rec, 0, 50)))
+    assert ledger(game) == [(0, 3, 6, "cha_jiao"), (1, 3, 6, "cha_jiao"), (2, 3, 6, "cha_jiao")]
+
+
 # 最后四张必须胡 for robbing a bugang too. The dealer (KANCHAN_5P, waits 5p) throws 7s; seats draw and
 # throw from the wall until seat 1 (123m456m789m19p55p) pengs the 5p that ends the wall's ``head``
 # and throws 9p; then all throw what they draw until seat 1 draws the fourth 5p (the first of the
