@@ -184,6 +184,34 @@ def test_jue_zhang_on_a_robbed_kong_tile(preset: str, points: int, extras: dict[
     assert game.winners[0].score.extras_dict == extras
 
 
+# Seat 2 pengs the dealer's 1m and throws 7s. Seats 3, 0 and 1 draw and throw 4m (seat 2 passes the
+# first); seat 2 draws the last 4m, or draws and throws 9m and seat 3 throws the last 4m.
+# - 1m 2233 555m 11p + peng 111m: 1m would complete it (123 123 555m 11p) but the seat owns all four
+#   1m (RULES 5: no wait at all); it waits on 4m alone (123 234m), holding none: 绝张.
+# - 23m 555m 789m 11p + peng 111m: it waits on 1m or 4m, and the fourth 1m is still in the wall: no 绝张.
+PENG_1M_READY = "1112233555m11p7s"
+PENG_1M_TWO_WAITS = "11m23m555m789m11p7s"
+
+
+@pytest.mark.parametrize(("hand", "self_drawn", "expected", "extras"), [
+    # ping_hu 1 + gen 1 (1111m) + jue_zhang 1 = 3 fan x4 x6 = 24 (+ 6 bonus from each payer)
+    (PENG_1M_READY, True, [(0, 2, 30, "zimo"), (1, 2, 30, "zimo"), (3, 2, 30, "zimo")], {"gen": 1, "jue_zhang": 1}),
+    (PENG_1M_READY, False, [(3, 2, 24, "hu")], {"gen": 1, "jue_zhang": 1}),
+    # ping_hu x1 x6 + 6
+    (PENG_1M_TWO_WAITS, True, [(0, 2, 12, "zimo"), (1, 2, 12, "zimo"), (3, 2, 12, "zimo")], {}),
+])
+def test_jue_zhang_of_a_seat_with_a_peng_counts_the_waits_its_meld_leaves(
+    hand: str, self_drawn: bool, expected: list[Entry], extras: dict[str, int]
+) -> None:
+    start = [discard(0, "1m"), peng(2), discard(2, "7s"), discard(3, "4m"), discard(0, "4m"), discard(1, "4m")]
+    rest = [hu(2)] if self_drawn else [discard(2, "9m"), discard(3, "4m"), hu(2)]
+    rec = build([N2 + "1m", N1, hand, N3], "4m4m4m" + ("4m" if self_drawn else "9m4m"), voids="mmsm",
+                options={"fan": {"jue_zhang": 1}}, autoplay=False, actions=[*start, *rest])
+    game = play(rec)
+    assert ledger(game) == expected
+    assert game.winners[0].score.extras_dict == extras
+
+
 # =============================================================================================
 # 3. Dead waits: tiles in a winner's laid-down hand are face up and count; tiles in a hand still
 #    playing, or in its face-down angang, do not. (Only with dead_wait_counts = false does a dead

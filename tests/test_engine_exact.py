@@ -35,9 +35,10 @@ from test_engine_rules import (
     transfer_record,
 )
 
-from xuezhan.engine.game import RIVER_OPEN, RIVER_WON, Game, KongRecord, Phase
+from xuezhan.engine.actions import Action, ActionType
+from xuezhan.engine.game import RIVER_OPEN, RIVER_ROBBED, RIVER_WON, Game, KongRecord, Phase
 from xuezhan.rules import Rules
-from xuezhan.scoring import Score, WinContext, score_win
+from xuezhan.scoring import Meld, MeldKind, Score, WinContext, score_win
 from xuezhan.tiles import parse_tiles
 
 
@@ -76,8 +77,49 @@ def test_a_bugang_tile_offered_to_rob_is_pending() -> None:
     assert game.phase is Phase.ROB and game.pending_bugang == T("5p") and game.tile_total() == 108
     window = game.claim_window
     assert window is not None and (window.kind, window.seat, window.tile) == ("rob_kong", 2, T("5p"))
+    assert window.opened_at == game.action_count  # opened by the bugang, the last action applied
+    assert game.actions[-1] == Action(2, ActionType.GANG, tile=T("5p"))
     game = play(build(hands, "2m3m4m5p6m", actions=[*BUGANG_NOW, pass_(3)], autoplay=False))
     assert game.pending_bugang is None and game.phase is Phase.TURN and game.drawn == T("6m")
+    # nobody robbed it: the peng is a kong now
+    assert game.seat_state(2).melds == (Meld(MeldKind.GANG, T("5p")),) and game.tile_total() == 108
+    assert list(game.kongs) == [KongRecord(2, "bugang", T("5p"), [(0, 6), (1, 6), (3, 6)])]
+
+
+def test_the_seats_that_may_rob_a_bugang_in_play_order_past_a_winner() -> None:
+    # Seat 3 (78s) wins on the dealer's 9s and is out. The dealer (46p) and seat 1 (46p) wait on 5p; the
+    # dealer draws a 5p and throws it, seat 2 pengs it, throws 9p, then draws the fourth 5p and adds
+    # it: the dealer and seat 1 may rob it, in play order from seat 2, seat 3 passed over.
+    hands = [KANCHAN_5P + "9s", "123m456m789m46p88p", "123m456m789m19p55p", "123s456s78s99p222p"]
+    actions = [discard(0, "9s"), hu(3), discard(0, "5p"), peng(2), discard(2, "9p"), discard(0, "9m"),
+               discard(1, "1s"), gang(2, "5p")]
+    game = play(build(hands, "5p9m1s5p", voids="sssm", actions=actions, autoplay=False))
+    assert game.phase is Phase.ROB and game.pending() == [0, 1]
+
+
+def test_a_konger_waiting_on_its_own_bugang_tile_may_not_rob_it() -> None:
+    # seat 2 pengs 5p and throws 7s: 123m 456m 99m 46p waits on 5p; it draws the fourth and adds it
+    # to its peng instead of winning: nobody else may rob it, so the kong is made at once
+    hands = [N2 + "5p", N1, "55p123m456m99m46p7s", N3]
+    actions = [discard(0, "5p"), peng(2), discard(2, "7s"), discard(3, "2m"), discard(0, "3m"), discard(1, "4m")]
+    rec = build(hands, "2m3m4m5p6m", voids="mmsm", actions=actions, autoplay=False)
+    assert Action(2, ActionType.HU) in play(rec).legal_actions(2)
+    game = play(then(rec, gang(2, "5p")))
+    assert (game.phase, game.turn, game.drawn) == (Phase.TURN, 2, T("6m"))
+    assert [m.kind.value for m in game.seat_state(2).melds] == ["gang"]
+
+
+@pytest.mark.parametrize(("scope", "robbing"), [("any_tile", False), ("same_tile", True)])
+def test_a_win_passed_up_blocks_robbing_a_bugang_until_the_next_draw(scope: str, robbing: bool) -> None:
+    # The dealer (67p) waits on 5p or 8p. Seat 1 throws a 5p, seat 2 pengs it and throws 9p; seat 1
+    # throws 8p and the dealer passes it up; seat 2 then draws the fourth 5p and adds it. With
+    # any_tile the dealer may not rob it before its own next draw; with same_tile only 8p is barred.
+    hands = ["123m456m789m67p11p9s", N1, "123m456m789m19p55p", N3]
+    actions = [discard(0, "9s"), discard(1, "5p"), peng(2), discard(2, "9p"), discard(3, "1m"), discard(0, "2m"),
+               discard(1, "8p"), pass_(0), gang(2, "5p")]
+    game = play(build(hands, "5p1m2m8p5p", options={"pass_hu_scope": scope}, voids="smsm", actions=actions,
+                      autoplay=False))
+    assert (game.phase, game.pending()) == ((Phase.ROB, [0]) if robbing else (Phase.TURN, [2]))
 
 
 # --- a bugang's replacement: 杠上花, and 杠上炮 with call transfer -------------------------------------------
@@ -110,18 +152,32 @@ N1_NO_1P = "459p1133567789s"  # N1 with its 1p swapped for 5p
 @pytest.mark.parametrize(
     ("hands", "actions"),
     [
-        ([N2 + "1p", N1_NO_1P, "11p123m456m789m37s", N3], [discard(0, "1p"), peng(2)]),
-        ([N2 + "1p", N1_NO_1P, "111p123m456m789m3s", N3], [discard(0, "1p"), gang(2, "1p")]),
-        (["1111p123m456m789m3s", N1_NO_1P, N2, N3], [gang(0, "1p")]),
+        ([N2 + "1p", N1_NO_1P, "11p123m456m789m37s", N3], [discard(0, "1p"), peng(2), discard(2, "7s")]),
+        ([N2 + "1p", N1_NO_1P, "111p123m456m789m3s", N3], [discard(0, "1p"), gang(2, "1p"), discard(2, "7m")]),
+        (["1111p123m456m789m3s", N1_NO_1P, N2, N3], [gang(0, "1p"), discard(0, "7m")]),
     ],
     ids=["peng", "zhigang", "angang"],
 )
 def test_a_meld_of_a_third_suit_makes_a_flower_pig(hands: list[str], actions: list[dict[str, Any]]) -> None:
     # without 定缺, three suits make the pig: m and s in the hand, p in the meld (1p: tile 9)
     game = play(build(hands, "7m", options={"dingque": False}, voids="", actions=actions, autoplay=False))
-    konger = 0 if len(actions) == 1 else 2
+    konger = 0 if len(actions) == 2 else 2
     assert game.seat_state(konger).melds[0].tile == T("1p")
     assert game.is_hua_zhu(konger)
+    # it has thrown 7s or 7m: 123m 456m 789m 3s would wait on 3s, but not with three suits
+    assert game.waits(konger) == [] and not game.is_ready(konger)
+
+
+@pytest.mark.parametrize("second", ["peng", "zhigang"])
+def test_a_second_meld_keeps_the_first_meld_suit(second: str) -> None:
+    # no 定缺: seat 2 pengs 1p and throws 7s, then pengs (or konges) the 9m seat 3 throws: m and s
+    # in its hand, p and m in its melds make three suits
+    claim = peng(2) if second == "peng" else gang(2, "9m")
+    actions = [discard(0, "1p"), peng(2), discard(2, "7s"), discard(3, "9m"), claim]
+    game = play(build([N2 + "1p", N1_NO_1P, "11p999m123m456m37s", N3], "9m", options={"dingque": False},
+                      voids="", actions=actions, autoplay=False))
+    assert [m.tile for m in game.seat_state(2).melds] == [T("1p"), T("9m")]
+    assert game.is_hua_zhu(2)
 
 
 # --- several winners, blood river, escapes --------------------------------------------------------------------
@@ -149,6 +205,22 @@ def test_blood_river_winner_sets_its_self_drawn_tile_aside() -> None:
     assert [w.order for w in game.winners] == [1, 2]
 
 
+def test_a_tile_set_aside_by_a_blood_river_winner_is_face_up_for_jue_zhang() -> None:
+    # Seats 1 (46p 11p) and 2 (46p 99p) wait on 5p alone, holding none. Both pass the dealer's 5p;
+    # seat 1 draws the second and wins (it sets it aside); seat 3 throws the third (both pass);
+    # seat 2 draws the fourth: the river's two and the one set aside are face up: 绝张.
+    hands = [N2 + "5p", KANCHAN_5P, "123m456m789m46p99p", N1]
+    actions = [discard(0, "5p"), pass_(1), pass_(2), hu(1), discard(2, "1m"), discard(3, "5p"), pass_(1), pass_(2),
+               discard(0, "2m"), discard(1, "3m"), hu(2)]
+    game = play(build(hands, "5p1m5p2m3m5p", options={"blood_river": True, "fan": {"jue_zhang": 1}}, voids="mssm",
+                      actions=actions, autoplay=False))
+    assert game.seat_state(1).aside == (T("5p"),)
+    win = game.winners[-1]
+    assert (win.seat, win.tile, win.score.extras_dict) == (2, T("5p"), {"jue_zhang": 1})
+    # ping_hu 1 + jue_zhang 1 = 2 fan x2 x6 + 6, from every other seat (blood river: seat 1 too)
+    assert ledger(game)[-3:] == [(0, 2, 18, "zimo"), (1, 2, 18, "zimo"), (3, 2, 18, "zimo")]
+
+
 def test_a_winner_escaping_on_its_turn_hands_the_turn_on() -> None:
     game = play(then(BLOOD, escape(2)))  # qq: its win is paid back at once
     assert ledger(game) == [(0, 2, 6, "hu"), (2, 0, 6, "escape")]
@@ -164,6 +236,19 @@ def test_a_winner_escaping_with_a_claim_open_closes_its_part_of_the_window() -> 
     game = play(then(rec, escape(2)))
     assert (game.turn, game.phase) == (0, Phase.TURN)
     assert ledger(game) == [(0, 2, 6, "hu"), (2, 0, 6, "escape")]
+
+
+def test_a_winner_that_passed_and_then_escapes_leaves_the_window_open_for_the_others() -> None:
+    # blood river: seat 2 (23p 55p, waits 1p/4p) wins on the dealer's 1p and plays on; seat 3 throws
+    # what it draws, the dealer throws 4p: seat 2 may win again and passes, seat 3 (44p) may peng;
+    # seat 2 leaves before seat 3 answers: the window waits for seat 3
+    rec = build([N2 + "1p", N1, "123m456m789m23p55p", "1124578m445578p"], "1m9s", options={"blood_river": True},
+                autoplay=False, actions=[discard(0, "1p"), hu(2), discard(3, "1m"), discard(0, "4p"), pass_(2)])
+    assert play(rec).pending() == [3]
+    game = play(then(rec, escape(2)))
+    assert (game.phase, game.pending()) == (Phase.CLAIM, [3])
+    game = play(then(rec, escape(2), peng(3)))
+    assert [m.tile for m in game.seat_state(3).melds] == [T("4p")]
 
 
 def test_an_escaping_winner_forfeits_only_its_own_wins() -> None:
@@ -203,6 +288,7 @@ def test_a_robbed_bugang_tile_is_no_longer_pending_and_a_passed_win_is_private()
     hands = [N2 + "5p", N1, "123m456m789m19p55p", KANCHAN_5P]  # seat 3 waits on 5p and passes the first
     game = play(build(hands, "2m3m4m5p6m", actions=[*BUGANG_NOW, hu(3)], autoplay=False))
     assert game.pending_bugang is None and game.tile_total() == 108
+    assert game.seat_state(2).river == (T("9p"), T("5p")) and game.seat_state(2).river_state[-1] == RIVER_ROBBED
     assert event(game, "pass_hu") == ({"type": "pass_hu", "seat": 3, "tile": T("5p")}, 3)
 
 
@@ -232,11 +318,28 @@ def test_river_states_window_opening_and_the_end() -> None:
     game = play(rec)
     window = game.claim_window
     assert window is not None and window.opened_at == game.action_count == 5  # four dingque, one discard
+    assert game.drawn is None  # nobody holds a drawn tile while a discard is offered
     assert game.seat_state(0).river_state == (RIVER_OPEN,)
     game = play(then(rec, hu(2), autoplay=True))
     assert game.seat_state(0).river_state[0] == RIVER_WON
     assert game.over and game.result_json()["complete"] is True
     assert all(game.seat_state(s).revealed for s in range(4))  # every hand is shown at the end
+
+
+def test_an_unfinished_hand_has_no_next_dealer() -> None:
+    # chengdu (first_winner): the dealer would stay if nobody won, but the hand is not over yet
+    game = play(build([N2 + "5p", N1, READY_5P, N3], rules="chengdu", actions=[discard(0, "5p")], autoplay=False))
+    result = game.result_json()
+    assert (result["complete"], result["next_dealer"]) == (False, None)
+
+
+def test_a_copy_taken_after_a_peng_plays_on_alike() -> None:
+    rec = build(BUGANG_HANDS, "2m3m4m5p6m", actions=BUGANG_START[:2], autoplay=False)  # seat 2 has just penged
+    game = play(rec)
+    twin = game.copy()
+    for g in (game, twin):
+        g.apply(Action(2, ActionType.DISCARD, tile=T("9p")))
+    assert (twin.turn, twin.drawn) == (game.turn, game.drawn) == (3, T("2m")) and twin.events == game.events
 
 
 def test_no_wait_on_a_fifth_copy_across_a_peng() -> None:

@@ -577,6 +577,48 @@ def test_must_hu_last_four(preset: str, options: dict[str, Any], expected: list[
         assert "must_hu" in err.message and f"actions[{len(rec['actions'])}]" in err.message
 
 
+def test_must_hu_last_four_not_with_five_tiles_left() -> None:
+    # As above with seats 2 and 3 swapped and the 5p one tile earlier: seat 2 draws it as wall tile
+    # 49, leaving five live tiles, and throws it; seat 3 may pass, and is paid its 大叫 at the end.
+    rec = build([N2 + "9p", N1, N3, READY_5P], tail="5p2s3s4s6s8s", options={"must_hu_last_four": True})
+    assert parse_tiles(rec["wall"])[49] == T("5p")
+    game = play(then(rec, discard(0, "9p"), *wall_discards(rec, 0, 50)))
+    assert ledger(game) == [(0, 3, 6, "cha_jiao"), (1, 3, 6, "cha_jiao"), (2, 3, 6, "cha_jiao")]
+
+
+# 最后四张必须胡 for robbing a bugang too. The dealer (KANCHAN_5P, waits 5p) throws 7s; seats draw and
+# throw from the wall until seat 1 (123m456m789m19p55p) pengs the 5p that ends the wall's ``head``
+# and throws 9p; then all throw what they draw until seat 1 draws the fourth 5p (the first of the
+# ``tail``) and adds it to its peng. Thrown by seat 3 (wall tile 2): seat 1 draws wall tile 50, four
+# live tiles are left, the dealer must rob. Thrown by seat 2 (tile 1): tile 49, five left, it may pass.
+@pytest.mark.parametrize(
+    ("options", "head", "tail", "forced"),
+    [
+        ({"must_hu_last_four": True}, "1m2m5p", "5p2s3s4s6s", True),
+        ({"must_hu_last_four": True}, "1m5p", "5p2s3s4s6s8s", False),
+        ({}, "1m2m5p", "5p2s3s4s6s", False),
+    ],
+)
+def test_must_hu_last_four_robbing_a_bugang(options: dict[str, Any], head: str, tail: str, forced: bool) -> None:
+    hands = [KANCHAN_5P + "7s", "123m456m789m19p55p", N1, N3]
+    rec = build(hands, head, tail=tail, voids="ssmm", options=options, autoplay=False)
+    wall = [tile_name(t) for t in parse_tiles(rec["wall"])]
+    k0, bugang_at = len(parse_tiles(head)) - 1, len(wall) - len(parse_tiles(tail))
+    assert wall[k0] == wall[bugang_at] == "5p"
+    before = [discard((1 + k) % 4, wall[k]) for k in range(k0 + 1)]
+    after = [discard((2 + k - k0 - 1) % 4, wall[k]) for k in range(k0 + 1, bugang_at)]
+    rec = then(rec, discard(0, "7s"), *before, peng(1), discard(1, "9p"), *after, gang(1, "5p"))
+    game = play(rec)
+    assert (game.phase, game.live) == (Phase.ROB, 54 - bugang_at)
+    assert {a.type for a in game.legal_actions(0)} == ({ActionType.HU} if forced else {ActionType.HU, ActionType.PASS})
+    assert ledger(play(then(rec, hu(0)))) == [(1, 0, 6, "hu")]  # ping_hu x1 x6, paid by the konger
+    if forced:
+        err = replay_error(then(rec, pass_(0)))
+        assert "must_hu" in err.message and f"actions[{len(rec['actions'])}]" in err.message
+    else:
+        assert ledger(play(then(rec, pass_(0)))) == [(0, 1, 6, "bugang"), (2, 1, 6, "bugang"), (3, 1, 6, "bugang")]
+
+
 # =============================================================================================
 # RULES 7: payments
 # =============================================================================================
@@ -816,6 +858,19 @@ def test_tian_hu(preset: str, points: int) -> None:
     game = play(build(["123m456m789m123p55p", N1, N2, N3], rules=preset, actions=[hu(0)], autoplay=False))
     assert ledger(game) == [(1, 0, points, "zimo"), (2, 0, points, "zimo"), (3, 0, points, "zimo")]
     assert game.winners[0].score.base == "tian_hu"
+
+
+def test_tian_hu_after_the_exchange_took_the_dealers_fourteenth_tile() -> None:
+    # 换三张 (counter): the dealer passes on 236s, its last dealt tile 6s among them, and gets 123p from
+    # seat 3: 123m 456m 789m 123p 55p. With no drawn tile left, the win names its highest tile, 5p.
+    hands = ["123m456m789m55p236s", N1, N2, "123p1223445569s"]
+    gives = [exchange(0, "236s"), exchange(1, "149p"), exchange(2, "248p"), exchange(3, "123p")]
+    rec = build(hands, options={"exchange_three": "counter", "dingque": False}, voids="", pre=gives,
+                actions=[hu(0)], autoplay=False)
+    game = play(rec)
+    (win,) = game.winners
+    assert (win.seat, win.tile, win.score.base) == (0, T("5p"), "tian_hu")
+    assert ledger(game) == [(1, 0, 198, "zimo"), (2, 0, 198, "zimo"), (3, 0, 198, "zimo")]  # 6 fan x32 x6 + 6
 
 
 @pytest.mark.parametrize(
@@ -1077,7 +1132,9 @@ def test_cha_da_jiao(preset: str, pays: str, points: int) -> None:
         options={"cha_jiao_pays": pays},
         actions=[discard(0, "5p")],
     )
-    assert ledger(play(rec)) == [(0, 2, points, "cha_jiao"), (1, 2, points, "cha_jiao"), (3, 2, points, "cha_jiao")]
+    game = play(rec)
+    assert ledger(game) == [(0, 2, points, "cha_jiao"), (1, 2, points, "cha_jiao"), (3, 2, points, "cha_jiao")]
+    assert (game.da_jiao(2), game.da_jiao(0)) == (points, 0)  # a seat not ready has no 大叫
 
 
 @pytest.mark.parametrize(
@@ -1172,19 +1229,27 @@ def test_escape_of_an_active_seat_ends_the_hand(preset: str, points: int, win: i
 
 
 @pytest.mark.parametrize(
-    ("draws", "passes", "seat2_takes"),
+    ("thrown", "passes", "options", "live", "seat2_takes"),
     [
-        (50, [], 96),  # 5 tiles left: 16 x 6 to everyone
-        # 4 tiles left: seat 2 (1122334455666m) takes its 大叫 if higher: 6m makes 11 22 33 44 55 66 66,
-        # qing_long_qi_dui 6 fan x32 x6 = 192 > 96. (Seat 3 may peng the 2s seat 2 throws before: it passes.)
-        (51, [pass_(3)], 192),
+        # 5 tiles left: 16 x 6 to everyone, whether seat 2 (1122334455666m) holds the tile it drew
+        # or has thrown it (2s, which seat 3 may peng) and is ready
+        (49, [], {}, 5, 96),
+        (50, [], {}, 5, 96),
+        # 4 tiles left (seat 3 passes the 2s and draws): seat 2 takes its 大叫 if higher: 6m makes
+        # 11 22 33 44 55 66 66, qing_long_qi_dui 6 fan x32 x6 = 192 > 96
+        (50, [pass_(3)], {}, 4, 192),
+        # its best wait still when cha_jiao_pays = "min" would settle an exhaustive draw with its
+        # lowest (1m to 5m, e.g. 111 234 234 666 55m: qing_yi_se 3 fan x4 x6 = 24 < 96)
+        (50, [pass_(3)], {"cha_jiao_pays": "min"}, 4, 192),
     ],
 )
-def test_escape_in_the_last_four_tiles_pays_da_jiao_if_higher(draws: int, passes: list[Act], seat2_takes: int) -> None:
-    rec = build([N2 + "9p", N1, "1122334455666m", N3], voids="mmpm")
-    rec = then(rec, discard(0, "9p"), *wall_discards(rec, 0, draws - 1), *passes, escape(1), autoplay=False)
+def test_escape_in_the_last_four_tiles_pays_da_jiao_if_higher(
+    thrown: int, passes: list[Act], options: dict[str, Any], live: int, seat2_takes: int
+) -> None:
+    rec = build([N2 + "9p", N1, "1122334455666m", N3], voids="mmpm", options=options)
+    rec = then(rec, discard(0, "9p"), *wall_discards(rec, 0, thrown), *passes, escape(1), autoplay=False)
     game = play(rec)
-    assert game.live == 55 - draws
+    assert game.live == live and game.is_ready(2) == (thrown == 50)
     assert ledger(game) == [(1, 0, 96, "escape"), (1, 2, seat2_takes, "escape"), (1, 3, 96, "escape")]
 
 

@@ -271,7 +271,7 @@ def test_seven_pairs_only_without_melds() -> None:
 
 
 def test_shanten_rejects_a_negative_meld_count() -> None:
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="n_melds must be 0 or more, not -1"):
         shanten(c("1m"), -1)
 
 

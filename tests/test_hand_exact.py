@@ -28,6 +28,8 @@ def keys_and_sizes(text: str) -> tuple[tuple[int, int, int], list[int]]:
         ("1133557799m11p", 1, False, False),
         ("123m456m789m123p5p6p", 0, False, False),
         ("123m456m789m12p55p", 0, False, False),
+        ("124m456p789p123s55s", 0, False, False),  # a suit of three tiles that is no set
+        ("11123m12223p123s", 0, False, False),  # 13 tiles: two suits hold a pair
     ],
 )
 def test_complete_by_suit_keys(tiles: str, melds: int, standard: bool, seven: bool) -> None:
@@ -35,6 +37,20 @@ def test_complete_by_suit_keys(tiles: str, melds: int, standard: bool, seven: bo
     assert hand.is_standard_complete(keys, sizes) is standard
     assert hand.is_seven_pairs(keys, sizes, melds) is seven
     assert hand.is_complete(counts(tiles), melds) is (standard or seven)
+    assert hand.is_complete_keys(*keys, seven_pairs=melds == 0) is (standard or seven)
+
+
+def test_the_defaults_hold_no_meld_and_allow_seven_pairs() -> None:
+    # a hand in p and s: no meld suit is assumed (a default of m would make three suits)
+    ready = counts("123p456p789p123s5s")
+    assert hand.shanten(ready) == 0 and hand.winning_tiles(ready) == [parse_tile("5s")]
+    assert hand.win_block(counts("123p456p789p123s55s"), 0) is None
+    assert hand.is_complete_keys(*hand.suit_keys(counts("11p33p55p22s44s77s99s")))  # seven pairs only
+
+
+@pytest.mark.parametrize("tiles", ["123m456m789m123p", "11m22p", "11m123m22p456s"])
+def test_no_split_without_exactly_one_pair(tiles: str) -> None:
+    assert hand.standard_splits(counts(tiles)) == []
 
 
 def test_shanten_leaves_out_the_copies_in_melds() -> None:
@@ -108,6 +124,24 @@ def test_shanten_over_three_suits_counts_seven_pairs_too() -> None:
     # two_suits=False (the bare shape, any number of suits): seven pairs across m, p and s
     assert hand.shanten(counts("11m22m33p44p55s66s77s"), 0, two_suits=False) == -1
     assert hand.shanten(counts("11m22m33p44p55s66s77s"), 0) > 0  # the game's rule: tiles of a suit must go
+
+
+def test_capped_shanten_honours_the_two_suit_rule() -> None:
+    # peng of 1m + 123p 456p 123s 45s: ready on 3s/6s over three suits. Under the game's rule one
+    # suit must go: m and p keep three sets and lack a set and a pair (5 tiles): shanten 4.
+    c = counts("123p456p123s45s")
+    owned = list(c)
+    owned[parse_tile("1m")] += 3
+    assert hand.shanten(c, 1, meld_suits=1, owned=owned) == hand.shanten(c, 1, meld_suits=1) == 4
+    assert hand.shanten(c, 1, meld_suits=1, owned=owned, two_suits=False) == 0
+
+
+def test_capped_shanten_of_a_meld_in_the_void() -> None:
+    # peng of 1s with s as the void: no winning hand, through the capped search too
+    c = counts("123m456m789m5p")
+    owned = list(c)
+    owned[parse_tile("1s")] += 3
+    assert hand.shanten(c, 1, meld_suits=4, void=2, owned=owned) == hand.shanten(c, 1, meld_suits=4, void=2) == 99
 
 
 def test_capped_shanten_honours_the_void() -> None:

@@ -135,13 +135,13 @@ def test_unknown_preset() -> None:
     assert code_of(err) == "unknown_preset"
     with pytest.raises(RulesError) as err:
         Rules.load("tenhou")
-    assert code_of(err) == "unknown_preset"
+    assert code_of(err) == "unknown_preset" and "'tenhou'" in err.value.message
 
 
 def test_unknown_pattern_lookup() -> None:
     with pytest.raises(RulesError) as err:
         Rules().fan_of("kokushi")
-    assert code_of(err) == "unknown_pattern"
+    assert code_of(err) == "unknown_pattern" and "'kokushi'" in err.value.message
 
 
 def test_rules_are_frozen_and_hashable() -> None:
@@ -314,24 +314,24 @@ def test_from_mapping_forms() -> None:
 
 
 @pytest.mark.parametrize(
-    ("data", "code"),
+    ("data", "code", "named"),
     [
-        ({"preset": 5}, "bad_rules"),
-        ({"preset": "qq", "options": 3}, "bad_rules"),
-        ({"preset": "nope"}, "unknown_preset"),
-        ({"preset": "qq", "options": {"nope": 1}}, "unknown_option"),
+        ({"preset": 5}, "bad_rules", "'preset'"),
+        ({"preset": "qq", "options": 3}, "bad_rules", "'options'"),
+        ({"preset": "nope"}, "unknown_preset", "'nope'"),
+        ({"preset": "qq", "options": {"nope": 1}}, "unknown_option", "'nope'"),
     ],
 )
-def test_from_mapping_errors(data: dict[str, Any], code: str) -> None:
+def test_from_mapping_errors(data: dict[str, Any], code: str, named: str) -> None:
     with pytest.raises(RulesError) as err:
         Rules.from_mapping(data)
-    assert code_of(err) == code
+    assert code_of(err) == code and named in err.value.message  # the message names what is wrong
 
 
 def test_from_mapping_rejects_non_mappings() -> None:
     with pytest.raises(RulesError) as err:
         Rules.from_mapping("qq")  # type: ignore[arg-type]
-    assert code_of(err) == "bad_rules"
+    assert code_of(err) == "bad_rules" and "a preset name or a table" in err.value.message
 
 
 @pytest.mark.parametrize(

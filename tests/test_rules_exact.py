@@ -87,6 +87,7 @@ def test_fan_tables_built_directly_are_checked_too() -> None:
         (tuple((k, v) for k, v in table.items() if k != "hai_di"), "bad_option",
          "option 'fan': every pattern and extra needs a fan"),
         ((*table.items(), "x"), "bad_option", "option 'fan': must be pairs of pattern id and fan"),
+        ((*table.items(), ("hai_di", 1, 2)), "bad_option", "option 'fan': must be pairs of pattern id and fan"),
         (tuple({**table, "tian_hu": "cap"}.items()), "bad_option",
          'option \'fan\': tian_hu = "cap" needs a cap_multiple'),
     ]

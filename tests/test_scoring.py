@@ -164,6 +164,7 @@ def test_tian_hu_beats_a_hand_that_reaches_the_cap_anyway() -> None:
     # chengdu: qing_qi_dui + 1 gen = 6 fan is also ×8; the hand is still reported as tian_hu (满格).
     s = scored("11224444557799m", "9m", CD, tian_hu=True)
     check(s, "tian_hu", {}, 4, 8, 9)
+    assert s.capped and s.base_fan == 4  # 满格: the cap's fan is the pattern's own
     # qq: tian_hu replaces the dragon pattern, so the quad 4444m is an ordinary gen again:
     # 6 + 1 = 7 fan ×64 = 384, + bonus 6.
     s = scored("11224444557799m", "9m", QQ, tian_hu=True)
@@ -193,6 +194,9 @@ EXTRAS_TABLE: list[tuple[str, str, dict[str, Any], str, str, dict[str, int], int
     # qiang_gang_hu: 0 in qq, +1 in chengdu. (The robbed 3p is the only 3p the winner holds.)
     ("123456789m11234p", "3p", {"robbing_kong": True}, "qq", "ping_hu", {}, 1, 1, 6),
     ("123456789m11234p", "3p", {"robbing_kong": True}, "chengdu", "ping_hu", {"qiang_gang_hu": 1}, 2, 2, 2),
+    # with a peng of another tile (7m): still the only 3p the winner owns
+    ("123m456m11234p", "3p", {"robbing_kong": True, "peng": ["7m"]}, "chengdu", "ping_hu", {"qiang_gang_hu": 1},
+     2, 2, 2),
     # hai_di: 0 in qq, +1 in chengdu; on a discard and self-drawn.
     (H, "5p", {"last_tile": True}, "qq", "ping_hu", {}, 1, 1, 6),
     (H, "5p", {"last_tile": True}, "chengdu", "ping_hu", {"hai_di": 1}, 2, 2, 2),
@@ -354,6 +358,30 @@ def test_best_split_dai_yao_jiu() -> None:
     assert s.split == ("99p", "123m", "123m", "123m", "789p")
 
 
+@pytest.mark.parametrize(
+    ("hand", "win", "ctx", "base", "split"),
+    [
+        # seven pairs: the pairs in tile order, a four-of-a-kind as two pairs
+        ("11222244p557799m", "1p", {}, "long_qi_dui", ("55m", "77m", "99m", "11p", "22p", "22p", "44p")),
+        ("11224444557799m", "9m", {}, "qing_long_qi_dui", ("11m", "22m", "44m", "44m", "55m", "77m", "99m")),
+        ("222555888s88855m", "5m", {}, "jiang_dui", ("55m", "888m", "222s", "555s", "888s")),
+        (H, "5p", {"tian_hu": True}, "tian_hu", ("55p", "123m", "456m", "789m", "123p")),
+    ],
+)
+def test_every_reading_reports_its_split(
+    hand: str, win: str, ctx: dict[str, bool], base: str, split: tuple[str, ...]
+) -> None:
+    s = scored(hand, win, QQ, **ctx)
+    assert (s.base, s.split) == (base, split)
+    assert s.to_json()["split"] == list(split)
+
+
+def test_dai_yao_jiu_with_terminal_melds() -> None:
+    # peng 111m + peng 999p + 789m 123p 99m: every set and the pair holds a 1 or a 9 (no four of a
+    # kind): 3 fan x4 x6
+    check(scored("789m99m123p", "9m", peng=["1m", "9p"]), "dai_yao_jiu", {}, 3, 4, 24)
+
+
 def test_split_text() -> None:
     s = scored("234m55p", "5p", peng=["9p"], gang=["1m"], angang=["7m"])
     # pair first, then every set m, p, s by rank; kongs as four tiles.
@@ -419,6 +447,7 @@ def test_gang_shang_hua_on_a_bugang() -> None:
         ("11223344556789m", "9m", {}, "not_complete"),
         ("123m456p789s123p55p", "5p", {}, "three_suits"),
         ("123m456m789m55p", "5p", {"peng": ["1s"]}, "three_suits"),  # the meld brings the third suit
+        ("123s456s55s", "5s", {"peng": ["1m", "1p"]}, "three_suits"),  # two melds bring two suits
         ("1133m5577p9911s22s", "2s", {}, "three_suits"),  # seven pairs in three suits
         (H, "5p", {"void": "p"}, "void_suit_tile"),
         ("123m456m789m55m", "5m", {"peng": ["1p"], "void": "p"}, "void_suit_tile"),  # void meld
