@@ -673,7 +673,11 @@ class Table:
             return
         for player in self.players:  # coins may have moved elsewhere too (another table, relief)
             if player is not None and not is_bot(player):
-                account = await self._write(self.bank.account, player)
+                try:
+                    account = await self._write(self.bank.account, player)
+                except Exception:  # the balance the table knows stands; the next hand reads again
+                    log.exception("table %s: reading %s's balance failed", self.code, player)
+                    continue
                 if account is not None:
                     self.balances[player] = account.balance
         short = [(seat, player) for seat, player in enumerate(self.players)
