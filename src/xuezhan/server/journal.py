@@ -37,9 +37,11 @@ def hand_start(hand: Hand) -> dict[str, Any]:
 
 _Job = tuple[str, Any, Any, "asyncio.Future[Any]"]
 """``("log", key, entries, done)`` or ``("call", fn, args, done)``."""
+_Outcome = tuple["asyncio.Future[Any]", Any, BaseException | None]
+"""A job's future, its result and its error (``None``: it went well)."""
 
 
-def _resolve(outcomes: list[tuple[asyncio.Future[Any], Any, BaseException | None]]) -> None:
+def _resolve(outcomes: list[_Outcome]) -> None:
     """On the event loop: tell each waiting table how its job went, unless it stopped waiting."""
     for done, result, error in outcomes:
         if done.done():  # its table closed meanwhile
@@ -97,40 +99,46 @@ class LogWriter:
                     return
                 jobs, self._jobs = self._jobs, []
                 loops, self._loops = self._loops, []
-            outcomes = self._work(jobs)
-            by_loop: dict[asyncio.AbstractEventLoop, list[tuple[asyncio.Future[Any], Any, BaseException | None]]] = {}
-            for loop, outcome in zip(loops, outcomes, strict=True):
-                by_loop.setdefault(loop, []).append(outcome)
-            for loop, told in by_loop.items():
-                with contextlib.suppress(RuntimeError):  # a closed loop: nobody waits any more
-                    loop.call_soon_threadsafe(_resolve, told)
+            self._work(jobs, loops)
 
-    def _work(self, jobs: list[_Job]) -> list[tuple[asyncio.Future[Any], Any, BaseException | None]]:
-        """Do ``jobs`` in order, each run of hand logs in one group commit; the outcome of each."""
-        outcomes: list[tuple[asyncio.Future[Any], Any, BaseException | None]] = []
+    def _work(self, jobs: list[_Job], loops: list[asyncio.AbstractEventLoop]) -> None:
+        """Do ``jobs`` in order, each run of hand logs in one group commit, and tell the tables of
+        each run or call as soon as it is done."""
         i = 0
         while i < len(jobs):
             kind, a, b, done = jobs[i]
+            outcomes: list[_Outcome]
             if kind == "call":
                 try:
-                    outcomes.append((done, a(*b), None))
+                    outcomes = [(done, a(*b), None)]
                 except Exception as exc:
-                    outcomes.append((done, None, exc))
-                i += 1
-                continue
-            j = i
-            while j < len(jobs) and jobs[j][0] == "log":
-                j += 1
-            outcomes.extend(self._write_logs(jobs[i:j]))
+                    outcomes = [(done, None, exc)]
+                j = i + 1
+            else:
+                j = i
+                while j < len(jobs) and jobs[j][0] == "log":
+                    j += 1
+                outcomes = self._write_logs(jobs[i:j])
+            self._tell(loops[i:j], outcomes)
             i = j
-        return outcomes
 
-    def _write_logs(self, batch: list[_Job]) -> list[tuple[asyncio.Future[Any], Any, BaseException | None]]:
+    @staticmethod
+    def _tell(loops: list[asyncio.AbstractEventLoop],
+              outcomes: list[_Outcome]) -> None:
+        """One wake-up of each event loop for every outcome it waits for."""
+        by_loop: dict[asyncio.AbstractEventLoop, list[_Outcome]] = {}
+        for loop, outcome in zip(loops, outcomes, strict=True):
+            by_loop.setdefault(loop, []).append(outcome)
+        for loop, told in by_loop.items():
+            with contextlib.suppress(RuntimeError):  # a closed loop: nobody waits any more
+                loop.call_soon_threadsafe(_resolve, told)
+
+    def _write_logs(self, batch: list[_Job]) -> list[_Outcome]:
         try:
             self.bank.write_log([(key, e) for _, key, entries, _ in batch for e in entries])
         except Exception:
             # one match's entry was refused: write each match alone, so only that one fails
-            outcomes: list[tuple[asyncio.Future[Any], Any, BaseException | None]] = []
+            outcomes: list[_Outcome] = []
             for _, key, entries, done in batch:
                 try:
                     self.bank.write_log([(key, e) for e in entries])
