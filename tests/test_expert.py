@@ -125,3 +125,31 @@ def test_every_sampled_world_looks_the_same_to_the_seat(options: dict[str, objec
             assert world.tile_total() == 108 and world.legal_actions(seat) == legal
         game.apply(bot.choose(view, legal))
         step += 1
+
+
+def test_face_down_kongs_are_dealt_afresh_when_the_kinds_outside_a_void_run_out() -> None:
+    """Seat 1 has seen a copy of every kind but the two kongs' (3m of a seat void in s, 5p of a
+    seat void in m): when the first kong is dealt 5p, the second takes 3m despite its void, and
+    the world keeps its 108 tiles and seat 1's view."""
+    from test_engine_rules import build, discard, gang
+
+    from xuezhan.records import parse_record, replay
+    from xuezhan.tiles import parse_tile, parse_tiles, tile_name
+
+    hands = ["112478999m1378p", "1246899p124579s", "3333m566m1244669p", "5555p123367889s"]
+    draws = "1m2m6m3s9m4m3p8s5m7m7p6s8m"  # each drawn and thrown: every other kind in sight
+    actions = [gang(2, "3m"), discard(2, "1p"), gang(3, "5p"), discard(3, "9s")]
+    actions += [discard(k % 4, tile_name(t)) for k, t in enumerate(parse_tiles(draws))]
+    record = build(hands, "6p7s9s" + draws + "5s", voids="smsm", dealer=2, autoplay=False, actions=actions)
+    game, _ = replay(parse_record(record))
+    view = SeatView(game, 1)
+    assert game.pending() == [1]
+    assert [t for t in range(27) if view.visible_counts()[t] == 0] == [parse_tile("3m"), parse_tile("5p")]
+    kongs = set()
+    for r in range(16):
+        world = sample_world(view, random.Random(r))
+        assert world.tile_total() == 108
+        assert seat_view_json(world, 1) == seat_view_json(game, 1)
+        assert world.legal_actions(1) == game.legal_actions(1)
+        kongs.add(tuple(world.seat_state(o).melds[0].tile for o in (2, 3)))
+    assert kongs == {(parse_tile("3m"), parse_tile("5p")), (parse_tile("5p"), parse_tile("3m"))}
