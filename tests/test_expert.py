@@ -8,9 +8,9 @@ import random
 import pytest
 
 from xuezhan.bots import BOTS, ExpertBot, HeuristicBot, make_bot
-from xuezhan.bots.expert import Evaluation
+from xuezhan.bots.expert import Evaluation, HandValue
 from xuezhan.engine import Game, sample_world, seat_view_json
-from xuezhan.engine.actions import Action
+from xuezhan.engine.actions import Action, ActionType
 from xuezhan.engine.views import SeatView
 from xuezhan.rules import Rules
 
@@ -153,3 +153,41 @@ def test_face_down_kongs_are_dealt_afresh_when_the_kinds_outside_a_void_run_out(
         assert world.legal_actions(1) == game.legal_actions(1)
         kongs.add(tuple(world.seat_state(o).melds[0].tile for o in (2, 3)))
     assert kongs == {(parse_tile("3m"), parse_tile("5p")), (parse_tile("5p"), parse_tile("3m"))}
+
+
+@pytest.mark.parametrize(("preset", "seed"), [("qq", 21), ("chengdu", 22)])
+def test_discards_near_ready_are_searched_among_the_closest(preset: str, seed: int) -> None:
+    """On its own turn without a kong on offer or a void tile in hand, the expert searches the
+    discards of a hand at most ``search_shanten`` steps from ready: its choice first, then the
+    others that keep the hand as close, by their worth two draws ahead; further from ready it
+    searches nothing."""
+    game = Game.new(Rules.preset(preset), seed=seed)
+    bot = ExpertBot(random.Random(0))
+    searched = unsearched = 0
+    while not game.over:
+        seat = next(s for s in game.pending() if game.legal_actions(s))
+        view, legal = SeatView(game, seat), game.legal_actions(seat)
+        choice = bot.policy.choose(view, legal)
+        kinds = {a.type for a in legal}
+        counts = view.counts
+        void = view.void
+        if (game.phase == "turn" and kinds == {ActionType.DISCARD} and len(legal) > 1
+                and not (void is not None and any(counts[void * 9 : void * 9 + 9]))):
+            hv = HandValue(view)
+            after: dict[Action, int] = {}
+            for a in legal:
+                counts[a.tile or 0] -= 1
+                after[a] = hv.shanten(counts)
+                counts[a.tile or 0] += 1
+            best = min(after.values())
+            cands = bot.candidates(view, legal, choice)
+            assert cands[0] == choice and len(set(cands)) == len(cands) and set(cands) <= set(legal)
+            if best > bot.search_shanten:
+                assert cands == [choice]
+                unsearched += 1
+            else:
+                assert all(after[a] == best for a in cands[1:])
+                assert len(cands) <= bot.discard_candidates
+                searched += len(cands) > 1
+        game.apply(choice)
+    assert searched > 0 and unsearched > 0
