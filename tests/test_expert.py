@@ -8,9 +8,9 @@ import random
 import pytest
 
 from xuezhan.bots import BOTS, ExpertBot, HeuristicBot, make_bot
-from xuezhan.bots.expert import Evaluation
+from xuezhan.bots.expert import Evaluation, HandValue
 from xuezhan.engine import Game, sample_world, seat_view_json
-from xuezhan.engine.actions import Action
+from xuezhan.engine.actions import Action, ActionType
 from xuezhan.engine.views import SeatView
 from xuezhan.rules import Rules
 
@@ -125,3 +125,69 @@ def test_every_sampled_world_looks_the_same_to_the_seat(options: dict[str, objec
             assert world.tile_total() == 108 and world.legal_actions(seat) == legal
         game.apply(bot.choose(view, legal))
         step += 1
+
+
+def test_face_down_kongs_are_dealt_afresh_when_the_kinds_outside_a_void_run_out() -> None:
+    """Seat 1 has seen a copy of every kind but the two kongs' (3m of a seat void in s, 5p of a
+    seat void in m): when the first kong is dealt 5p, the second takes 3m despite its void, and
+    the world keeps its 108 tiles and seat 1's view."""
+    from test_engine_rules import build, discard, gang
+
+    from xuezhan.records import parse_record, replay
+    from xuezhan.tiles import parse_tile, parse_tiles, tile_name
+
+    hands = ["112478999m1378p", "1246899p124579s", "3333m566m1244669p", "5555p123367889s"]
+    draws = "1m2m6m3s9m4m3p8s5m7m7p6s8m"  # each drawn and thrown: every other kind in sight
+    actions = [gang(2, "3m"), discard(2, "1p"), gang(3, "5p"), discard(3, "9s")]
+    actions += [discard(k % 4, tile_name(t)) for k, t in enumerate(parse_tiles(draws))]
+    record = build(hands, "6p7s9s" + draws + "5s", voids="smsm", dealer=2, autoplay=False, actions=actions)
+    game, _ = replay(parse_record(record))
+    view = SeatView(game, 1)
+    assert game.pending() == [1]
+    assert [t for t in range(27) if view.visible_counts()[t] == 0] == [parse_tile("3m"), parse_tile("5p")]
+    kongs = set()
+    for r in range(16):
+        world = sample_world(view, random.Random(r))
+        assert world.tile_total() == 108
+        assert seat_view_json(world, 1) == seat_view_json(game, 1)
+        assert world.legal_actions(1) == game.legal_actions(1)
+        kongs.add(tuple(world.seat_state(o).melds[0].tile for o in (2, 3)))
+    assert kongs == {(parse_tile("3m"), parse_tile("5p")), (parse_tile("5p"), parse_tile("3m"))}
+
+
+@pytest.mark.parametrize(("preset", "seed"), [("qq", 21), ("chengdu", 22)])
+def test_discards_near_ready_are_searched_among_the_closest(preset: str, seed: int) -> None:
+    """On its own turn without a kong on offer or a void tile in hand, the expert searches the
+    discards of a hand at most ``search_shanten`` steps from ready: its choice first, then the
+    others that keep the hand as close, by their worth two draws ahead; further from ready it
+    searches nothing."""
+    game = Game.new(Rules.preset(preset), seed=seed)
+    bot = ExpertBot(random.Random(0))
+    searched = unsearched = 0
+    while not game.over:
+        seat = next(s for s in game.pending() if game.legal_actions(s))
+        view, legal = SeatView(game, seat), game.legal_actions(seat)
+        choice = bot.policy.choose(view, legal)
+        kinds = {a.type for a in legal}
+        counts = view.counts
+        void = view.void
+        if (game.phase == "turn" and kinds == {ActionType.DISCARD} and len(legal) > 1
+                and not (void is not None and any(counts[void * 9 : void * 9 + 9]))):
+            hv = HandValue(view)
+            after: dict[Action, int] = {}
+            for a in legal:
+                counts[a.tile or 0] -= 1
+                after[a] = hv.shanten(counts)
+                counts[a.tile or 0] += 1
+            best = min(after.values())
+            cands = bot.candidates(view, legal, choice)
+            assert cands[0] == choice and len(set(cands)) == len(cands) and set(cands) <= set(legal)
+            if best > bot.search_shanten:
+                assert cands == [choice]
+                unsearched += 1
+            else:
+                assert all(after[a] == best for a in cands[1:])
+                assert len(cands) <= bot.discard_candidates
+                searched += len(cands) > 1
+        game.apply(choice)
+    assert searched > 0 and unsearched > 0

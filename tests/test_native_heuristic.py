@@ -193,15 +193,18 @@ def test_a_hand_in_the_middle_is_played_out_as_by_the_python_engine() -> None:
         assert kinds[kind] > 0, kind
 
 
-def test_the_expert_decides_the_same_with_compiled_play_outs() -> None:
+@pytest.mark.parametrize(("quick_self", "quick_others"), [(True, True), (False, True), (True, False)])
+def test_the_expert_decides_the_same_with_compiled_play_outs(quick_self: bool, quick_others: bool) -> None:
     rng = random.Random(5)
     searched = 0
     for preset in ("qq", "chengdu", "qq"):
         seed = rng.getrandbits(64)
         game = Game.new(Rules.preset(preset), rng=random.Random(seed))
-        compiled = [ExpertBot(random.Random(1)) for _ in range(4)]
-        python = [ExpertBot(random.Random(1)) for _ in range(4)]
+        compiled = [ExpertBot(random.Random(1), playouts=12) for _ in range(4)]
+        python = [ExpertBot(random.Random(1), playouts=12) for _ in range(4)]
         for s in range(4):
+            for bot in (compiled[s], python[s]):
+                bot.quick_self, bot.quick_others = quick_self, quick_others
             python[s].native_playouts = False
             compiled[s].start_hand(bot_seed(seed, s))
             python[s].start_hand(bot_seed(seed, s))

@@ -6,7 +6,7 @@ choice, each with
 
 - ``expected_points``: what the choice is worth to the seat, in points: the mean result of
   the rest of the hand over play-outs in sampled worlds (``basis`` ``"playouts"``: claims,
-  kongs, push or fold) or the expected value of the hand two draws ahead (``"draws"``: a
+  kongs, the discards the expert searches) or the expected value of the hand two draws ahead (``"draws"``: a
   discard that leaves the hand ready or one step from ready); ``None`` where neither applies;
 - ``shanten`` after the choice (−1 complete, 0 ready);
 - ``live_effective``: copies the seat has not seen of the tiles that would bring it closer

@@ -1,22 +1,24 @@
 """The expert: determinized Monte-Carlo search over the heuristic's policy.
 
-At a decision that matters (a peng or a kong on offer, a kong on its own turn, push or fold
-one step from ready against a ready-looking opponent) it deals the tiles it cannot see
-afresh a number of times (:func:`xuezhan.engine.views.sample_world`: voids, discards,
-claims and counts kept), plays each candidate in each of those worlds to the end of the
-hand with the heuristic at every seat, and takes the candidate with the most points for its
-seat: the fan, kong payments, 查大叫 and 花猪, 呼叫转移, everything the hand's settlement
-pays. Every candidate sees the same worlds, so their difference is measured, not their
-luck; the heuristic's own choice is left only for a candidate that beats it by more than
-``margin`` standard errors. Ready or one step from ready, it discards by the hand's
-expected value two draws ahead (:class:`HandValue`). Elsewhere it plays as the heuristic.
+At a decision that matters (a peng or a kong on offer, a kong on its own turn, a discard of
+a hand at most one step from ready) it deals the tiles it cannot see afresh a number of
+times (:func:`xuezhan.engine.views.sample_world`: voids, discards, claims and counts kept),
+plays each candidate in each of those worlds to the end of the hand with the quick
+heuristic at every seat, and takes the candidate with the most points for its seat: the
+fan, kong payments, 查大叫 and 花猪, 呼叫转移, everything the hand's settlement pays. Every
+candidate sees the same worlds, so their difference is measured, not their luck; its own
+choice is left only for a candidate that beats it by more than ``margin`` standard errors.
+Ready or one step from ready, its own choice is the discard that leaves the hand worth most
+two draws ahead (:class:`HandValue`), and the search weighs it against the next best
+(``discard_candidates``). Elsewhere it plays as the heuristic.
 
-The budget is a number of play-outs per decision (``playouts``; the default keeps a decision
-well within 50 ms of one core), never a clock, so that a decision is a function of the
-seed, the view and the legal actions only. Where the compiled core is built the play-outs
-run in it (:func:`xuezhan.native.play_out`: the same bots and deltas, each play-out some forty
-times as fast); the decisions are the same either way.
-"""
+The budget is a number of play-outs per decision (``playouts``, :data:`PLAYOUTS` by
+default), never a clock, so that a decision is a function of the seed, the view and the
+legal actions only. Where the compiled core is built the play-outs run in it
+(:func:`xuezhan.native.play_out`: the same bots and deltas, each play-out some hundred times
+as fast): a searched decision takes about 4 ms of one core. Without the core the
+decisions are the same, at about 80 ms each (p99 0.16 s); ``ExpertBot(rng, playouts=12)``
+is the budget of a Python-only install."""
 
 from __future__ import annotations
 
@@ -29,13 +31,13 @@ from ..engine.actions import Action, ActionType
 from ..engine.game import Game
 from ..engine.views import SeatView, sample_world
 from ..hand import shanten, winning_tiles
-from ..native import play_out, playout_state, prepare_bots
+from ..native import HEURISTIC, HEURISTIC_QUICK, play_out, playout_state, prepare_bots
 from .heuristic import HeuristicBot, wait_points
 
 _MASK = (1 << 64) - 1
-PLAYOUTS = 12
-"""Play-outs per searched decision by default (about 3 ms each on one core in Python, 0.06 ms in
-the compiled core)."""
+PLAYOUTS = 96
+"""Play-outs per searched decision by default (a sampled world each 0.05 ms, a play-out
+0.02 ms in the compiled core on one core; about 3 ms a play-out in Python)."""
 
 
 @dataclass(frozen=True)
@@ -160,7 +162,16 @@ class ExpertBot:
     """Points (in base scores) one unit of danger costs a discard that keeps the hand close."""
     native_playouts = True
     """Play the play-outs on the compiled core where it is built and holds the world
-    (:func:`xuezhan.native.play_out`): the same quick heuristic, the same deltas, in C."""
+    (:func:`xuezhan.native.play_out`): the same heuristic, the same deltas, in C."""
+    quick_self = True
+    """The seat's own play in the play-outs by the quick heuristic (no danger reading, no
+    effective-tile count) rather than the full one."""
+    quick_others = True
+    """Likewise the other seats' play."""
+    search_shanten = 1
+    """Search the discards of a hand at most this many steps from ready after its best discard."""
+    discard_candidates = 3
+    """Discards compared by search (the heuristic's choice among them)."""
 
     def __init__(self, rng: random.Random, *, playouts: int = PLAYOUTS, margin: float = 1.5) -> None:
         if playouts < 2:
@@ -170,8 +181,7 @@ class ExpertBot:
         self.playouts = playouts
         self.margin = margin
         self.policy = HeuristicBot(rng)
-        self._playout_bots = [HeuristicBot(rng, quick=True) for _ in range(4)]
-        self._driver: Callable[[Game], object] | None = None
+        self._driver: Callable[[Game, list[bool]], object] | None = None
         if self.native_playouts:
             prepare_bots()  # the compiled play-outs' tables, before the first decision and its time limit
 
@@ -197,29 +207,42 @@ class ExpertBot:
             return out
         if len(discards) < 2:
             return [choice]
-        counts = view.counts
-        melds = view.melds(view.seat)
-        meld_suits = 0
-        for m in melds:
-            meld_suits |= 1 << (m.tile // 9)
         void = view.void
+        counts = view.counts
         if void is not None and any(counts[void * 9 : void * 9 + 9]):
             return [choice]  # void tiles go first: the heuristic's order is enough
+        hv = HandValue(view)
         by_sh: dict[int, list[Action]] = {}
         for a in discards:
             t = a.tile or 0
             counts[t] -= 1
-            by_sh.setdefault(shanten(counts, len(melds), meld_suits=meld_suits, void=void), []).append(a)
+            by_sh.setdefault(hv.shanten(counts), []).append(a)
             counts[t] += 1
         best = min(by_sh)
-        threats = self.policy.threats(view)
-        top = max((p for _, p, _ in threats), default=0.0)
-        if best <= 1 and top >= 0.7:
+        if best > self.search_shanten:
+            return [choice]
+        out = [choice]
+        if best <= 1:
+            # the discards that keep the hand closest, by their worth two draws ahead
+            def worth(a: Action) -> tuple[float, int]:
+                t = a.tile or 0
+                counts[t] -= 1
+                v = hv.value(counts)
+                counts[t] += 1
+                return (-v, t)
+
+            ranked = sorted(by_sh[best], key=worth)
+        else:  # further away: the safest first
+            threats = self.policy.threats(view)
             visible = view.visible_counts()
-            safest = min(discards, key=lambda a: (self.policy.danger(view, a.tile or 0, threats, visible), a.tile))
-            if safest != choice:
-                return [choice, safest]
-        return [choice]
+            ranked = sorted(by_sh[best],
+                            key=lambda a: (self.policy.danger(view, a.tile or 0, threats, visible), a.tile))
+        for a in ranked:
+            if len(out) >= self.discard_candidates:
+                break
+            if a not in out:
+                out.append(a)
+        return out
 
     def discard(self, view: SeatView, legal: Sequence[Action], choice: Action) -> Action:
         """Ready or one step from ready: the discard that leaves the hand worth most
@@ -271,12 +294,13 @@ class ExpertBot:
         rng = random.Random(_mix(self.seed, view.step))
         seat = view.seat
         results: list[list[float]] = [[] for _ in candidates]
+        bots = self.playout_codes(seat)
         for _ in range(worlds):
             world = sample_world(view, rng)
             state = playout_state(world) if self.native_playouts else None
             for k, action in enumerate(candidates):
                 if state is not None:
-                    results[k].append(float(play_out(world, state, action)[seat]))
+                    results[k].append(float(play_out(world, state, action, bots)[seat]))
                 else:
                     results[k].append(self._playout(world.copy(), action, seat))
         out = []
@@ -289,6 +313,13 @@ class ExpertBot:
             out.append(Evaluation(action, sum(pts) / n, d, math.sqrt(var / n), n))
         return out
 
+    def playout_codes(self, seat: int) -> tuple[int, int, int, int]:
+        """The compiled bots of a play-out by seat (:func:`xuezhan.native.play_out`)."""
+        mine = HEURISTIC_QUICK if self.quick_self else HEURISTIC
+        theirs = HEURISTIC_QUICK if self.quick_others else HEURISTIC
+        a, b, c, d = (mine if o == seat else theirs for o in range(4))
+        return (a, b, c, d)
+
     def _playout(self, game: Game, action: Action, seat: int) -> float:
         game.apply(action)
         if not game.over:
@@ -297,9 +328,9 @@ class ExpertBot:
                 from ..runtime.driver import HandDriver
                 from ..runtime.seats import Seat
 
-                seats = [Seat.of_bot(b) for b in self._playout_bots]
-                self._driver = lambda g: HandDriver(g, seats).run()
-            self._driver(game)
+                by_quick = {q: Seat.of_bot(HeuristicBot(self.rng, quick=q)) for q in (False, True)}
+                self._driver = lambda g, quick: HandDriver(g, [by_quick[q] for q in quick]).run()
+            self._driver(game, [self.quick_self if o == seat else self.quick_others for o in range(4)])
         return float(game.deltas()[seat])
 
     def choose(self, view: SeatView, legal: Sequence[Action]) -> Action:

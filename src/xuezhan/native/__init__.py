@@ -56,10 +56,12 @@ BATCH: Final = 512
 """Hands per call into the core (bounds the memory held for records)."""
 
 _BOT_CODES: Final = {"random": 0, "heuristic": 1}
+HEURISTIC: Final = _BOT_CODES["heuristic"]
+"""The core's code for ``HeuristicBot``."""
 HEURISTIC_QUICK: Final = 2
 """The core's code for ``HeuristicBot(quick=True)`` (search play-outs; no name of its own)."""
 QUICK_BOTS: Final = (HEURISTIC_QUICK,) * 4
-"""Four quick heuristic bots, as the expert's play-outs use."""
+"""Four quick heuristic bots (play-outs; the expert's by default)."""
 _SELF_DRAW_BONUS: Final = {"base": 0, "fan": 1, "none": 2}
 _DEALER_RULE: Final = {"first_winner": 0, "dice": 1, "discarder": 2}
 _EXCHANGE: Final = {"none": 0, "counter": 1, "opposite": 2, "clockwise": 3, "random": 4}
