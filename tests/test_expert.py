@@ -96,6 +96,18 @@ def test_same_seed_same_decision_and_budget_option() -> None:
         ExpertBot(random.Random(0), playouts=1)
 
 
+def test_the_default_budget_follows_where_the_play_outs_run(monkeypatch: pytest.MonkeyPatch) -> None:
+    from xuezhan import native
+    from xuezhan.bots import expert
+
+    assert native.available()  # the suite runs with the compiled core built
+    assert ExpertBot(random.Random(0)).playouts == expert.PLAYOUTS
+    monkeypatch.setattr(native, "_core", None)  # an install where nothing could be compiled
+    monkeypatch.setattr(native, "_IMPORT_ERROR", "No module named 'xuezhan.native._core'")
+    assert ExpertBot(random.Random(0)).playouts == expert.PYTHON_PLAYOUTS < expert.PLAYOUTS
+    assert ExpertBot(random.Random(0), playouts=40).playouts == 40  # an explicit budget stands
+
+
 def test_expert_is_a_bot_by_name() -> None:
     assert "expert" in BOTS
     assert make_bot("expert").name == "expert"

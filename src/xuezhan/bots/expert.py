@@ -16,9 +16,11 @@ The budget is a number of play-outs per decision (``playouts``, :data:`PLAYOUTS`
 default), never a clock, so that a decision is a function of the seed, the view and the
 legal actions only. Where the compiled core is built the play-outs run in it
 (:func:`xuezhan.native.play_out`: the same bots and deltas, each play-out some hundred times
-as fast): a searched decision takes about 4 ms of one core. Without the core the
-decisions are the same, at about 80 ms each (p99 0.16 s); ``ExpertBot(rng, playouts=12)``
-is the budget of a Python-only install."""
+as fast): a searched decision takes about 4 ms of one core. Without the core the same
+budget would take about 80 ms a decision (p99 0.16 s), so there the default is
+:data:`PYTHON_PLAYOUTS` (12: about 25 ms), within the 50 ms of one core; the decisions
+then differ from an install with the core (fewer worlds), each still a function of the
+seed, the view and the legal actions."""
 
 from __future__ import annotations
 
@@ -31,13 +33,16 @@ from ..engine.actions import Action, ActionType
 from ..engine.game import Game
 from ..engine.views import SeatView, sample_world
 from ..hand import shanten, winning_tiles
-from ..native import HEURISTIC, HEURISTIC_QUICK, play_out, playout_state, prepare_bots
+from ..native import HEURISTIC, HEURISTIC_QUICK, available, play_out, playout_state, prepare_bots
 from .heuristic import HeuristicBot, wait_points
 
 _MASK = (1 << 64) - 1
 PLAYOUTS = 96
 """Play-outs per searched decision by default (a sampled world each 0.05 ms, a play-out
-0.02 ms in the compiled core on one core; about 3 ms a play-out in Python)."""
+0.02 ms in the compiled core on one core), where the compiled core is built."""
+PYTHON_PLAYOUTS = 12
+"""Play-outs per searched decision by default without the compiled core (about 3 ms a
+play-out in Python)."""
 
 
 @dataclass(frozen=True)
@@ -173,7 +178,9 @@ class ExpertBot:
     discard_candidates = 3
     """Discards compared by search (the heuristic's choice among them)."""
 
-    def __init__(self, rng: random.Random, *, playouts: int = PLAYOUTS, margin: float = 1.5) -> None:
+    def __init__(self, rng: random.Random, *, playouts: int | None = None, margin: float = 1.5) -> None:
+        if playouts is None:  # the default budget: what one core does in well under 50 ms
+            playouts = PLAYOUTS if self.native_playouts and available() else PYTHON_PLAYOUTS
         if playouts < 2:
             raise ValueError("the expert needs at least two play-outs per decision")
         self.rng = rng
