@@ -18,7 +18,7 @@ legal actions only. Where the compiled core is built the play-outs run in it
 (:func:`xuezhan.native.play_out`: the same bots and deltas, each play-out some hundred times
 as fast): a searched decision takes about 4 ms of one core. Without the core the same
 budget would take about 80 ms a decision (p99 0.16 s), so there the default is
-:data:`PYTHON_PLAYOUTS` (12: about 25 ms), within the 50 ms of one core; the decisions
+:data:`PYTHON_PLAYOUTS` (12: p99 about 25 ms, max 44 ms), within the 50 ms of one core; the decisions
 then differ from an install with the core (fewer worlds), each still a function of the
 seed, the view and the legal actions."""
 
