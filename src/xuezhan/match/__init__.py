@@ -10,7 +10,7 @@ from .errors import MatchError
 from .items import DOUBLE_CARD, ITEM_NAMES_ZH, ItemKind, ItemUse, flush_deal, seek_quarters
 from .match import Hand, HandResult, Match, hand_record, hand_seed
 from .room import MAX_COEFFICIENT, MAX_FEE, MAX_HANDS, MAX_PEOPLE, MIN_PEOPLE, RoomConfig
-from .tiers import TIER_IDS, TIERS, Tier, best_tier, max_hand_loss, tier
+from .tiers import TIER_IDS, TIERS, Tier, best_tier, max_hand_loss, seat_minimum, tier
 from .transfers import Transfer, net_points
 
 __all__ = [
@@ -42,6 +42,7 @@ __all__ = [
     "max_hand_loss",
     "mirror_for_bystanders",
     "net_points",
+    "seat_minimum",
     "seek_quarters",
     "tier",
 ]

@@ -101,6 +101,11 @@ def tier(tier_id: str) -> Tier:
     raise MatchError("bad_tier", f"no tier {str(tier_id)[:20]!r}: {', '.join(TIER_IDS)}")
 
 
+def seat_minimum(room: RoomConfig, room_tier: Tier | None) -> int:
+    """The balance a seat in ``room`` needs: its tier's minimum, else its fee (at least one coin)."""
+    return max(1, room.fee) if room_tier is None else room_tier.min_balance
+
+
 def best_tier(balance: int) -> Tier:
     """The highest tier whose worst hand the balance covers (no warning needed), at least novice."""
     fitting = [t for t in TIERS if balance >= t.min_balance and balance >= t.max_loss()]

@@ -51,7 +51,7 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 from .. import i18n, vocab
 from ..errors import RulesError, XuezhanError
 from ..i18n import LANGS, Lang
-from ..match import TIERS, RoomConfig, Tier, best_tier, max_hand_loss, tier
+from ..match import TIERS, RoomConfig, Tier, best_tier, max_hand_loss, seat_minimum, tier
 from ..rules import option_names
 from .bank import Account, Bank, PastHand, is_bot
 from .config import ServerConfig
@@ -173,13 +173,13 @@ def stake_check(balance: int, room: RoomConfig, room_tier: Tier | None, *, accep
     """Why a player with ``balance`` may not sit in ``room``: ``insufficient_balance`` under the tier's
     minimum (a room without a tier: its fee, at least one coin), ``stake_warning`` when the worst
     hand could cost more than the balance and the player has not accepted that; else ``None``."""
+    need = seat_minimum(room, room_tier)
     if room_tier is None:
-        need = max(1, room.fee)
         if balance < need:
             return ApiError("insufficient_balance", f"this room needs at least {need} coins", status=403,
                             tier="custom", min_balance=need, coins=balance, count=balance)
         return None
-    if balance < room_tier.min_balance:
+    if balance < need:
         return ApiError("insufficient_balance", f"the {room_tier.id} tier needs at least {room_tier.min_balance} coins",
                         status=403, tier=room_tier.id, min_balance=room_tier.min_balance, coins=balance, count=balance)
     worst = room_tier.max_loss(room.rules)

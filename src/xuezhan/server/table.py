@@ -43,7 +43,7 @@ from ..engine.views import SeatView
 from ..errors import IllegalActionError, XuezhanError
 from ..hints import hint_json
 from ..i18n import LANGS, Lang
-from ..match import TIERS, Hand, HandResult, Match, RoomConfig, Tier
+from ..match import TIERS, Hand, HandResult, Match, RoomConfig, Tier, seat_minimum
 from ..runtime import HandDriver, MatchRuntime, Seat, TimeLimits
 from .bank import BOT_PLAYERS, Account, Bank, RunningMatch, Settled, is_bot
 from .clocks import Clocks
@@ -581,8 +581,7 @@ class Table:
 
     def _min_balance(self) -> int:
         """The balance a seat here needs: the tier's minimum, else the room's fee (at least one coin)."""
-        t = self.tier
-        return max(1, self.room.fee) if t is None else t.min_balance
+        return seat_minimum(self.room, self.tier)
 
     def _refuse_short(self, conn: Conn, balance: int) -> None:
         need = self._min_balance()
