@@ -3,24 +3,18 @@
 from __future__ import annotations
 
 import asyncio
-import json
 from dataclasses import dataclass
 from typing import Any
 
-import orjson
-
 from ..i18n import DEFAULT_LANG, Lang
+from ..store.db import json_text
 from .bank import Account
 from .protocol import ClientMessage
 
 
 def dumps(msg: dict[str, Any]) -> str:
-    """A message as compact JSON text (UTF-8 kept as is): orjson, or the standard library for
-    what orjson does not take (integers beyond 64 bits)."""
-    try:
-        return orjson.dumps(msg, option=orjson.OPT_NON_STR_KEYS).decode()
-    except TypeError:
-        return json.dumps(msg, ensure_ascii=False, separators=(",", ":"))
+    """A message as compact JSON text, UTF-8 as is: as the database writes JSON (:func:`json_text`)."""
+    return json_text(msg)
 
 
 class Conn:
