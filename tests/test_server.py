@@ -111,7 +111,10 @@ class Client:
         while True:
             left = end - time.monotonic()
             assert left > 0, f"{self.nickname}: nothing matched; last messages {self.seen[-3:]}"
-            msg = self.next(left)
+            try:
+                msg = self.next(left)
+            except queue.Empty:
+                raise AssertionError(f"{self.nickname}: nothing matched; last messages {self.seen[-3:]}") from None
             assert msg is not None, f"{self.nickname}: the socket closed"
             if pred(msg):
                 return msg

@@ -126,6 +126,34 @@ def test_migrations_make_the_models_schema(url: str) -> None:
         engine.dispose()
 
 
+def test_connections_opening_a_new_sqlite_file_together_all_open(tmp_path: Path) -> None:
+    """Every connection to a new file switches it to the write-ahead log; SQLite refuses all but
+    one of those that do so at the same moment, at once, without its busy timeout."""
+    for round_no in range(30):
+        url = f"sqlite:///{tmp_path / f'new{round_no}.sqlite3'}"
+        engines = [make_engine(url) for _ in range(8)]
+        together = threading.Barrier(len(engines))
+        errors: list[BaseException] = []
+
+        def open_one(engine: Any, together: threading.Barrier = together,
+                     errors: list[BaseException] = errors) -> None:
+            together.wait()
+            try:
+                with engine.connect() as conn:
+                    assert conn.execute(text("PRAGMA journal_mode")).scalar() == "wal"
+            except BaseException as exc:
+                errors.append(exc)
+
+        threads = [threading.Thread(target=open_one, args=(e,)) for e in engines]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        for engine in engines:
+            engine.dispose()
+        assert not errors, errors
+
+
 def test_servers_starting_together_migrate_once(url: str) -> None:
     errors: list[BaseException] = []
 

@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import json
 import os
+import sqlite3
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Final
@@ -30,6 +32,7 @@ from sqlalchemy.pool import StaticPool
 
 MIGRATIONS: Final = Path(__file__).parent / "migrations"
 _MIGRATION_LOCK: Final = 0x7875657A68616E  # "xuezhan"
+_BUSY_TIMEOUT: Final = 30.0  # seconds a SQLite connection waits for another's lock
 DEFAULT_FILE: Final = "xuezhan.sqlite3"
 
 
@@ -62,17 +65,34 @@ def _sqlite_setup(engine: Engine, *, file: bool) -> None:
         dbapi_connection.isolation_level = None
         cur = dbapi_connection.cursor()
         cur.execute("PRAGMA foreign_keys = ON")
-        cur.execute("PRAGMA busy_timeout = 30000")
+        cur.execute(f"PRAGMA busy_timeout = {int(_BUSY_TIMEOUT * 1000)}")
         if file:
             # write-ahead log: a commit is one append (a killed process loses nothing committed;
             # synchronous=NORMAL leaves only a power cut able to lose the last commits)
-            cur.execute("PRAGMA journal_mode = WAL")
+            _set_wal(cur)
             cur.execute("PRAGMA synchronous = NORMAL")
         cur.close()
 
     @event.listens_for(engine, "begin")
     def _begin(conn: Any) -> None:
         conn.exec_driver_sql("BEGIN IMMEDIATE")
+
+
+def _set_wal(cur: Any) -> None:
+    """``PRAGMA journal_mode = WAL``, retried while another connection holds the file: SQLite
+    answers "database is locked" at once, without its busy timeout, to all but one of the
+    connections that switch a new file to WAL at the same moment (servers starting together)."""
+    deadline = time.monotonic() + _BUSY_TIMEOUT
+    pause = 0.001
+    while True:
+        try:
+            cur.execute("PRAGMA journal_mode = WAL")
+            return
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc) or time.monotonic() >= deadline:
+                raise
+        time.sleep(pause)
+        pause = min(pause * 2, 0.1)
 
 
 def make_engine(url: str | URL | None = None, **kwargs: Any) -> Engine:
