@@ -129,7 +129,8 @@ def expert_speed(hands: int, seed: int = 11) -> dict[str, Any]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--deals", type=int, default=1000, help="deals of expert against heuristic")
-    parser.add_argument("--heuristic-deals", type=int, default=20000, help="deals of heuristic against the previous one")
+    parser.add_argument("--heuristic-deals", type=int, default=20000,
+                        help="deals of heuristic against the previous one")
     parser.add_argument("--random-deals", type=int, default=300, help="deals of each bot against random")
     parser.add_argument("--presets", default="qq,chengdu")
     parser.add_argument("--workers", type=int, default=1, help="workers for the leagues with the expert")

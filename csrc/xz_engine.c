@@ -124,6 +124,18 @@ static int mt_randbelow(XzMT *m, uint32_t n) {
     return (int)r;
 }
 
+void xz_shuffle_live_wall(XzGame *g, uint64_t seed) { /* random.Random(seed).shuffle(wall[head:tail]) */
+    XzMT mt;
+    xz_mt_seed(&mt, seed);
+    uint8_t *live = g->wall + g->head;
+    for (int i = g->tail - g->head - 1; i > 0; i--) {
+        int j = mt_randbelow(&mt, (uint32_t)(i + 1));
+        uint8_t t = live[i];
+        live[i] = live[j];
+        live[j] = t;
+    }
+}
+
 int xz_throw_for_dealer(XzMT *m) { /* engine.deal.throw_for_dealer */
     int a = 1 + mt_randbelow(m, 6);
     int b = 1 + mt_randbelow(m, 6);

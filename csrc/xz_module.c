@@ -290,13 +290,15 @@ static PyObject *core_shanten(PyObject *self, PyObject *args) {
 }
 
 static PyObject *core_play_out(PyObject *self, PyObject *args) {
-    /* (rules, state, action, bots): the hand of ``state`` (int64 words, xuezhan.engine.packed.pack_state)
-     * after ``action`` (8 integers, -1 for none, or None), played to its end by the compiled bots;
-     * returns the four deltas of the whole hand */
+    /* (rules, state, action, bots[, wall_seed]): the hand of ``state`` (int64 words,
+     * xuezhan.engine.packed.pack_state) after ``action`` (8 integers, -1 for none, or None), its
+     * live wall shuffled by random.Random(wall_seed) when wall_seed is not 0, played to its end by
+     * the compiled bots; returns the four deltas of the whole hand */
     (void)self;
     PyObject *rules_obj, *action_obj, *bots_obj;
+    unsigned long long wall_seed = 0;
     Py_buffer state;
-    if (!PyArg_ParseTuple(args, "Oy*OO", &rules_obj, &state, &action_obj, &bots_obj)) return NULL;
+    if (!PyArg_ParseTuple(args, "Oy*OO|K", &rules_obj, &state, &action_obj, &bots_obj, &wall_seed)) return NULL;
     XzRules R;
     XzBot bots[4];
     XzBot *bp[4];
@@ -328,6 +330,7 @@ static PyObject *core_play_out(PyObject *self, PyObject *args) {
         PyErr_SetString(PyExc_ValueError, "a malformed hand state");
         goto fail;
     }
+    if (wall_seed) xz_shuffle_live_wall(g, wall_seed);
     if (action_obj != Py_None) {
         XzAction a;
         for (int i = 0; i < 8; i++)

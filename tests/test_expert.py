@@ -90,7 +90,8 @@ def test_same_seed_same_decision_and_budget_option() -> None:
     cands = bot.candidates(view, legal, HeuristicBot(random.Random(0)).choose(view, legal))
     evals = bot.evaluate(view, cands)
     assert [e.action for e in evals] == cands
-    assert all(e.playouts == max(2, -(-10 // len(cands))) for e in evals)
+    orders = bot.wall_orders
+    assert all(e.playouts == orders * max(2, -(-10 // (len(cands) * orders))) for e in evals)
     assert evals[0].diff == 0.0
     with pytest.raises(ValueError):
         ExpertBot(random.Random(0), playouts=1)
@@ -105,7 +106,9 @@ def test_the_default_budget_follows_where_the_play_outs_run(monkeypatch: pytest.
     monkeypatch.setattr(native, "_core", None)  # an install where nothing could be compiled
     monkeypatch.setattr(native, "_IMPORT_ERROR", "No module named 'xuezhan.native._core'")
     assert ExpertBot(random.Random(0)).playouts == expert.PYTHON_PLAYOUTS < expert.PLAYOUTS
+    assert ExpertBot(random.Random(0)).wall_orders == 1  # each world played once
     assert ExpertBot(random.Random(0), playouts=40).playouts == 40  # an explicit budget stands
+    assert ExpertBot(random.Random(0), playouts=40).wall_orders == ExpertBot.wall_orders > 1  # as with the core
 
 
 def test_expert_is_a_bot_by_name() -> None:

@@ -25,10 +25,10 @@ from xuezhan.bots.expert import ExpertBot
 from xuezhan.bots.heuristic import HeuristicBot
 from xuezhan.engine.actions import Action, ActionType
 from xuezhan.engine.game import Game
-from xuezhan.engine.views import sample_world
+from xuezhan.engine.views import reshuffle_wall, sample_world
 from xuezhan.errors import XuezhanError
 from xuezhan.hand import shanten
-from xuezhan.native import play_out, playout_state
+from xuezhan.native import QUICK_BOTS, play_out, playout_state
 from xuezhan.records import record_json
 from xuezhan.rules import Rules
 from xuezhan.runtime import HandDriver, Seat, bot_seed
@@ -193,6 +193,27 @@ def test_a_hand_in_the_middle_is_played_out_as_by_the_python_engine() -> None:
         assert kinds[kind] > 0, kind
 
 
+def test_a_play_out_with_the_live_wall_in_another_order_is_the_python_engines() -> None:
+    seats = [Seat.of_bot(HeuristicBot(random.Random(0), quick=True)) for _ in range(4)]
+    rng = random.Random(8)
+    changed = 0
+    for world in _positions(random.Random(22), 30):
+        state = playout_state(world)
+        assert state is not None
+        seat = world.pending()[0]
+        for action in world.legal_actions(seat)[:3]:
+            wall_seed = rng.getrandbits(64) | 1
+            game = world.copy()
+            reshuffle_wall(game, wall_seed)
+            assert sorted(game.live_wall) == sorted(world.live_wall)  # the same tiles
+            changed += game.live_wall != world.live_wall
+            game.apply(action)
+            if not game.over:
+                HandDriver(game, seats).run()
+            assert play_out(world, state, action, QUICK_BOTS, wall_seed) == tuple(game.deltas())
+    assert changed > 20
+
+
 @pytest.mark.parametrize(("quick_self", "quick_others"), [(True, True), (False, True), (True, False)])
 def test_the_expert_decides_the_same_with_compiled_play_outs(quick_self: bool, quick_others: bool) -> None:
     rng = random.Random(5)
@@ -233,6 +254,10 @@ def test_what_the_core_cannot_hold_is_played_out_in_python(monkeypatch: pytest.M
                              (state, Action(0, ActionType.DISCARD, tile=0), "not legal")):
         with pytest.raises(XuezhanError, match=why) as info:
             play_out(game, bad, action)
+        assert info.value.code == "bad_batch"
+    for wall_seed in (-1, 1 << 64):
+        with pytest.raises(XuezhanError, match="wall seed") as info:
+            play_out(game, state, None, QUICK_BOTS, wall_seed)
         assert info.value.code == "bad_batch"
     game.apply(Action(2, ActionType.ESCAPE))  # the core has no escapes (the expert plays such a hand in Python)
     assert playout_state(game) is None

@@ -31,13 +31,13 @@ from dataclasses import dataclass
 
 from ..engine.actions import Action, ActionType
 from ..engine.game import Game
-from ..engine.views import SeatView, sample_world
+from ..engine.views import SeatView, reshuffle_wall, sample_world
 from ..hand import shanten, winning_tiles
 from ..native import HEURISTIC, HEURISTIC_QUICK, available, play_out, playout_state, prepare_bots
 from .heuristic import HeuristicBot, wait_points
 
 _MASK = (1 << 64) - 1
-PLAYOUTS = 96
+PLAYOUTS = 384
 """Play-outs per searched decision by default (a sampled world each 0.05 ms, a play-out
 0.02 ms in the compiled core on one core), where the compiled core is built."""
 PYTHON_PLAYOUTS = 12
@@ -177,10 +177,16 @@ class ExpertBot:
     """Search the discards of a hand at most this many steps from ready after its best discard."""
     discard_candidates = 3
     """Discards compared by search (the heuristic's choice among them)."""
+    wall_orders = 4
+    """Play-outs of each sampled world, its live wall in another order each time (a world is
+    dealt in Python, a play-out runs in the core: the play-outs are the cheap part)."""
 
     def __init__(self, rng: random.Random, *, playouts: int | None = None, margin: float = 1.5) -> None:
         if playouts is None:  # the default budget: what one core does in well under 50 ms
-            playouts = PLAYOUTS if self.native_playouts and available() else PYTHON_PLAYOUTS
+            native = self.native_playouts and available()
+            playouts = PLAYOUTS if native else PYTHON_PLAYOUTS
+            if not native:
+                self.wall_orders = 1  # in Python a world costs little more than a play-out
         if playouts < 2:
             raise ValueError("the expert needs at least two play-outs per decision")
         self.rng = rng
@@ -295,21 +301,30 @@ class ExpertBot:
     # --- search ------------------------------------------------------------------------------------
     def evaluate(self, view: SeatView, candidates: Sequence[Action], playouts: int | None = None) -> list[Evaluation]:
         """Each candidate's points for the seat over the same sampled worlds (``candidates[0]``
-        is the reference of the differences)."""
+        is the reference of the differences). Each world is played ``wall_orders`` times, its
+        live wall in another order each time but the first; its result is the mean of those, and
+        the standard errors are of the worlds' results (the orders of a world are not independent)."""
         budget = self.playouts if playouts is None else playouts
-        worlds = max(2, math.ceil(budget / len(candidates)))
+        orders = self.wall_orders
+        worlds = max(2, math.ceil(budget / (len(candidates) * orders)))
         rng = random.Random(_mix(self.seed, view.step))
         seat = view.seat
         results: list[list[float]] = [[] for _ in candidates]
         bots = self.playout_codes(seat)
+        visible = view.visible_counts()
         for _ in range(worlds):
-            world = sample_world(view, rng)
+            world = sample_world(view, rng, visible)
             state = playout_state(world) if self.native_playouts else None
-            for k, action in enumerate(candidates):
-                if state is not None:
-                    results[k].append(float(play_out(world, state, action, bots)[seat]))
-                else:
-                    results[k].append(self._playout(world.copy(), action, seat))
+            totals = [0.0] * len(candidates)
+            for r in range(orders):
+                wall_seed = rng.getrandbits(64) | 1 if r else 0
+                for k, action in enumerate(candidates):
+                    if state is not None:
+                        totals[k] += play_out(world, state, action, bots, wall_seed)[seat]
+                    else:
+                        totals[k] += self._playout(world.copy(), action, seat, wall_seed)
+            for k in range(len(candidates)):
+                results[k].append(totals[k] / orders)
         out = []
         ref = results[0]
         for action, pts in zip(candidates, results, strict=True):
@@ -317,7 +332,7 @@ class ExpertBot:
             diffs = [p - r for p, r in zip(pts, ref, strict=True)]
             d = sum(diffs) / n
             var = sum((x - d) ** 2 for x in diffs) / (n - 1)
-            out.append(Evaluation(action, sum(pts) / n, d, math.sqrt(var / n), n))
+            out.append(Evaluation(action, sum(pts) / n, d, math.sqrt(var / n), n * orders))
         return out
 
     def playout_codes(self, seat: int) -> tuple[int, int, int, int]:
@@ -327,7 +342,9 @@ class ExpertBot:
         a, b, c, d = (mine if o == seat else theirs for o in range(4))
         return (a, b, c, d)
 
-    def _playout(self, game: Game, action: Action, seat: int) -> float:
+    def _playout(self, game: Game, action: Action, seat: int, wall_seed: int = 0) -> float:
+        if wall_seed:
+            reshuffle_wall(game, wall_seed)
         game.apply(action)
         if not game.over:
             if self._driver is None:

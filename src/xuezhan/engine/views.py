@@ -10,7 +10,7 @@ terminal only call :func:`visible_events`, :func:`events_for`, :func:`seat_view_
 from __future__ import annotations
 
 import random
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any, Final
 
 from ..tiles import SUITS, format_tiles, tile_name
@@ -306,7 +306,17 @@ class SeatView:
         """The hand's result as ``replay --json`` gives it, its events as this seat may see them."""
         return {**self._game.result_json(), "events": events_for(self._game, self.seat)}
 
-def sample_world(view: SeatView, rng: random.Random) -> Game:
+def reshuffle_wall(game: Game, seed: int) -> None:
+    """Put ``game``'s live wall in the order ``random.Random(seed).shuffle`` gives it (the compiled
+    core's ``play_out`` with a ``wall_seed`` does the same): another world of a search, the same
+    hands, another draw."""
+    head, tail = game._head, game._tail
+    live = game._wall[head:tail]
+    random.Random(seed).shuffle(live)
+    game._wall = [*game._wall[:head], *live, *game._wall[tail:]]  # a new list: copies share the old
+
+
+def sample_world(view: SeatView, rng: random.Random, visible: Sequence[int] | None = None) -> Game:
     """A copy of the game in which every tile ``view``'s seat cannot see is dealt afresh:
     one world the seat cannot tell from the real one (determinization, for search).
 
@@ -320,7 +330,8 @@ def sample_world(view: SeatView, rng: random.Random) -> Game:
     have had to throw them first); the rest is the live wall, in a fresh order, and the
     bystanders' tiles. Secret state of the others (a passed win, a pending choice, answers
     given in an open claim window) is reset, and the window's claimants are worked out
-    again from the dealt hands."""
+    again from the dealt hands. ``visible`` is ``view.visible_counts()`` when the caller has it
+    already (a search samples many worlds of one view)."""
     from ..hand import suit_keys
     from ..scoring import Meld, MeldKind
     from .claims import claim_options
@@ -329,7 +340,7 @@ def sample_world(view: SeatView, rng: random.Random) -> Game:
     game = view._game
     me = view.seat
     g = game.copy()
-    unseen = [4 - v for v in view.visible_counts()]
+    unseen = [4 - v for v in (view.visible_counts() if visible is None else visible)]
     pool = [t for t in range(27) for _ in range(unseen[t])]
     seats = g._seats
     hidden = [o for o in range(4) if o != me and not seats[o].revealed]
@@ -365,15 +376,18 @@ def sample_world(view: SeatView, rng: random.Random) -> Game:
         no_void = void is not None and bool(s.river) and s.river[-1] // 9 != void
         take: list[int] = []
         rest: list[int] = []
-        for t in pool:
-            if len(take) < n and not (no_void and t // 9 == void):
-                take.append(t)
-            else:
-                rest.append(t)
-        if len(take) < n:  # not enough tiles outside the void: fill up with any
-            extra = rest[: n - len(take)]
-            take.extend(extra)
-            rest = rest[len(extra) :]
+        if not no_void:
+            take, rest = pool[:n], pool[n:]
+        else:
+            for t in pool:
+                if len(take) < n and t // 9 != void:
+                    take.append(t)
+                else:
+                    rest.append(t)
+            if len(take) < n:  # not enough tiles outside the void: fill up with any
+                extra = rest[: n - len(take)]
+                take.extend(extra)
+                rest = rest[len(extra) :]
         pool = rest
         counts = [0] * 27
         for t in take:

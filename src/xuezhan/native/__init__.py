@@ -27,6 +27,7 @@ import importlib
 from array import array
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from types import ModuleType
 from typing import Any, Final
 
@@ -99,8 +100,10 @@ def refusal(rules: Rules, bots: Sequence[str] = ()) -> str | None:
     return None
 
 
+@lru_cache(maxsize=64)
 def rule_words(rules: Rules) -> tuple[int, ...]:
-    """The rules as the core's tuple of integers (``"cap"`` fan is -1, no cap is 0)."""
+    """The rules as the core's tuple of integers (``"cap"`` fan is -1, no cap is 0); worked out
+    once per rules (every play-out of a search passes them)."""
     fan = dict(rules.fan)
     return (
         rules.base_score,
@@ -353,17 +356,22 @@ def playout_state(game: Game) -> bytes | None:
 
 
 def play_out(game: Game, state: bytes, action: Action | None,
-             bots: Sequence[int] = QUICK_BOTS) -> tuple[int, int, int, int]:
+             bots: Sequence[int] = QUICK_BOTS, wall_seed: int = 0) -> tuple[int, int, int, int]:
     """The deltas of the hand ``game`` (packed in ``state`` by :func:`playout_state`) once ``action``
     is applied and the compiled ``bots`` (codes: 0 random, 1 heuristic, :data:`HEURISTIC_QUICK`)
     have played it to its end: those ``HandDriver(game, seats).run()`` reaches with the same bots.
-    ``game`` is not changed. Raises :class:`XuezhanError` ``native_unavailable`` without the core,
-    ``bad_batch`` for a malformed state or an action not legal in it."""
+    With a ``wall_seed`` (1 to 2**64 - 1) the live wall is first put in another order, the one
+    :func:`xuezhan.engine.views.reshuffle_wall` gives. ``game`` is not changed. Raises
+    :class:`XuezhanError` ``native_unavailable`` without the core, ``bad_batch`` for a malformed
+    state, an action not legal in it or a ``wall_seed`` out of range."""
     if _core is None:
         raise XuezhanError("native_unavailable", f"the compiled core is not built ({_IMPORT_ERROR})")
+    if not (isinstance(wall_seed, int) and 0 <= wall_seed < 1 << 64):
+        raise XuezhanError("bad_batch", f"a wall seed is an integer from 0 to 2**64 - 1, not {wall_seed!r}")
     try:
         deltas: tuple[int, int, int, int] = _core.play_out(
-            rule_words(game.rules), state, None if action is None else pack_action(action), tuple(bots))
+            rule_words(game.rules), state, None if action is None else pack_action(action), tuple(bots),
+            wall_seed)
     except (ValueError, TypeError, OverflowError, RuntimeError) as exc:
         raise XuezhanError("bad_batch", f"the compiled core refused the play-out: {exc}") from None
     return deltas
