@@ -124,15 +124,15 @@ static int mt_randbelow(XzMT *m, uint32_t n) {
     return (int)r;
 }
 
-void xz_shuffle_live_wall(XzGame *g, uint64_t seed) { /* random.Random(seed).shuffle(wall[head:tail]) */
+void xz_shuffle_order(uint64_t seed, int n, uint8_t *order) { /* random.Random(seed).shuffle(list(range(n))) */
     XzMT mt;
     xz_mt_seed(&mt, seed);
-    uint8_t *live = g->wall + g->head;
-    for (int i = g->tail - g->head - 1; i > 0; i--) {
+    for (int i = 0; i < n; i++) order[i] = (uint8_t)i;
+    for (int i = n - 1; i > 0; i--) {
         int j = mt_randbelow(&mt, (uint32_t)(i + 1));
-        uint8_t t = live[i];
-        live[i] = live[j];
-        live[j] = t;
+        uint8_t t = order[i];
+        order[i] = order[j];
+        order[j] = t;
     }
 }
 

@@ -184,8 +184,9 @@ void xz_init_tables(void);
 void xz_mt_seed(XzMT *mt, uint64_t seed);
 double xz_mt_random(XzMT *mt);
 int xz_throw_for_dealer(XzMT *mt);
-/* the live wall (wall[head:tail]) in the order random.Random(seed).shuffle gives it */
-void xz_shuffle_live_wall(XzGame *g, uint64_t seed);
+/* order[i] = random.Random(seed).shuffle(list(range(n)))[i], for n <= 108: a list x
+ * shuffled by that generator is [x[order[0]], x[order[1]], ...] */
+void xz_shuffle_order(uint64_t seed, int n, uint8_t *order);
 uint64_t xz_bot_seed(uint64_t hand_seed, int seat);
 void xz_random_bot(XzBot *bot, uint64_t salt);
 /* bots.heuristic.HeuristicBot (xz_heuristic.c); ``quick`` as HeuristicBot(quick=True). Builds the

@@ -289,22 +289,41 @@ static PyObject *core_shanten(PyObject *self, PyObject *args) {
     return PyLong_FromLong(xz_shanten(keys, n_melds, meld_suits, void_suit));
 }
 
-static PyObject *core_play_out(PyObject *self, PyObject *args) {
-    /* (rules, state, action, bots[, wall_seed]): the hand of ``state`` (int64 words,
-     * xuezhan.engine.packed.pack_state) after ``action`` (8 integers, -1 for none, or None), its
-     * live wall shuffled by random.Random(wall_seed) when wall_seed is not 0, played to its end by
-     * the compiled bots; returns the four deltas of the whole hand */
+static int read_action(PyObject *obj, XzAction *a) {
+    /* None (-> type 255: no action) or 8 integers, as xuezhan.engine.packed.pack_action */
+    int64_t v[8];
+    if (obj == Py_None) {
+        a->type = 255;
+        return 0;
+    }
+    if (!PyArg_ParseTuple(obj, "LLLLLLLL", &v[0], &v[1], &v[2], &v[3], &v[4], &v[5], &v[6], &v[7])) return -1;
+    for (int i = 0; i < 8; i++)
+        if (v[i] < -1 || v[i] > 26) v[i] = 254; /* refused when applied, as a value no action holds */
+    a->seat = (uint8_t)(v[0] < 0 ? 254 : v[0]);
+    a->type = (uint8_t)(v[1] < 0 ? 254 : v[1]);
+    a->tile = (uint8_t)(v[2] < 0 ? 255 : v[2]);
+    a->suit = (uint8_t)(v[3] < 0 ? 255 : v[3]);
+    a->ntiles = (uint8_t)(v[4] == 0 ? 0 : v[4] == 3 ? 3 : 255);
+    for (int k = 0; k < 3; k++) a->tiles[k] = (uint8_t)(v[5 + k] < 0 ? 0 : v[5 + k]);
+    return 0;
+}
+
+static PyObject *core_play_outs(PyObject *self, PyObject *args) {
+    /* (rules, state, actions, bots, wall_seeds): the hand of ``state`` (int64 words,
+     * xuezhan.engine.packed.pack_state) played to its end by the compiled bots once for every
+     * wall seed and action, in that order (seeds outer): its live wall shuffled by
+     * random.Random(seed) when the seed is not 0, then the action (8 integers, or None) applied;
+     * returns a list of the four deltas of the whole hand, one tuple a play-out */
     (void)self;
-    PyObject *rules_obj, *action_obj, *bots_obj;
-    unsigned long long wall_seed = 0;
+    PyObject *rules_obj, *actions_obj, *bots_obj, *seeds_obj;
     Py_buffer state;
-    if (!PyArg_ParseTuple(args, "Oy*OO|K", &rules_obj, &state, &action_obj, &bots_obj, &wall_seed)) return NULL;
+    if (!PyArg_ParseTuple(args, "Oy*OOO", &rules_obj, &state, &actions_obj, &bots_obj, &seeds_obj)) return NULL;
     XzRules R;
     XzBot bots[4];
     XzBot *bp[4];
-    int64_t v[8];
-    PyObject *fast = NULL;
-    XzGame *g = NULL;
+    PyObject *fast = NULL, *acts = NULL, *seeds = NULL, *out = NULL;
+    XzGame *base = NULL, *g = NULL;
+    XzAction *actions = NULL;
     if (read_rules(rules_obj, &R) < 0) goto fail;
     fast = PySequence_Fast(bots_obj, "bots must be four bot codes");
     if (!fast) goto fail;
@@ -317,52 +336,77 @@ static PyObject *core_play_out(PyObject *self, PyObject *args) {
         if ((code == -1 && PyErr_Occurred()) || make_bot(&bots[i], code, 0) < 0) goto fail;
         bp[i] = &bots[i];
     }
-    if (action_obj != Py_None
-        && !PyArg_ParseTuple(action_obj, "LLLLLLLL", &v[0], &v[1], &v[2], &v[3], &v[4], &v[5], &v[6], &v[7]))
-        goto fail;
+    acts = PySequence_Fast(actions_obj, "actions must be a sequence");
+    seeds = PySequence_Fast(seeds_obj, "wall seeds must be a sequence");
+    if (!acts || !seeds) goto fail;
+    Py_ssize_t na = PySequence_Fast_GET_SIZE(acts), ns = PySequence_Fast_GET_SIZE(seeds);
+    actions = PyMem_Malloc(sizeof(XzAction) * (size_t)(na ? na : 1));
+    base = PyMem_Malloc(sizeof(XzGame));
     g = PyMem_Malloc(sizeof(XzGame));
-    if (!g) {
+    if (!actions || !base || !g) {
         PyErr_NoMemory();
         goto fail;
     }
+    for (Py_ssize_t k = 0; k < na; k++)
+        if (read_action(PySequence_Fast_GET_ITEM(acts, k), &actions[k]) < 0) goto fail;
     if (state.len % (Py_ssize_t)sizeof(int64_t)
-        || xz_load_game(g, &R, (const int64_t *)state.buf, (size_t)state.len / sizeof(int64_t)) < 0) {
+        || xz_load_game(base, &R, (const int64_t *)state.buf, (size_t)state.len / sizeof(int64_t)) < 0) {
         PyErr_SetString(PyExc_ValueError, "a malformed hand state");
         goto fail;
     }
-    if (wall_seed) xz_shuffle_live_wall(g, wall_seed);
-    if (action_obj != Py_None) {
-        XzAction a;
-        for (int i = 0; i < 8; i++)
-            if (v[i] < -1 || v[i] > 26) v[i] = 254; /* refused below, as a value no action holds */
-        a.seat = (uint8_t)(v[0] < 0 ? 254 : v[0]);
-        a.type = (uint8_t)(v[1] < 0 ? 254 : v[1]);
-        a.tile = (uint8_t)(v[2] < 0 ? 255 : v[2]);
-        a.suit = (uint8_t)(v[3] < 0 ? 255 : v[3]);
-        a.ntiles = (uint8_t)(v[4] == 0 ? 0 : v[4] == 3 ? 3 : 255);
-        for (int k = 0; k < 3; k++) a.tiles[k] = (uint8_t)(v[5 + k] < 0 ? 0 : v[5 + k]);
-        const char *why = xz_try_apply(g, &a);
-        if (why) {
-            PyErr_Format(PyExc_ValueError, "the action is not legal in this state (%s)", why);
-            goto fail;
+    out = PyList_New(0);
+    if (!out) goto fail;
+    uint8_t order[108];
+    int n = base->tail - base->head;
+    for (Py_ssize_t s = 0; s < ns; s++) {
+        unsigned long long seed = PyLong_AsUnsignedLongLong(PySequence_Fast_GET_ITEM(seeds, s));
+        if (seed == (unsigned long long)-1 && PyErr_Occurred()) goto fail;
+        if (seed) xz_shuffle_order(seed, n, order); /* seeding costs more than the shuffle: once a seed */
+        for (Py_ssize_t k = 0; k < na; k++) {
+            memcpy(g, base, sizeof(XzGame));
+            if (seed)
+                for (int i = 0; i < n; i++) g->wall[g->head + i] = base->wall[base->head + order[i]];
+            if (actions[k].type != 255) {
+                const char *why = xz_try_apply(g, &actions[k]);
+                if (why) {
+                    PyErr_Format(PyExc_ValueError, "the action is not legal in this state (%s)", why);
+                    goto fail;
+                }
+            }
+            Py_BEGIN_ALLOW_THREADS
+            xz_play(g, bp);
+            Py_END_ALLOW_THREADS
+            if (g->overflow || g->phase != P_OVER) {
+                PyErr_SetString(PyExc_RuntimeError, "the hand state could not be played to its end");
+                goto fail;
+            }
+            int64_t d[4];
+            xz_deltas(g, d);
+            PyObject *row = Py_BuildValue("(LLLL)", (long long)d[0], (long long)d[1], (long long)d[2],
+                                          (long long)d[3]);
+            if (!row || PyList_Append(out, row) < 0) {
+                Py_XDECREF(row);
+                goto fail;
+            }
+            Py_DECREF(row);
         }
     }
-    Py_BEGIN_ALLOW_THREADS
-    xz_play(g, bp);
-    Py_END_ALLOW_THREADS
-    if (g->overflow || g->phase != P_OVER) {
-        PyErr_SetString(PyExc_RuntimeError, "the hand state could not be played to its end");
-        goto fail;
-    }
-    int64_t d[4];
-    xz_deltas(g, d);
+    PyMem_Free(actions);
+    PyMem_Free(base);
     PyMem_Free(g);
     Py_DECREF(fast);
+    Py_DECREF(acts);
+    Py_DECREF(seeds);
     PyBuffer_Release(&state);
-    return Py_BuildValue("(LLLL)", (long long)d[0], (long long)d[1], (long long)d[2], (long long)d[3]);
+    return out;
 fail:
+    PyMem_Free(actions);
+    PyMem_Free(base);
     PyMem_Free(g);
     Py_XDECREF(fast);
+    Py_XDECREF(acts);
+    Py_XDECREF(seeds);
+    Py_XDECREF(out);
     PyBuffer_Release(&state);
     return NULL;
 }
@@ -551,7 +595,8 @@ static PyMethodDef methods[] = {
     {"play", core_play, METH_VARARGS, "Play one hand per seed with compiled bots; see the module docs."},
     {"mt_random", core_mt_random, METH_VARARGS, "The first values of random.Random(seed).random()."},
     {"shanten", core_shanten, METH_VARARGS, "hand.shanten as the compiled bots compute it."},
-    {"play_out", core_play_out, METH_VARARGS, "A hand in the middle played to its end by compiled bots."},
+    {"play_outs", core_play_outs, METH_VARARGS,
+     "A hand in the middle played to its end by compiled bots, once per wall order and action."},
     {NULL, NULL, 0, NULL},
 };
 

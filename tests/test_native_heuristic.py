@@ -28,7 +28,7 @@ from xuezhan.engine.game import Game
 from xuezhan.engine.views import reshuffle_wall, sample_world
 from xuezhan.errors import XuezhanError
 from xuezhan.hand import shanten
-from xuezhan.native import QUICK_BOTS, play_out, playout_state
+from xuezhan.native import QUICK_BOTS, play_out, play_outs, playout_state
 from xuezhan.records import record_json
 from xuezhan.rules import Rules
 from xuezhan.runtime import HandDriver, Seat, bot_seed
@@ -211,6 +211,11 @@ def test_a_play_out_with_the_live_wall_in_another_order_is_the_python_engines() 
             if not game.over:
                 HandDriver(game, seats).run()
             assert play_out(world, state, action, QUICK_BOTS, wall_seed) == tuple(game.deltas())
+        # a world's batch: every wall order (0: as dealt) of every action, seeds outer
+        actions = [*world.legal_actions(seat)[:3], None]
+        seeds = [0, rng.getrandbits(64) | 1, rng.getrandbits(64) | 1]
+        assert play_outs(world, state, actions, QUICK_BOTS, seeds) == [
+            play_out(world, state, a, QUICK_BOTS, s) for s in seeds for a in actions]
     assert changed > 20
 
 

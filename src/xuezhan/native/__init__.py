@@ -364,14 +364,22 @@ def play_out(game: Game, state: bytes, action: Action | None,
     :func:`xuezhan.engine.views.reshuffle_wall` gives. ``game`` is not changed. Raises
     :class:`XuezhanError` ``native_unavailable`` without the core, ``bad_batch`` for a malformed
     state, an action not legal in it or a ``wall_seed`` out of range."""
+    return play_outs(game, state, [action], bots, [wall_seed])[0]
+
+
+def play_outs(game: Game, state: bytes, actions: Sequence[Action | None], bots: Sequence[int] = QUICK_BOTS,
+              wall_seeds: Sequence[int] = (0,)) -> list[tuple[int, int, int, int]]:
+    """:func:`play_out` for every wall seed and action, in that order (seeds outer), in one call:
+    what a search plays in one sampled world (the state is read once, each wall order made once)."""
     if _core is None:
         raise XuezhanError("native_unavailable", f"the compiled core is not built ({_IMPORT_ERROR})")
-    if not (isinstance(wall_seed, int) and 0 <= wall_seed < 1 << 64):
-        raise XuezhanError("bad_batch", f"a wall seed is an integer from 0 to 2**64 - 1, not {wall_seed!r}")
+    for seed in wall_seeds:
+        if not (isinstance(seed, int) and 0 <= seed < 1 << 64):
+            raise XuezhanError("bad_batch", f"a wall seed is an integer from 0 to 2**64 - 1, not {seed!r}")
     try:
-        deltas: tuple[int, int, int, int] = _core.play_out(
-            rule_words(game.rules), state, None if action is None else pack_action(action), tuple(bots),
-            wall_seed)
+        deltas: list[tuple[int, int, int, int]] = _core.play_outs(
+            rule_words(game.rules), state, [None if a is None else pack_action(a) for a in actions],
+            tuple(bots), list(wall_seeds))
     except (ValueError, TypeError, OverflowError, RuntimeError) as exc:
         raise XuezhanError("bad_batch", f"the compiled core refused the play-out: {exc}") from None
     return deltas
