@@ -224,7 +224,8 @@ def play_until_hand_end(players: list[Client], timeout: float = 60.0) -> list[di
 
 
 def test_four_clients_play_a_whole_hand(make_app: Callable[..., Any]) -> None:
-    app = make_app()
+    # timeouts no busy machine reaches: every action is the client's own, none the server's stand-in
+    app = make_app(turn_timeout=60.0, claim_timeout=60.0, choice_timeout=60.0)
     names = ["ann", "bob", "cat", "dan"]
     players = [Client(app, n) for n in names]
     r = players[0].http.post("/api/rooms", json={"name": "four friends", "coefficient": 20, "fee": 5, "hands": 2,
