@@ -15,7 +15,7 @@ two draws ahead (:class:`HandValue`), and the search weighs it against the next 
 The budget is a number of play-outs per decision (``playouts``, :data:`PLAYOUTS` by
 default), never a clock, so that a decision is a function of the seed, the view and the
 legal actions only. Where the compiled core is built the play-outs run in it
-(:func:`xuezhan.native.play_out`: the same bots and deltas, each play-out some hundred times
+(:func:`xuezhan.native.play_outs`: the same bots and deltas, each play-out some hundred times
 as fast), and each sampled world is played under ``wall_orders`` orders of its live wall (a
 world is dealt in Python, the play-outs are the cheap part): a searched decision takes about
 7 ms of one core (p99 about 11 ms). In Python a play-out takes about 3 ms, so without the
@@ -168,7 +168,7 @@ class ExpertBot:
     """Points (in base scores) one unit of danger costs a discard that keeps the hand close."""
     native_playouts = True
     """Play the play-outs on the compiled core where it is built and holds the world
-    (:func:`xuezhan.native.play_out`): the same heuristic, the same deltas, in C."""
+    (:func:`xuezhan.native.play_outs`): the same heuristic, the same deltas, in C."""
     quick_self = True
     """The seat's own play in the play-outs by the quick heuristic (no danger reading, no
     effective-tile count) rather than the full one."""
@@ -335,7 +335,7 @@ class ExpertBot:
         return out
 
     def playout_codes(self, seat: int) -> tuple[int, int, int, int]:
-        """The compiled bots of a play-out by seat (:func:`xuezhan.native.play_out`)."""
+        """The compiled bots of a play-out by seat (:func:`xuezhan.native.play_outs`)."""
         mine = HEURISTIC_QUICK if self.quick_self else HEURISTIC
         theirs = HEURISTIC_QUICK if self.quick_others else HEURISTIC
         a, b, c, d = (mine if o == seat else theirs for o in range(4))
