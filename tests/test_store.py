@@ -13,7 +13,6 @@ import random
 import subprocess
 import sys
 import textwrap
-import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -23,6 +22,7 @@ from alembic.autogenerate import compare_metadata
 from alembic.runtime.migration import MigrationContext
 from sqlalchemy import inspect, text
 from sqlalchemy.exc import IntegrityError
+from together import all_at_once
 
 from xuezhan.bots import make_bot
 from xuezhan.match import HandResult, ItemKind, Match, MatchError, RoomConfig, Transfer
@@ -129,45 +129,21 @@ def test_migrations_make_the_models_schema(url: str) -> None:
 def test_connections_opening_a_new_sqlite_file_together_all_open(tmp_path: Path) -> None:
     """Every connection to a new file switches it to the write-ahead log; SQLite refuses all but
     one of those that do so at the same moment, at once, without its busy timeout."""
+    def open_one(engine: Any) -> None:
+        with engine.connect() as conn:
+            assert conn.execute(text("PRAGMA journal_mode")).scalar() == "wal"
+
     for round_no in range(30):
         url = f"sqlite:///{tmp_path / f'new{round_no}.sqlite3'}"
         engines = [make_engine(url) for _ in range(8)]
-        together = threading.Barrier(len(engines))
-        errors: list[BaseException] = []
-
-        def open_one(engine: Any, together: threading.Barrier = together,
-                     errors: list[BaseException] = errors) -> None:
-            together.wait()
-            try:
-                with engine.connect() as conn:
-                    assert conn.execute(text("PRAGMA journal_mode")).scalar() == "wal"
-            except BaseException as exc:
-                errors.append(exc)
-
-        threads = [threading.Thread(target=open_one, args=(e,)) for e in engines]
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join()
+        errors = all_at_once(open_one, engines)
         for engine in engines:
             engine.dispose()
         assert not errors, errors
 
 
 def test_servers_starting_together_migrate_once(url: str) -> None:
-    errors: list[BaseException] = []
-
-    def start() -> None:
-        try:
-            Store(url).close()
-        except BaseException as exc:
-            errors.append(exc)
-
-    threads = [threading.Thread(target=start) for _ in range(5)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
+    errors = all_at_once(lambda _: Store(url).close(), range(5))
     assert not errors, errors
     s = Store(url)
     try:
@@ -349,22 +325,8 @@ def test_concurrent_retries_pay_once(store: Store, url: str) -> None:
     match_id, _ = setup_match(store)
     result = zimo_54(1, PLAYERS)
     outcomes: list[bool] = []
-    errors: list[BaseException] = []
     stores = [Store(url, migrate_schema=False) for _ in range(6)]
-    barrier = threading.Barrier(len(stores))
-
-    def attempt(s: Store) -> None:
-        try:
-            barrier.wait()
-            outcomes.append(s.settle_hand(match_id, result).replayed)
-        except BaseException as exc:  # reported below
-            errors.append(exc)
-
-    threads = [threading.Thread(target=attempt, args=(s,)) for s in stores]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
+    errors = all_at_once(lambda s: outcomes.append(s.settle_hand(match_id, result).replayed), stores)
     for s in stores:
         s.close()
     assert not errors, errors
@@ -377,24 +339,17 @@ def test_concurrent_matches_keep_the_books(store: Store, url: str) -> None:
     match1, _ = setup_match(store, hands=5)
     store.create_account("eve", 100_000)
     match2, _ = store.start_match("r", ["eve", "bo", "cai", "dan"], seed=9)
-    errors: list[BaseException] = []
 
-    def run(match_id: int, players: tuple[str, ...]) -> None:
+    def run(match: tuple[int, tuple[str, ...]]) -> None:
+        match_id, players = match
         s = Store(url, migrate_schema=False)
         try:
             for k in range(1, 6):
                 s.settle_hand(match_id, zimo_54(k, players))
-        except BaseException as exc:
-            errors.append(exc)
         finally:
             s.close()
 
-    threads = [threading.Thread(target=run, args=(match1, PLAYERS)),
-               threading.Thread(target=run, args=(match2, ("eve", "bo", "cai", "dan")))]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
+    errors = all_at_once(run, [(match1, PLAYERS), (match2, ("eve", "bo", "cai", "dan"))])
     assert not errors, errors
     assert store.balances(["ann", "bo", "eve"]) == {"ann": 100_000 + 5 * 10400, "bo": 100_000 - 10 * 4000,
                                                     "eve": 100_000 + 5 * 10400}

@@ -10,13 +10,13 @@ import json
 import subprocess
 import sys
 import textwrap
-import threading
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 from sqlalchemy import text
+from together import all_at_once
 
 from xuezhan.match import HandResult, Match, RoomConfig, Transfer
 from xuezhan.rules import Rules
@@ -325,25 +325,15 @@ def test_a_hand_settles_once_whatever_crashes(store: Store, url: str, tmp_path: 
 def test_concurrent_retries_log_once(store: Store, url: str) -> None:
     match_id = setup_match(store)
     stores = [Store(url, migrate_schema=False) for _ in range(4)]
-    barrier = threading.Barrier(len(stores))
     ids: list[int] = []
-    errors: list[BaseException] = []
 
     def attempt(s: Store) -> None:
-        try:
-            barrier.wait()
-            log = s.begin_hand(match_id, 1, 11, start(1))
-            ids.append(log)
-            for seq in range(5):
-                s.append_action(log, seq, action(seq))
-        except BaseException as exc:  # reported below
-            errors.append(exc)
+        log = s.begin_hand(match_id, 1, 11, start(1))
+        ids.append(log)
+        for seq in range(5):
+            s.append_action(log, seq, action(seq))
 
-    threads = [threading.Thread(target=attempt, args=(s,)) for s in stores]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
+    errors = all_at_once(attempt, stores)
     for s in stores:
         s.close()
     assert not errors, errors
