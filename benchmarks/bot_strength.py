@@ -16,8 +16,9 @@ For each preset:
 then the expert's decision time (CPU time per decision: median and p99, over all decisions
 and over the searched ones) and the hands per second of four experts, over
 ``--speed-hands`` hands of the qq preset in one process; where the compiled core is built
-the play-outs run in it, and the same hands are measured again with them in Python
-(``speed_python_playouts``: the same decisions, side by side).
+the play-outs run in it, and the same seeds are measured again as an install without the core
+plays them (``speed_python_playouts``: its default budget of 12 play-outs in Python, so other
+decisions, side by side).
 """
 
 from __future__ import annotations
