@@ -34,7 +34,9 @@ from xuezhan.match import (
     Transfer,
 )
 from xuezhan.match.room import (
+    ESCAPE_MULTIPLE,
     SeatLoss,
+    hand_points,
     worst_case_coins,
     worst_case_escape,
     worst_case_multiple,
@@ -108,6 +110,16 @@ def test_the_bound_under_given_rules_is_the_same_model() -> None:
     top = Rules().with_options({"base_score": MAX_BASE_SCORE, "cap_multiple": MAX_MULTIPLE,
                                 "hua_zhu_multiple": MAX_MULTIPLE, "blood_river": True})
     assert worst_case_seat(top).paid == worst_case_seat_loss()
+
+
+def test_an_escape_costs_what_the_bound_counts() -> None:
+    rules = Rules.preset("chengdu").with_options({"base_score": 5})
+    game = Game.new(rules, seed=3)
+    driver = HandDriver(game, [Seat.of_bot(make_bot("random", random.Random(s))) for s in range(4)], seed=3)
+    assert driver.escape(0)  # at the start: no 大叫 yet, 16 × base to each other seat
+    paid = [e.points for e in game.ledger if e.reason == "escape"]
+    assert paid == [hand_points(rules, ESCAPE_MULTIPLE)] * 3 == [80] * 3
+    assert sum(paid) == worst_case_escape(rules)
 
 
 _BOUND_RULES = {

@@ -114,6 +114,8 @@ def test_tiers_are_listed_and_rooms_take_them(make_app: Callable[..., Any]) -> N
     # joining a room by its code: the same checks, answered on the socket
     guest = Client(app, "una")
     guest.connect(middle)
+    shown = guest.wait_for(lambda m: m["type"] == "room")["room"]
+    assert (shown["tier"], shown["base_score"]) == ("middle", tier("middle").base_score)
     guest.send({"type": "sit"})
     refused = guest.wait_for(lambda m: m["type"] == "error")
     assert (refused["code"], refused["for"]) == ("stake_warning", "sit")

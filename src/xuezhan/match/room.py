@@ -53,8 +53,8 @@ engine's settlement charges this figure."""
 
 def hand_points(rules: Rules, multiple: int = 1) -> int:
     """What one payer pays for a hand of ``multiple`` under ``rules``, in points: base × multiple
-    (RULES 6, as :class:`~xuezhan.scoring.Score` counts ``hand_points``). The bots weigh a risk in
-    it; the bounds below are sums of it."""
+    (RULES 6, as :class:`~xuezhan.scoring.Score` counts ``hand_points``): the unit in which the bots
+    weigh a risk, and of an escape's cost."""
     return rules.base_score * multiple
 
 
