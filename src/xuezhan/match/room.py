@@ -14,7 +14,9 @@ Every number is bounded (``bad_room`` otherwise): ``coefficient`` 0 to
 :data:`MAX_COEFFICIENT`, ``fee`` 0 to :data:`MAX_FEE`, ``hands`` 1 to :data:`MAX_HANDS`,
 and the rules' own bounds (:mod:`xuezhan.rules`). Together they keep every settlement of
 a match inside a signed 64-bit column: :func:`worst_case_points` and
-:func:`worst_case_coins` (docs/options.md) are the arithmetic.
+:func:`worst_case_coins` (docs/options.md) are the arithmetic. They rest on one model of what a
+seat pays in a hand, item by item as the engine settles it (:func:`worst_case_payments`); under a
+room's own rules it is :func:`worst_case_seat`, the loss a tier warns of (:mod:`xuezhan.match.tiers`).
 """
 
 from __future__ import annotations
