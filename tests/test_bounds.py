@@ -19,7 +19,7 @@ from starlette.testclient import TestClient
 
 from xuezhan.bots import make_bot
 from xuezhan.cli import main
-from xuezhan.engine.game import Phase
+from xuezhan.engine.game import Game, Phase
 from xuezhan.engine.views import SeatView
 from xuezhan.errors import RulesError
 from xuezhan.match import (
@@ -33,8 +33,20 @@ from xuezhan.match import (
     RoomConfig,
     Transfer,
 )
-from xuezhan.match.room import worst_case_coins, worst_case_points, worst_case_seat_loss
+from xuezhan.match.room import (
+    ESCAPE_MULTIPLE,
+    SeatLoss,
+    hand_points,
+    worst_case_coins,
+    worst_case_escape,
+    worst_case_multiple,
+    worst_case_payments,
+    worst_case_points,
+    worst_case_seat,
+    worst_case_seat_loss,
+)
 from xuezhan.rules import BASE_PATTERNS, EXTRAS, MAX_BASE_SCORE, MAX_FAN, MAX_MULTIPLE, Rules, max_fan
+from xuezhan.runtime import HandDriver, Seat
 from xuezhan.server import ServerConfig, create_app
 from xuezhan.store import Store
 
@@ -58,14 +70,90 @@ def test_the_documented_bounds() -> None:
 def test_the_worst_case_fits_in_half_a_signed_64_bit_column() -> None:
     # docs/options.md, step by step
     b, m = MAX_BASE_SCORE, MAX_MULTIPLE
-    loss = 3 * (55 + 1 + 16 + 16) * (b * m + b) + 9 * b * m + 24 * b + 72 * b + 24 * b
-    assert worst_case_seat_loss() == loss == b * (273 * m + 384) == 143_131_008_000
-    assert worst_case_points() == 14 * loss == 2_003_834_112_000
+    wins = 3 * (55 + 1 + 16 + 16) * (b * m + b)
+    settlement = 3 * b * m  # the hand ends once: 花猪, 查大叫 or an escape, to three seats
+    kongs = 12 * 2 * b + 3 * 4 * 6 * b + 4 * 6 * b
+    forfeits = 12 * 6 * b  # 呼叫转移 received and given back by a winner who escapes
+    loss = wins + settlement + kongs + forfeits
+    assert worst_case_payments(b, m) == SeatLoss(wins, settlement, kongs, forfeits)
+    assert worst_case_seat_loss() == loss == b * (267 * m + 456) == 139_985_352_000
+    assert worst_case_points() == 14 * loss == 1_959_794_928_000
     total = MAX_HANDS * (14 * loss * MAX_COEFFICIENT + MAX_FEE)
-    assert worst_case_coins() == total == 2_564_907_663_488_000_000
+    assert worst_case_coins() == total == 2_508_537_507_968_000_000
     assert total < 2**62 < INT64_MAX
     # one step past any bound and the same arithmetic no longer leaves the margin
     assert worst_case_coins(hands=2 * MAX_HANDS) > 2**62
+
+
+def test_the_bound_under_given_rules_is_the_same_model() -> None:
+    """One model, item by item, for the room's bound and a tier's: the rules give the base, the
+    largest multiple of a hand, what a flower pig pays and whether winners play on."""
+    qq, chengdu = Rules(), Rules.preset("chengdu")
+    assert worst_case_multiple(qq) == 2 ** (13 - 1)  # no cap: the table's most fan, 13
+    assert worst_case_multiple(chengdu) == 8
+    assert worst_case_multiple(qq.with_options({"cap_multiple": 64})) == 64
+    # chengdu: base 1, cap 8, the pig pays the cap; without blood river three wins at most
+    seat = worst_case_seat(chengdu)
+    assert seat == SeatLoss(wins=3 * (8 + 1), settlement=3 * 16, kongs=120, forfeits=72)
+    assert (seat.lost, seat.paid) == (195, 267)
+    # a flower pig paying more than any hand sets the end of the hand
+    pig = chengdu.with_options({"hua_zhu_multiple": 64})
+    assert worst_case_seat(pig).settlement == 3 * 64
+    # blood river: a payment at each moment a tile can be won
+    river = chengdu.with_options({"blood_river": True})
+    assert worst_case_seat(river).wins == 3 * (55 + 1 + 16 + 16) * (8 + 1)
+    assert worst_case_seat(river.with_options({"base_score": 5})) == worst_case_payments(5, 8, 5 * 8)
+    # an escape: 16 × base to three seats, or a 大叫 that without a cap may reach the table's most fan
+    assert worst_case_escape(chengdu) == 3 * 16
+    assert worst_case_escape(qq) == 3 * 6 * 4096
+    # the room's bound is the same model at the bounds, blood river included
+    top = Rules().with_options({"base_score": MAX_BASE_SCORE, "cap_multiple": MAX_MULTIPLE,
+                                "hua_zhu_multiple": MAX_MULTIPLE, "blood_river": True})
+    assert worst_case_seat(top).paid == worst_case_seat_loss()
+
+
+def test_an_escape_costs_what_the_bound_counts() -> None:
+    rules = Rules.preset("chengdu").with_options({"base_score": 5})
+    game = Game.new(rules, seed=3)
+    driver = HandDriver(game, [Seat.of_bot(make_bot("random", random.Random(s))) for s in range(4)], seed=3)
+    assert driver.escape(0)  # at the start: no 大叫 yet, 16 × base to each other seat
+    paid = [e.points for e in game.ledger if e.reason == "escape"]
+    assert paid == [hand_points(rules, ESCAPE_MULTIPLE)] * 3 == [80] * 3
+    assert sum(paid) == worst_case_escape(rules)
+
+
+_BOUND_RULES = {
+    "chengdu": Rules.preset("chengdu"),
+    "blood_river": Rules.preset("chengdu").with_options({"blood_river": True, "zhigang_payment": "everyone"}),
+    "small_cap": Rules().with_options({"cap_multiple": 2, "base_score": 3, "hua_zhu_multiple": 1}),
+}
+_KONGS = ("angang", "bugang", "zhigang", "call_transfer", "tui_shui")
+
+
+@pytest.mark.parametrize("name", sorted(_BOUND_RULES))
+def test_played_hands_stay_inside_the_bound_item_by_item(name: str) -> None:
+    rules = _BOUND_RULES[name]
+    bound = worst_case_seat(rules)
+    for seed in range(8):
+        rng = random.Random(seed)
+        game = Game.new(rules, seed=seed)
+        driver = HandDriver(game, [Seat.of_bot(make_bot(("random", "heuristic")[(seed + s) % 2],
+                                                        random.Random(seed * 4 + s))) for s in range(4)], seed=seed)
+        escape_at = 20 + 11 * seed if seed % 2 else None
+        steps = 0
+        while not game.over:
+            if steps == escape_at:
+                driver.escape(rng.randrange(4))
+            else:
+                driver.act(driver.deciding()[0])
+            steps += 1
+        for seat in range(4):
+            paid = [e for e in game.ledger if e.from_seat == seat]
+            assert sum(e.points for e in paid if e.reason in ("hu", "zimo")) <= bound.wins
+            assert sum(e.points for e in paid if e.reason in _KONGS) <= bound.kongs
+            assert sum(e.points for e in paid if e.reason in ("hua_zhu", "cha_jiao")) <= bound.settlement
+            assert sum(e.points for e in paid) <= bound.paid
+            assert -game.deltas()[seat] <= bound.lost
 
 
 # --- rules: each bound works, one past it is bad_option ------------------------------------------------

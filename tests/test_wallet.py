@@ -20,7 +20,7 @@ from xuezhan.engine.actions import Action, ActionType
 from xuezhan.engine.game import Game
 from xuezhan.explain import explain_hand
 from xuezhan.match import TIERS, best_tier, max_hand_loss, tier
-from xuezhan.match.tiers import escape_cost
+from xuezhan.match.room import worst_case_escape
 from xuezhan.rules import Rules
 from xuezhan.runtime import HandDriver, Seat
 
@@ -43,7 +43,7 @@ def test_tiers_rise_and_each_minimum_pays_for_an_escape() -> None:
     for low, high in itertools.pairwise(TIERS):
         assert low.min_balance < high.min_balance and low.max_loss() < high.max_loss()
     for t in TIERS:
-        assert escape_cost(t.rules()) * t.coefficient + t.fee <= t.min_balance, t.id
+        assert worst_case_escape(t.rules()) * t.coefficient + t.fee <= t.min_balance, t.id
     assert best_tier(20_000).id == "junior" and best_tier(0).id == "novice" and best_tier(10**7).id == "senior"
     assert max_hand_loss(Rules.preset("qq")) is None  # no cap: nothing bounds a hand
     assert max_hand_loss(tier("novice").rules().with_options({"blood_river": True})) is None
@@ -114,6 +114,8 @@ def test_tiers_are_listed_and_rooms_take_them(make_app: Callable[..., Any]) -> N
     # joining a room by its code: the same checks, answered on the socket
     guest = Client(app, "una")
     guest.connect(middle)
+    shown = guest.wait_for(lambda m: m["type"] == "room")["room"]
+    assert (shown["tier"], shown["base_score"]) == ("middle", tier("middle").base_score)
     guest.send({"type": "sit"})
     refused = guest.wait_for(lambda m: m["type"] == "error")
     assert (refused["code"], refused["for"]) == ("stake_warning", "sit")

@@ -177,19 +177,16 @@ class _Wait:
 
 
 def _charged_wait(game: Game, seat: int) -> _Wait | None:
-    """The wait 查大叫 charges ``seat``'s hand at: its best (``cha_jiao_pays = "max"``) or lowest
-    discard win over its waits, scored as the engine scores it (no self-draw, roots counted)."""
+    """The wait 查大叫 charges ``seat``'s hand at: the first of its waits whose discard win, scored
+    as the engine scores it (no self-draw, roots counted), is worth the engine's 大叫
+    (:meth:`Game.da_jiao`: the best or the lowest, by ``cha_jiao_pays``)."""
     state = game.seat_state(seat)
-    rules = game.rules
-    best: _Wait | None = None
+    charged = game.da_jiao(seat)
     for t in game.waits(seat):
-        s = score_win([*state.hand, t], list(state.melds), t, WinContext(), rules, state.void, check=False)
-        if not isinstance(s, Score):
-            continue
-        if (best is None or (rules.cha_jiao_pays == "max" and s.hand_points > best.score.hand_points)
-                or (rules.cha_jiao_pays == "min" and s.hand_points < best.score.hand_points)):
-            best = _Wait(t, s)
-    return best
+        s = score_win([*state.hand, t], list(state.melds), t, WinContext(), game.rules, state.void, check=False)
+        if isinstance(s, Score) and s.hand_points == charged:
+            return _Wait(t, s)
+    return None
 
 
 def _status_lines(game: Game, lang: Lang, who: Sequence[str], paid_cha_jiao: set[int]) -> list[str]:

@@ -283,7 +283,7 @@ class ExpertBot:
             return choice  # the heuristic folds or follows a plan: the search weighs that below
         threats = self.policy.threats(view)
         visible = view.visible_counts()
-        base = view.rules.base_score
+        base = self.policy.stake(view)
 
         def worth(a: Action) -> float:
             t = a.tile or 0

@@ -31,6 +31,7 @@ from functools import lru_cache
 from ..engine.actions import Action, ActionType
 from ..engine.views import SeatView
 from ..hand import shanten, winning_tiles
+from ..match.room import hand_points
 from ..rules import Rules
 from ..scoring import Meld, NoWin, WinContext, score_win
 
@@ -212,6 +213,12 @@ class HeuristicBot:
         return suit if qsh <= now + slack else None
 
     @staticmethod
+    def stake(view: SeatView) -> int:
+        """The points of a ×1 hand at this table (:func:`~xuezhan.match.room.hand_points`): the unit
+        in which a discard's danger is weighed against what the hand may win."""
+        return hand_points(view.rules)
+
+    @staticmethod
     def pung_shape(counts: Sequence[int], n_melds: int) -> int:
         """Pairs and pungs in hand plus melds: five or more make 对对胡 / 七对 likely."""
         return n_melds + sum(1 for c in counts if c >= 2)
@@ -361,7 +368,7 @@ class HeuristicBot:
         for m in melds:
             meld_suits |= 1 << (m.tile // 9)
             owned[m.tile] += m.size
-        base = rules.base_score
+        base = self.stake(view)
 
         def value(a: Action) -> tuple[float, int]:
             t = a.tile

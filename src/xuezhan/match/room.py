@@ -14,7 +14,9 @@ Every number is bounded (``bad_room`` otherwise): ``coefficient`` 0 to
 :data:`MAX_COEFFICIENT`, ``fee`` 0 to :data:`MAX_FEE`, ``hands`` 1 to :data:`MAX_HANDS`,
 and the rules' own bounds (:mod:`xuezhan.rules`). Together they keep every settlement of
 a match inside a signed 64-bit column: :func:`worst_case_points` and
-:func:`worst_case_coins` (docs/options.md) are the arithmetic.
+:func:`worst_case_coins` (docs/options.md) are the arithmetic. They rest on one model of what a
+seat pays in a hand, item by item as the engine settles it (:func:`worst_case_payments`); under a
+room's own rules it is :func:`worst_case_seat`, the loss a tier warns of (:mod:`xuezhan.match.tiers`).
 """
 
 from __future__ import annotations
@@ -24,7 +26,8 @@ from dataclasses import dataclass, field
 from typing import Any, Final
 
 from ..errors import RulesError
-from ..rules import MAX_BASE_SCORE, MAX_MULTIPLE, Rules
+from ..rules import MAX_BASE_SCORE, MAX_MULTIPLE, Rules, max_fan
+from ..scoring import multiple_of
 from .errors import MatchError
 
 MIN_PEOPLE: Final = 4
@@ -45,25 +48,103 @@ WIN_CHANCES: Final = 55 + 1 + 16 + 16
 wall when drawn, the dealer's 14th tile, a discard after each of at most 16 pengs (four melds
 a seat), and a bugang on each of those pengs (robbed)."""
 
+ESCAPE_MULTIPLE: Final = 16
+"""An escaper pays each other active seat 16 × base, or a 大叫 near the end (RULES 10); the
+engine's settlement charges this figure."""
+
+
+def hand_points(rules: Rules, multiple: int = 1) -> int:
+    """What one payer pays for a hand of ``multiple`` under ``rules``, in points: base × multiple
+    (RULES 6, as :class:`~xuezhan.scoring.Score` counts ``hand_points``): the unit in which the bots
+    weigh a risk, and of an escape's cost."""
+    return rules.base_score * multiple
+
+
+def worst_case_multiple(rules: Rules) -> int:
+    """The largest multiple one hand scores under ``rules``: the cap (封顶), else that of the most
+    fan the fan table allows (:func:`~xuezhan.rules.max_fan` and :func:`~xuezhan.scoring.multiple_of`).
+    A 大叫 is scored the same way, so it is bounded by the same multiple."""
+    cap = rules.cap_multiple
+    return cap if cap is not None else multiple_of(max_fan(dict(rules.fan)))
+
+
+@dataclass(frozen=True, slots=True)
+class SeatLoss:
+    """The most one seat pays in one hand by the engine's ledger, in points, kind by kind
+    (docs/options.md): see :func:`worst_case_payments`."""
+
+    wins: int
+    """胡 and 自摸 paid (and what an escaping winner gives back of them)."""
+    settlement: int
+    """The end of the hand: 花猪, 查大叫 or an escape, to each of three seats."""
+    kongs: int
+    """Kongs: the others' paid, the seat's own passed on (呼叫转移) or given back (退税)."""
+    forfeits: int
+    """呼叫转移 received and given back by a winner who escapes (``escaped_winner_forfeits``)."""
+
+    @property
+    def paid(self) -> int:
+        """Every payment of the seat together: what double cards and bystanders can repeat."""
+        return self.wins + self.settlement + self.kongs + self.forfeits
+
+    @property
+    def lost(self) -> int:
+        """The most the seat's points can fall: a forfeit only gives back what the seat received."""
+        return self.wins + self.settlement + self.kongs
+
+
+def worst_case_payments(
+    base_score: int, multiple: int, settle_points: int = 0, *, blood_river: bool = True
+) -> SeatLoss:
+    """The most one seat pays in one hand when no hand scores more than ``multiple``, a flower pig
+    pays at most ``settle_points`` a seat, and (``blood_river``) winners play on; item by item, as
+    the engine pays (engine.wins, engine.kongs, engine.settlement):
+
+    - wins: a self-drawn win is paid by each other active seat ``base × multiple`` plus a one-base
+      self-draw bonus (``"fan"`` mode adds a fan instead, inside ``multiple``); a discard or robbed
+      bugang is paid by its discarder to each of up to three winners. At each moment a tile is won
+      the seat pays or is paid, never both, at most three such payments (an escaping winner gives
+      receipts back). With blood river a seat may win again at each of the :data:`WIN_CHANCES`;
+      without it each other seat wins once (and a seat that has won pays no more): three payments.
+    - settlement: the hand ends once, by an escape (:data:`ESCAPE_MULTIPLE` × base or a 大叫 to
+      each of three seats) or at the wall's end, where a flower pig pays 花猪 and a seat not ready
+      pays 查大叫 (a 大叫, at most ``base × multiple``), never both: three times the largest.
+    - kongs: the others hold at most 12 kongs, 2 × base each from the seat (an angang, or a zhigang's
+      discarder); the seat's own four kongs earned at most 6 × base each, passed on to up to three
+      winners (呼叫转移) or given back (退税, 24 × base): the bound counts both.
+    - forfeits: a winner who escapes gives back what it received, 呼叫转移 included: at most the
+      others' 12 kongs' 6 × base each.
+    """
+    b, m = base_score, multiple
+    win_payments = 3 * (WIN_CHANCES if blood_river else 1)
+    wins = win_payments * (b * m + b)
+    settlement = 3 * max(b * m, ESCAPE_MULTIPLE * b, settle_points)
+    kongs = 12 * 2 * b + 3 * 4 * 6 * b + 4 * 6 * b
+    forfeits = 12 * 6 * b
+    return SeatLoss(wins, settlement, kongs, forfeits)
+
+
+def worst_case_seat(rules: Rules) -> SeatLoss:
+    """:func:`worst_case_payments` under ``rules``: their base score, the largest multiple of one
+    of their hands (:func:`worst_case_multiple`), what their flower pig pays and blood river."""
+    return worst_case_payments(
+        rules.base_score, worst_case_multiple(rules), rules.hua_zhu_points, blood_river=rules.blood_river
+    )
+
+
+def worst_case_escape(rules: Rules) -> int:
+    """The most an escape costs the escaper under ``rules`` (RULES 10): each of three seats paid
+    :data:`ESCAPE_MULTIPLE` × base or a 大叫 (scored as any hand, at most
+    :func:`worst_case_multiple`), whichever is more."""
+    return 3 * max(hand_points(rules, ESCAPE_MULTIPLE), hand_points(rules, worst_case_multiple(rules)))
+
 
 def worst_case_seat_loss(base_score: int = MAX_BASE_SCORE, multiple: int = MAX_MULTIPLE) -> int:
     """An upper bound on what one seat pays in one hand by the engine's ledger alone, in points,
-    when no hand scores more than ``multiple`` and ``hua_zhu_multiple`` is at most ``multiple``
-    (docs/options.md):
-
-    - wins: at each of the :data:`WIN_CHANCES` the seat pays at most three winners (its own
-      discard or bugang) or one (another's self-draw), ``base × multiple`` plus a one-base
-      self-draw bonus each (blood river lets a seat win again and again);
-    - 查大叫, 花猪, escape: ``base × multiple`` to each of three seats for each
-      (an escaper pays 16 × base or a 大叫);
-    - kongs: the others hold at most 12 kongs, 2 × base each;
-    - 呼叫转移: the seat's own four kongs earned at most 6 × base each, passed to three winners;
-    - 退税: those four kongs' 24 × base given back.
-    """
-    wins = 3 * WIN_CHANCES * (base_score * multiple + base_score)
-    settlement = 3 * 3 * base_score * max(multiple, 16)
-    kongs = 12 * 2 * base_score + 3 * 4 * 6 * base_score + 4 * 6 * base_score
-    return wins + settlement + kongs
+    under any rules where no hand scores more than ``multiple`` and ``hua_zhu_multiple`` is at most
+    ``multiple`` (blood river included; docs/options.md): :attr:`SeatLoss.paid` of
+    :func:`worst_case_payments`."""
+    return worst_case_payments(base_score, multiple).paid
 
 
 def worst_case_points(base_score: int = MAX_BASE_SCORE, multiple: int = MAX_MULTIPLE) -> int:

@@ -3,12 +3,14 @@
 A tier fixes a room's stake: the rules' base score (底分) and a cap on a hand's multiple
 (封顶), the coefficient N (房间系数) and the fee A (每盘回收) of RULES 11, and the
 balance a player needs to sit down (``min_balance``). :func:`max_hand_loss` bounds what
-one hand can take from one seat in points, from the rules alone; ``max_loss`` is that in
-coins plus the fee. The seeds give one room (N = 200, A = 400, base 6, seed 002): it is
-the senior tier; the lower tiers scale it down (docs/decisions.md).
+one hand can take from one seat in points, by the settlement's own bound
+(:mod:`xuezhan.match.room`); ``max_loss`` is that in coins plus the fee. The seeds give one
+room (N = 200, A = 400, base 6, seed 002): it is the senior tier; the lower tiers scale it
+down (docs/decisions.md).
 
 A tier's minimum balance always covers an escape (16 × base to each of three seats, or a
-capped 大叫 each, RULES 10) and the fee: whoever may sit down can pay for leaving.
+capped 大叫 each, RULES 10: :func:`~xuezhan.match.room.worst_case_escape`) and the fee: whoever
+may sit down can pay for leaving.
 """
 
 from __future__ import annotations
@@ -18,38 +20,20 @@ from typing import Any, Final
 
 from ..rules import Rules
 from .errors import MatchError
-from .room import RoomConfig
+from .room import RoomConfig, worst_case_seat
 
 STAKE_OPTIONS: Final = frozenset({"base_score", "cap_multiple", "hua_zhu_multiple"})
 """Rule options a tier sets; a room of a tier cannot change them."""
 
 
 def max_hand_loss(rules: Rules) -> int | None:
-    """An upper bound on the points one seat can lose in one hand under ``rules`` without 血流成河
-    (``blood_river``), bystanders or item cards; ``None`` when nothing bounds it (no cap, or blood
-    river, where a seat may pay the same winner again and again).
-
-    - wins: at most three winners, each paid at most ``base × cap`` plus a one-base self-draw bonus;
-    - kongs: the others' at most twelve kongs, 2 × base each; the seat's own four kongs, at most
-      6 × base each, passed on by 呼叫转移 to at most three winners, or given back by 退税;
-    - the end of the hand: 花猪 or 查大叫 to each of three seats, or an escape (16 × base or a
-      capped 大叫 to each): ``base × max(cap, 16, hua_zhu)`` three times.
-    """
-    cap = rules.cap_multiple
-    if cap is None or rules.blood_river:
+    """What one seat can lose in one hand under ``rules``, in points, without bystanders or item
+    cards: the settlement's own bound (:func:`~xuezhan.match.room.worst_case_seat`, what the seat
+    pays but forfeits). ``None`` without a cap or with 血流成河 (``blood_river``), where only the fan
+    table or the wall bounds a hand: a tier's rooms play neither."""
+    if rules.cap_multiple is None or rules.blood_river:
         return None
-    base = rules.base_score
-    pig = rules.hua_zhu_points // base if base else 0
-    wins = 3 * base * (cap + 1)
-    kongs = 12 * 2 * base + 3 * 4 * 6 * base + 4 * 6 * base
-    end = 3 * base * max(cap, 16, pig)
-    return wins + kongs + end
-
-
-def escape_cost(rules: Rules) -> int:
-    """The most an escape costs in points (RULES 10): three seats paid 16 × base or a capped 大叫."""
-    cap = rules.cap_multiple or 0
-    return 3 * rules.base_score * max(16, cap)
+    return worst_case_seat(rules).lost
 
 
 @dataclass(frozen=True, slots=True)

@@ -86,7 +86,7 @@ class Outbound:
                 "hand_no": t.hand_no(),
                 "hands": t.room.hands,
                 "rules": rules.to_mapping(),
-                "base_score": rules.base_score,
+                "base_score": t.room.base_score,
                 "coefficient": t.room.coefficient,
                 "fee": t.room.fee,
                 "seats": [self.seat_json(i, lang=lang) for i in range(4)],
