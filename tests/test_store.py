@@ -197,6 +197,23 @@ def test_accounts_grants_and_postings(store: Store) -> None:
     assert store.ledger.audit() == {"issued": 1057, "house": 0, "players": 1057}
 
 
+def test_an_account_is_made_with_its_opening_coins_or_not_at_all(store: Store) -> None:
+    before = counts(store)
+    with pytest.raises(StoreError) as exc:
+        store.accounts.create_account("ann", -5)  # the ledger refuses the grant: the account goes too
+    assert exc.value.code == "bad_amount"
+    with pytest.raises(StoreError) as exc:
+        store.accounts.create_player("Bo", "bo", 0.5)  # type: ignore[arg-type]
+    assert exc.value.code == "bad_amount"
+    assert counts(store) == before
+    assert store.accounts.player("ann") is None and store.accounts.player_by_key("bo") is None
+    store.accounts.create_account("ann", 5)
+    store.accounts.create_player("Bo", "bo", 7)
+    assert store.ledger.balances(["ann", "Bo"]) == {"ann": 5, "Bo": 7}
+    bo = store.accounts.player("Bo")
+    assert bo is not None and store.ledger.grant_made(f"start/{bo.id}")  # the opening grant, once by its key
+
+
 def test_balances_cannot_go_negative_in_the_database(store: Store) -> None:
     store.accounts.create_account("ann", 10)
     with pytest.raises(IntegrityError), store.engine.begin() as conn:
