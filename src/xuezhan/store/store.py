@@ -72,7 +72,7 @@ def settlement_key(match_id: int, hand_no: int) -> str:
 
 
 class Store:
-    """Persistence for rooms, matches and coins. ``url`` (or ``engine``): where; ``migrate``:
+    """Persistence for rooms, matches and coins. ``url`` (or ``engine``): where; ``migrate_schema``:
     bring the schema up to date first. ``fault`` is for tests: it is called with the name
     of each step inside a settlement (``"hand"``, ``"postings"``, ``"balances"``,
     ``"commit"``) and may raise (or kill the process) to simulate a crash there."""
