@@ -124,7 +124,7 @@ def test_new_accounts_per_address_and_day_are_limited(make_app: Callable[..., An
     r = Http(app.state.runner).post("/api/register", json={"name": "three", "password": PASSWORD})
     assert _code(r) == (429, "rate_limited")
     assert app.state.bank.account("three") is None  # nothing made, no coins granted
-    assert app.state.bank.store.audit()["issued"] > 0
+    assert app.state.bank.store.ledger.audit()["issued"] > 0
 
 
 def test_a_guest_sets_a_password_and_keeps_the_account(make_app: Callable[..., Any]) -> None:

@@ -390,12 +390,12 @@ def test_the_largest_hand_allowed_settles(store: Store) -> None:
     assert points["ann"] == worst_case_points()
     gain = points["ann"] * MAX_COEFFICIENT - MAX_FEE
     earlier = (MAX_HANDS - 1) * gain  # what the match's other hands could have brought her
-    store.create_account("ann", earlier)
+    store.accounts.create_account("ann", earlier)
     for p in (*SEATS[1:], *BYSTANDERS):
-        store.create_account(p, -points[p] * MAX_COEFFICIENT + MAX_FEE)  # enough to pay in full
-    store.create_room("top", _top_room(Rules().with_options({"base_score": MAX_BASE_SCORE})))
-    match_id, _ = store.start_match("top", [*SEATS, *BYSTANDERS], seed=1)
-    issued = store.audit()["issued"]
+        store.accounts.create_account(p, -points[p] * MAX_COEFFICIENT + MAX_FEE)  # enough to pay in full
+    store.rooms.create_room("top", _top_room(Rules().with_options({"base_score": MAX_BASE_SCORE})))
+    match_id, _ = store.rooms.start_match("top", [*SEATS, *BYSTANDERS], seed=1)
+    issued = store.ledger.audit()["issued"]
     settled = store.settle_hand(match_id, result)
     assert settled.points == points
     assert settled.changes["ann"] == gain
@@ -403,10 +403,10 @@ def test_the_largest_hand_allowed_settles(store: Store) -> None:
         fee = MAX_FEE if p in SEATS else 0
         assert settled.changes[p] == points[p] * MAX_COEFFICIENT - fee
     assert sum(settled.changes.values()) == -settled.house == -4 * MAX_FEE
-    final = store.balance("ann")
+    final = store.ledger.balance("ann")
     assert final == MAX_HANDS * gain == worst_case_coins() - MAX_HANDS * 2 * MAX_FEE
     assert final < 2**62
-    audit = store.audit()
+    audit = store.ledger.audit()
     assert audit["issued"] == issued and audit["players"] + audit["house"] == issued
     assert store.settle_hand(match_id, result).replayed  # read back from the database as it was written
 
@@ -440,22 +440,22 @@ def test_a_played_hand_at_the_bounds_settles(store: Store) -> None:
     people = [*SEATS, *BYSTANDERS]
     rich = 10**17  # every loser pays in full: a played hand stays far below the worst case
     for p in people:
-        store.create_account(p, rich)
-    store.create_room("top", _top_room(rules))
-    match_id, match = store.start_match("top", people, seed=7)
+        store.accounts.create_account(p, rich)
+    store.rooms.create_room("top", _top_room(rules))
+    match_id, match = store.rooms.start_match("top", people, seed=7)
     largest = 0
     for seed in range(1, 4):
         result = _play(match, seed)
         points = result.points()
         largest = max(largest, *(abs(v) for v in points.values()))
         assert all(abs(v) <= worst_case_points() for v in points.values())
-        before = store.balances(result.participants)
+        before = store.ledger.balances(result.participants)
         settled = store.settle_hand(match_id, result, match)
         fees = {p: (MAX_FEE if p in result.seating else 0) for p in result.participants}
         assert settled.changes == {p: points[p] * MAX_COEFFICIENT - fees[p] for p in result.participants}
         assert sum(settled.changes.values()) == -settled.house
-        after = store.balances(result.participants)
+        after = store.ledger.balances(result.participants)
         assert all(after[p] == before[p] + settled.changes[p] for p in result.participants)
     assert largest >= MAX_BASE_SCORE * MAX_MULTIPLE  # at least one ×524288 payment really happened
-    audit = store.audit()
+    audit = store.ledger.audit()
     assert audit["issued"] == len(people) * rich and audit["players"] + audit["house"] == audit["issued"]

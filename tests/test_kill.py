@@ -32,6 +32,7 @@ from typing import Any
 
 import pytest
 from sqlalchemy import func, select
+from sqlalchemy.orm import Session
 from websockets.sync.client import ClientConnection, connect
 
 from xuezhan.store import Store
@@ -168,7 +169,7 @@ class Run:
 
 
 def match_row(store: Store, code: str) -> MatchRow:
-    with store._sessions() as s:
+    with Session(store.engine) as s:
         row = s.scalars(select(MatchRow).join(Room, Room.id == MatchRow.room_id).where(Room.name == code)).one()
         return row
 
@@ -177,7 +178,7 @@ def read_kill(db: str, code: str) -> Kill:
     store = Store(db)
     try:
         row = match_row(store, code)
-        running = [m for m in store.running_matches() if m.match_id == row.id]
+        running = [m for m in store.rooms.running_matches() if m.match_id == row.id]
         hand = running[0].hand if running else None
         return Kill(row.hands_played, hand.hand_no if hand else None, list(hand.actions) if hand else [])
     finally:
@@ -215,7 +216,7 @@ class Watcher:
 
 
 def books(store: Store) -> dict[str, int]:
-    totals = store.audit()  # raises on any broken invariant of the ledger
+    totals = store.ledger.audit()  # raises on any broken invariant of the ledger
     assert totals["players"] + totals["house"] == totals["issued"]  # no coin made or lost
     return totals
 
@@ -272,13 +273,13 @@ def play(served: Served, rng: random.Random | None) -> Run:
     try:
         row = match_row(store, run.code)
         run.status = row.status
-        hands = store.hand_results(row.id)
+        hands = store.hands.hand_results(row.id)
         run.records = [h.record for h in hands]
         run.results = [h.to_json() for h in hands]
-        run.balances = store.balances(["kim", "bot:1", "bot:2", "bot:3"])
-        run.postings = [(reason, amount) for _, reason, amount in store.postings("kim")]
+        run.balances = store.ledger.balances(["kim", "bot:1", "bot:2", "bot:3"])
+        run.postings = [(reason, amount) for _, reason, amount in store.ledger.postings("kim")]
         run.books_after = books(store)
-        with store._sessions() as s:
+        with Session(store.engine) as s:
             run.settlements = s.scalar(select(func.count()).select_from(Settlement)) or 0
             hand_nos = s.scalars(select(HandRow.hand_no).where(HandRow.match_id == row.id).order_by(HandRow.id)).all()
         assert list(hand_nos) == list(range(1, HANDS + 1))

@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 from sqlalchemy import select, update
+from sqlalchemy.orm import Session
 from starlette.testclient import TestClient
 from test_server import Client, Http, table_of
 
@@ -98,7 +99,7 @@ def logged_hand(db: str) -> tuple[int, list[dict[str, Any]]]:
     """The hand in play of the one running match: its number and its logged actions."""
     store = Store(db)
     try:
-        [running] = store.running_matches()
+        [running] = store.rooms.running_matches()
         assert running.hand is not None
         return running.hand.hand_no, list(running.hand.actions)
     finally:
@@ -106,7 +107,7 @@ def logged_hand(db: str) -> tuple[int, list[dict[str, Any]]]:
 
 
 def match_of(store: Store, code: str) -> MatchRow:
-    with store._sessions() as s:
+    with Session(store.engine) as s:
         row: MatchRow = s.scalars(select(MatchRow).join(Room, Room.id == MatchRow.room_id)
                                   .where(Room.name == code)).one()
         return row
@@ -188,8 +189,8 @@ def test_a_hand_in_play_survives_a_restart(serve: Build, db: str) -> None:
     try:
         row = match_of(store, code)
         assert row.status == "finished" and row.hands_played == 2
-        assert [h.hand_no for h in store.hand_results(row.id)] == [1, 2]
-        assert store.hand_record(row.id, 1)["actions"][: len(logged)] == logged  # carried on from there
+        assert [h.hand_no for h in store.hands.hand_results(row.id)] == [1, 2]
+        assert store.hands.hand_record(row.id, 1)["actions"][: len(logged)] == logged  # carried on from there
     finally:
         store.close()
 
@@ -221,10 +222,10 @@ def test_a_match_between_hands_resumes_between_hands(serve: Build, db: str) -> N
     try:
         row = match_of(store, code)
         assert row.status == "finished"
-        results = store.hand_results(row.id)
+        results = store.hands.hand_results(row.id)
         assert [h.hand_no for h in results] == [1, 2]  # hand 1 was not dealt or settled again
         changes = [r.points()["kim"] * 10 for r in results]  # coefficient 10, no fee
-        assert store.balance("kim") == 20_000 + sum(changes)
+        assert store.ledger.balance("kim") == 20_000 + sum(changes)
     finally:
         store.close()
 
@@ -249,7 +250,7 @@ def test_an_escape_logged_before_the_crash_is_charged_once(serve: Build, db: str
     assert hand_no == 1 and logged[-1] == {"seat": 0, "type": "escape"}
     store = Store(db)
     try:
-        assert store.balance("kim") == 20_000 and not store.hand_results(match_of(store, code).id)
+        assert store.ledger.balance("kim") == 20_000 and not store.hands.hand_results(match_of(store, code).id)
     finally:
         store.close()
 
@@ -264,12 +265,12 @@ def test_an_escape_logged_before_the_crash_is_charged_once(serve: Build, db: str
     store = Store(db)
     try:
         row = match_of(store, code)
-        results = store.hand_results(row.id)
+        results = store.hands.hand_results(row.id)
         assert results[0].hand_no == 1 and results[0].escaped == ("kim",)
         assert [r.hand_no for r in results] == sorted({r.hand_no for r in results})
         kim_points = sum(r.points().get("kim", 0) for r in results)
         assert kim_points < 0  # the escape was charged
-        assert store.balance("kim") == 20_000 + 10 * kim_points  # and once
+        assert store.ledger.balance("kim") == 20_000 + 10 * kim_points  # and once
         kim_hands = [r for r in results if "kim" in r.participants]
         assert [r.hand_no for r in kim_hands] == [1]  # the escaper left the match with the hand
         assert all(HandResult.from_json(r.to_json()) == r for r in results)
@@ -316,7 +317,7 @@ def test_a_log_that_does_not_fit_ends_that_match_and_others_resume(serve: Build,
     try:
         assert match_of(store, codes[0]).status == "abandoned"
         assert match_of(store, codes[1]).status == "finished"
-        assert store.balance("kim") == 20_000  # nothing of the abandoned hand was charged
-        store.audit()
+        assert store.ledger.balance("kim") == 20_000  # nothing of the abandoned hand was charged
+        store.ledger.audit()
     finally:
         store.close()

@@ -74,7 +74,7 @@ def from_web(seed: int, db: str) -> dict[str, Any]:
                 pass
     store = Store(db)
     try:
-        [result] = store.hand_results(1)
+        [result] = store.hands.hand_results(1)
         return result.record
     finally:
         store.close()

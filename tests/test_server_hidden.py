@@ -92,7 +92,7 @@ async def _play(seed: int, hands: int, preset: str, options: dict[str, Any]) -> 
     table.task.cancel()
     await asyncio.gather(table.task, return_exceptions=True)
     match_id = int(table.match_key)
-    records = [bank.store.hand_record(match_id, k) for k in range(1, hands + 1)]
+    records = [bank.store.hands.hand_record(match_id, k) for k in range(1, hands + 1)]
     bank.close()
     return Played([[json.loads(t) for t in ts] for ts in texts], records)
 

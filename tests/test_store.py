@@ -148,7 +148,7 @@ def test_servers_starting_together_migrate_once(url: str) -> None:
     s = Store(url)
     try:
         assert current_revision(s.engine) == head_revision()
-        assert s.audit() == {"issued": 0, "house": 0, "players": 0}
+        assert s.ledger.audit() == {"issued": 0, "house": 0, "players": 0}
     finally:
         s.close()
 
@@ -159,7 +159,7 @@ def test_urls(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(tmp_path)
     s = Store()
     try:
-        s.create_account("solo", 5)
+        s.accounts.create_account("solo", 5)
     finally:
         s.close()
     assert (tmp_path / "xuezhan.sqlite3").is_file()  # SQLite file by default
@@ -174,35 +174,52 @@ def test_urls(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_accounts_grants_and_postings(store: Store) -> None:
-    store.create_account("ann", 1000)
-    store.create_account("bo")
+    store.accounts.create_account("ann", 1000)
+    store.accounts.create_account("bo")
     for bad in ("", "#house", "x" * 101):
         with pytest.raises(StoreError) as exc:
-            store.create_account(bad)
+            store.accounts.create_account(bad)
         assert exc.value.code == "bad_name"
     with pytest.raises(StoreError) as exc:
-        store.create_account("ann")
+        store.accounts.create_account("ann")
     assert exc.value.code == "account_exists"
-    assert store.grant("bo", 50, key="welcome/bo")
-    assert not store.grant("bo", 50, key="welcome/bo")  # once per key
-    assert store.grant("bo", 7)
+    assert store.ledger.grant("bo", 50, key="welcome/bo")
+    assert not store.ledger.grant("bo", 50, key="welcome/bo")  # once per key
+    assert store.ledger.grant("bo", 7)
     with pytest.raises(StoreError):
-        store.grant("bo", 0)
+        store.ledger.grant("bo", 0)
     with pytest.raises(StoreError) as exc:
-        store.balance("nobody")
+        store.ledger.balance("nobody")
     assert exc.value.code == "unknown_account"
-    assert store.balances(["ann", "bo"]) == {"ann": 1000, "bo": 57}
-    assert [(r, a) for _, r, a in store.postings("bo")] == [("grant", 50), ("grant", 7)]
-    assert store.balance(MINT) == -1057
-    assert store.audit() == {"issued": 1057, "house": 0, "players": 1057}
+    assert store.ledger.balances(["ann", "bo"]) == {"ann": 1000, "bo": 57}
+    assert [(r, a) for _, r, a in store.ledger.postings("bo")] == [("grant", 50), ("grant", 7)]
+    assert store.ledger.balance(MINT) == -1057
+    assert store.ledger.audit() == {"issued": 1057, "house": 0, "players": 1057}
+
+
+def test_an_account_is_made_with_its_opening_coins_or_not_at_all(store: Store) -> None:
+    before = counts(store)
+    with pytest.raises(StoreError) as exc:
+        store.accounts.create_account("ann", -5)  # the ledger refuses the grant: the account goes too
+    assert exc.value.code == "bad_amount"
+    with pytest.raises(StoreError) as exc:
+        store.accounts.create_player("Bo", "bo", 0.5)  # type: ignore[arg-type]
+    assert exc.value.code == "bad_amount"
+    assert counts(store) == before
+    assert store.accounts.player("ann") is None and store.accounts.player_by_key("bo") is None
+    store.accounts.create_account("ann", 5)
+    store.accounts.create_player("Bo", "bo", 7)
+    assert store.ledger.balances(["ann", "Bo"]) == {"ann": 5, "Bo": 7}
+    bo = store.accounts.player("Bo")
+    assert bo is not None and store.ledger.grant_made(f"start/{bo.id}")  # the opening grant, once by its key
 
 
 def test_balances_cannot_go_negative_in_the_database(store: Store) -> None:
-    store.create_account("ann", 10)
+    store.accounts.create_account("ann", 10)
     with pytest.raises(IntegrityError), store.engine.begin() as conn:
         conn.execute(text("UPDATE balances SET coins = -1 WHERE account_id = "
                           "(SELECT id FROM accounts WHERE name = 'ann')"))
-    assert store.balance("ann") == 10
+    assert store.ledger.balance("ann") == 10
 
 
 # --- settling hands ----------------------------------------------------------------------------------------------
@@ -213,9 +230,9 @@ PLAYERS = ("ann", "bo", "cai", "dan")
 def setup_match(store: Store, coins: int = 100_000, *, hands: int = 3, people: tuple[str, ...] = PLAYERS,
                 n: int = 200, a: int = 400) -> tuple[int, Match]:
     for p in people:
-        store.create_account(p, coins)
-    store.create_room("r", RoomConfig(Rules.preset("qq"), coefficient=n, fee=a, hands=hands))
-    return store.start_match("r", list(people), seed=1)
+        store.accounts.create_account(p, coins)
+    store.rooms.create_room("r", RoomConfig(Rules.preset("qq"), coefficient=n, fee=a, hands=hands))
+    return store.rooms.start_match("r", list(people), seed=1)
 
 
 def test_settle_the_002_example(store: Store) -> None:
@@ -223,24 +240,25 @@ def test_settle_the_002_example(store: Store) -> None:
     settled = store.settle_hand(match_id, zimo_54(1, PLAYERS))
     assert settled.changes == {"ann": 10400, "bo": -4000, "cai": -4000, "dan": -4000}
     assert settled.house == 1600 and not settled.replayed
-    assert store.balances(PLAYERS) == {"ann": 110400, "bo": 96000, "cai": 96000, "dan": 96000}
-    assert store.balance(HOUSE) == 1600
-    assert sorted((r, a) for _, r, a in store.postings("bo")) == [("fee", -400), ("grant", 100000), ("stake", -3600)]
-    assert sorted((r, a) for _, r, a in store.postings("ann")) == [("fee", -400), ("grant", 100000),
-                                                                   ("winnings", 10800)]
-    assert store.audit() == {"issued": 400000, "house": 1600, "players": 398400}
+    assert store.ledger.balances(PLAYERS) == {"ann": 110400, "bo": 96000, "cai": 96000, "dan": 96000}
+    assert store.ledger.balance(HOUSE) == 1600
+    assert sorted((r, a) for _, r, a in store.ledger.postings("bo")) == [("fee", -400), ("grant", 100000),
+                                                                        ("stake", -3600)]
+    assert sorted((r, a) for _, r, a in store.ledger.postings("ann")) == [("fee", -400), ("grant", 100000),
+                                                                          ("winnings", 10800)]
+    assert store.ledger.audit() == {"issued": 400000, "house": 1600, "players": 398400}
 
 
 def test_settle_a_player_who_cannot_pay(store: Store) -> None:
     match_id, _ = setup_match(store)
-    store.create_account("poor", 1000)
-    store.create_room("r2", RoomConfig(Rules.preset("qq"), coefficient=200, fee=400, hands=1))
-    match2, _ = store.start_match("r2", ["ann", "bo", "cai", "poor"], seed=2)
+    store.accounts.create_account("poor", 1000)
+    store.rooms.create_room("r2", RoomConfig(Rules.preset("qq"), coefficient=200, fee=400, hands=1))
+    match2, _ = store.rooms.start_match("r2", ["ann", "bo", "cai", "poor"], seed=2)
     settled = store.settle_hand(match2, zimo_54(1, ("ann", "bo", "cai", "poor")))
     # poor: the fee (400) first, then the 600 it has left; ann gets what was actually paid
     assert settled.changes == {"ann": 3600 + 3600 + 600 - 400, "bo": -4000, "cai": -4000, "poor": -1000}
-    assert store.balance("poor") == 0
-    assert store.audit()["house"] == 1600
+    assert store.ledger.balance("poor") == 0
+    assert store.ledger.audit()["house"] == 1600
     assert match_id != match2
 
 
@@ -272,7 +290,7 @@ def test_settlement_is_idempotent(store: Store) -> None:
 def test_an_exception_inside_a_settlement_leaves_no_trace(store: Store, step: str) -> None:
     match_id, _ = setup_match(store)
     before = counts(store)
-    audit = store.audit()
+    audit = store.ledger.audit()
 
     def fail(at: str) -> None:
         if at == step:
@@ -281,7 +299,7 @@ def test_an_exception_inside_a_settlement_leaves_no_trace(store: Store, step: st
     store.fault = fail
     with pytest.raises(RuntimeError, match="injected"):
         store.settle_hand(match_id, zimo_54(1, PLAYERS))
-    assert counts(store) == before and store.audit() == audit
+    assert counts(store) == before and store.ledger.audit() == audit
     store.fault = None
     settled = store.settle_hand(match_id, zimo_54(1, PLAYERS))  # the retry settles it, once
     assert not settled.replayed and settled.changes["ann"] == 10400
@@ -316,9 +334,9 @@ def test_a_crash_half_way_leaves_no_trace(store: Store, url: str, tmp_path: Path
                           capture_output=True, text=True, timeout=120)
     assert proc.returncode == 17, proc.stderr
     assert counts(store) == before
-    store.audit()
+    store.ledger.audit()
     assert not store.settle_hand(match_id, result).replayed
-    assert store.balance("ann") == 110400
+    assert store.ledger.balance("ann") == 110400
 
 
 def test_concurrent_retries_pay_once(store: Store, url: str) -> None:
@@ -331,14 +349,14 @@ def test_concurrent_retries_pay_once(store: Store, url: str) -> None:
         s.close()
     assert not errors, errors
     assert sorted(outcomes) == [False] + [True] * 5
-    assert store.balance("ann") == 110400 and store.audit()["house"] == 1600
+    assert store.ledger.balance("ann") == 110400 and store.ledger.audit()["house"] == 1600
 
 
 def test_concurrent_matches_keep_the_books(store: Store, url: str) -> None:
     """Two matches sharing the house account (and a player) settle at the same time."""
     match1, _ = setup_match(store, hands=5)
-    store.create_account("eve", 100_000)
-    match2, _ = store.start_match("r", ["eve", "bo", "cai", "dan"], seed=9)
+    store.accounts.create_account("eve", 100_000)
+    match2, _ = store.rooms.start_match("r", ["eve", "bo", "cai", "dan"], seed=9)
 
     def run(match: tuple[int, tuple[str, ...]]) -> None:
         match_id, players = match
@@ -351,9 +369,9 @@ def test_concurrent_matches_keep_the_books(store: Store, url: str) -> None:
 
     errors = all_at_once(run, [(match1, PLAYERS), (match2, ("eve", "bo", "cai", "dan"))])
     assert not errors, errors
-    assert store.balances(["ann", "bo", "eve"]) == {"ann": 100_000 + 5 * 10400, "bo": 100_000 - 10 * 4000,
-                                                    "eve": 100_000 + 5 * 10400}
-    assert store.audit()["house"] == 10 * 1600
+    assert store.ledger.balances(["ann", "bo", "eve"]) == {"ann": 100_000 + 5 * 10400, "bo": 100_000 - 10 * 4000,
+                                                           "eve": 100_000 + 5 * 10400}
+    assert store.ledger.audit()["house"] == 10 * 1600
 
 
 # --- matches, rooms and items --------------------------------------------------------------------------------------
@@ -362,60 +380,61 @@ def test_concurrent_matches_keep_the_books(store: Store, url: str) -> None:
 def test_rooms(store: Store) -> None:
     config = RoomConfig(Rules.preset("chengdu").with_options({"base_score": 5}), coefficient=3, fee=1, hands=2,
                         items_allowed=True)
-    room_id = store.create_room("home", config)
-    assert store.room("home") == (room_id, config)
+    room_id = store.rooms.create_room("home", config)
+    assert store.rooms.room("home") == (room_id, config)
     with pytest.raises(StoreError) as exc:
-        store.create_room("home", config)
+        store.rooms.create_room("home", config)
     assert exc.value.code == "room_exists"
     with pytest.raises(StoreError):
-        store.room("nowhere")
+        store.rooms.room("nowhere")
     with pytest.raises(StoreError) as exc:
-        store.start_match("home", ["x", "y", "z", "w"], seed=1)
+        store.rooms.start_match("home", ["x", "y", "z", "w"], seed=1)
     assert exc.value.code == "unknown_account"
     for p in "xyzw":
-        store.create_account(p)
+        store.accounts.create_account(p)
     with pytest.raises(StoreError) as exc:
-        store.start_match("home", list("xyzw"), seed=-1)
+        store.rooms.start_match("home", list("xyzw"), seed=-1)
     assert exc.value.code == "bad_seed"
 
 
 def test_match_tickets_all_or_none(store: Store) -> None:
     for p in PLAYERS:
-        store.create_account(p, 10)
-    store.create_room("cup", RoomConfig(Rules.preset("qq"), ticket_required=True, hands=1))
+        store.accounts.create_account(p, 10)
+    store.rooms.create_room("cup", RoomConfig(Rules.preset("qq"), ticket_required=True, hands=1))
     for p in PLAYERS[:3]:
-        store.grant_items(p, ItemKind.MATCH_TICKET, 2)
+        store.ledger.grant_items(p, ItemKind.MATCH_TICKET, 2)
     before = counts(store)
     with pytest.raises(MatchError) as exc:
-        store.start_match("cup", list(PLAYERS), seed=1)
+        store.rooms.start_match("cup", list(PLAYERS), seed=1)
     assert exc.value.code == "no_ticket"
     assert counts(store) == before  # nobody's ticket was spent
-    store.grant_items("dan", ItemKind.MATCH_TICKET)
-    match_id, _ = store.start_match("cup", list(PLAYERS), seed=1)
-    assert store.items("ann") == {ItemKind.MATCH_TICKET: 1}
-    assert store.items("dan") == {}
+    store.ledger.grant_items("dan", ItemKind.MATCH_TICKET)
+    match_id, _ = store.rooms.start_match("cup", list(PLAYERS), seed=1)
+    assert store.ledger.items("ann") == {ItemKind.MATCH_TICKET: 1}
+    assert store.ledger.items("dan") == {}
     assert match_id > 0
 
 
 def test_spending_items_is_idempotent(store: Store) -> None:
-    store.create_account("ann")
+    store.accounts.create_account("ann")
     with pytest.raises(MatchError) as exc:
-        store.spend_item("ann", ItemKind.DOUBLE, key="k1")
+        store.ledger.spend_item("ann", ItemKind.DOUBLE, key="k1")
     assert exc.value.code == "no_item"
-    store.grant_items("ann", ItemKind.DOUBLE, 2)
-    assert store.spend_item("ann", ItemKind.DOUBLE, key="k1")
-    assert not store.spend_item("ann", ItemKind.DOUBLE, key="k1")
-    assert store.items("ann") == {ItemKind.DOUBLE: 1}
+    store.ledger.grant_items("ann", ItemKind.DOUBLE, 2)
+    assert store.ledger.spend_item("ann", ItemKind.DOUBLE, key="k1")
+    assert not store.ledger.spend_item("ann", ItemKind.DOUBLE, key="k1")
+    assert store.ledger.items("ann") == {ItemKind.DOUBLE: 1}
     with pytest.raises(StoreError):
-        store.grant_items("ann", ItemKind.SEEK, 0)
+        store.ledger.grant_items("ann", ItemKind.SEEK, 0)
 
 
 def test_a_whole_match_is_persisted(store: Store, url: str) -> None:
     people = ("ann", "bo", "cai", "dan", "eve", "fu")
     for p in people:
-        store.create_account(p, 3000)
-    store.create_room("r", RoomConfig(Rules.preset("chengdu"), coefficient=50, fee=20, hands=4, items_allowed=True))
-    match_id, match = store.start_match("r", list(people), seed=5)
+        store.accounts.create_account(p, 3000)
+    store.rooms.create_room("r", RoomConfig(Rules.preset("chengdu"), coefficient=50, fee=20, hands=4,
+                                            items_allowed=True))
+    match_id, match = store.rooms.start_match("r", list(people), seed=5)
     rng = random.Random(5)
     results = []
     while not match.finished:
@@ -424,7 +443,7 @@ def test_a_whole_match_is_persisted(store: Store, url: str) -> None:
                         escape_rate=0.002, item_rate=0.1)
         result = match.finish_hand(hand)
         if None in match.seats:
-            store.create_account(f"new{match.hands_played}", 500)
+            store.accounts.create_account(f"new{match.hands_played}", 500)
             match.join(f"new{match.hands_played}")
         settled = store.settle_hand(match_id, result, match)
         assert sum(settled.changes.values()) == -settled.house
@@ -432,24 +451,24 @@ def test_a_whole_match_is_persisted(store: Store, url: str) -> None:
         # a fresh store (a restarted server) goes on from the saved state
         reopened = Store(url, migrate_schema=False)
         try:
-            assert reopened.load_match(match_id).state_json() == match.state_json()
+            assert reopened.rooms.load_match(match_id).state_json() == match.state_json()
         finally:
             reopened.close()
-    assert store.hand_results(match_id) == results
+    assert store.hands.hand_results(match_id) == results
     for r in results:
-        game, complete = replay(parse_record(store.hand_record(match_id, r.hand_no)))
+        game, complete = replay(parse_record(store.hands.hand_record(match_id, r.hand_no)))
         assert complete
         assert [(e.from_seat, e.to_seat, e.points, e.reason) for e in game.ledger] == [
             (e["from"], e["to"], e["points"], e["reason"]) for e in r.record["result"]["ledger"]]
     with store.engine.connect() as conn:
         assert conn.execute(text("SELECT status FROM matches WHERE id = :i"), {"i": match_id}).scalar_one() == \
             "finished"
-    audit = store.audit()
+    audit = store.ledger.audit()
     assert audit["players"] + audit["house"] == audit["issued"]
     with pytest.raises(StoreError) as exc:
-        store.hand_record(match_id, 99)
+        store.hands.hand_record(match_id, 99)
     assert exc.value.code == "unknown_hand"
-    history = store.history("bo")
+    history = store.hands.history("bo")
     assert [h.hand_no for h in history] == [r.hand_no for r in reversed(results) if "bo" in r.participants]
     for h in history:
         r = results[h.hand_no - 1]
@@ -459,13 +478,13 @@ def test_a_whole_match_is_persisted(store: Store, url: str) -> None:
 
 def test_save_match_between_hands(store: Store) -> None:
     match_id, match = setup_match(store, people=(*PLAYERS, "eve"))
-    store.create_account("fu")
+    store.accounts.create_account("fu")
     match.join("fu")
-    store.save_match(match_id, match)
-    assert store.load_match(match_id).bystanders == ("eve", "fu")
+    store.rooms.save_match(match_id, match)
+    assert store.rooms.load_match(match_id).bystanders == ("eve", "fu")
     store.settle_hand(match_id, zimo_54(1, PLAYERS))
     with pytest.raises(StoreError) as exc:
-        store.save_match(match_id, match)  # this copy has not seen hand 1
+        store.rooms.save_match(match_id, match)  # this copy has not seen hand 1
     assert exc.value.code == "stale_match"
 
 

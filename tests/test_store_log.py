@@ -23,7 +23,7 @@ from xuezhan.rules import Rules
 from xuezhan.server.bank import LoggedHand, RunningMatch
 from xuezhan.server.storebank import StoreBank
 from xuezhan.store import Store, StoreError, current_revision, make_engine, migrate
-from xuezhan.store.store import LogItem
+from xuezhan.store.hands import LogItem
 
 PLAYERS = ("ann", "bo", "cai", "dan")
 LOG_TABLES = ("hand_logs", "hand_actions", "hands", "settlements", "postings", "matches")
@@ -41,16 +41,16 @@ def counts(store: Store) -> dict[str, Any]:
 
 def after(store: Store, match_id: int, hands_played: int) -> Match:
     """The match as it stands after ``hands_played`` hands (people stay put)."""
-    match = store.load_match(match_id)
+    match = store.rooms.load_match(match_id)
     return Match.from_state(match.room, {**match.state_json(), "hands_played": hands_played})
 
 
 def setup_match(store: Store, *, hands: int = 3) -> int:
     for p in PLAYERS:
-        store.create_account(p, 100_000)
-    store.create_room("r", RoomConfig(Rules.preset("qq"), coefficient=200, fee=400, hands=hands),
-                      {"name": "Ann's table", "owner": "ann", "public": True})
-    match_id, _ = store.start_match("r", list(PLAYERS), seed=1)
+        store.accounts.create_account(p, 100_000)
+    store.rooms.create_room("r", RoomConfig(Rules.preset("qq"), coefficient=200, fee=400, hands=hands),
+                            {"name": "Ann's table", "owner": "ann", "public": True})
+    match_id, _ = store.rooms.start_match("r", list(PLAYERS), seed=1)
     return match_id
 
 
@@ -76,31 +76,31 @@ def action(seq: int) -> dict[str, Any]:
 
 def test_a_hand_is_logged_and_read_back_in_order_after_a_restart(store: Store, url: str) -> None:
     match_id = setup_match(store)
-    assert [m.hand for m in store.running_matches()] == [None]  # between hands: nothing in play
-    first = store.begin_hand(match_id, 1, 11, start(1))
+    assert [m.hand for m in store.rooms.running_matches()] == [None]  # between hands: nothing in play
+    first = store.hands.begin_hand(match_id, 1, 11, start(1))
     for seq in range(7):
-        store.append_action(first, seq, action(seq))
+        store.hands.append_action(first, seq, action(seq))
     store.settle_hand(match_id, zimo_54(1), after(store, match_id, 1))
-    log = store.begin_hand(match_id, 2, 22, start(2))
+    log = store.hands.begin_hand(match_id, 2, 22, start(2))
     assert log != first
     for seq in range(40):
-        store.append_action(log, seq, action(seq))
+        store.hands.append_action(log, seq, action(seq))
     store.close()
 
     reopened = Store(url, migrate_schema=False)  # a new engine: a restarted server
     try:
-        [running] = reopened.running_matches()
+        [running] = reopened.rooms.running_matches()
         assert running.match_id == match_id and running.room == "r"
         assert running.config == RoomConfig(Rules.preset("qq"), coefficient=200, fee=400, hands=3)
         assert running.meta == {"name": "Ann's table", "owner": "ann", "public": True}
-        assert running.match.state_json() == reopened.load_match(match_id).state_json()
+        assert running.match.state_json() == reopened.rooms.load_match(match_id).state_json()
         assert running.match.hands_played == 1
         hand = running.hand
         assert hand is not None  # exactly the hand not settled, with its actions in order
         assert (hand.id, hand.hand_no, hand.seed, hand.start) == (log, 2, 22, start(2))
         assert hand.actions == tuple(action(seq) for seq in range(40))
-        reopened.append_action(log, 40, action(40))  # and it goes on where it stopped
-        later = reopened.running_matches()[0].hand
+        reopened.hands.append_action(log, 40, action(40))  # and it goes on where it stopped
+        later = reopened.rooms.running_matches()[0].hand
         assert later is not None and len(later.actions) == 41
     finally:
         reopened.close()
@@ -108,11 +108,11 @@ def test_a_hand_is_logged_and_read_back_in_order_after_a_restart(store: Store, u
 
 def test_group_commits_of_many_hands(store: Store) -> None:
     first = setup_match(store)
-    second, _ = store.start_match("r", list(PLAYERS), seed=2)  # a second match of the same room
-    store.write_log([("begin", first, 1, 11, start(1)), ("begin", second, 1, 22, start(1)),
-                     ("action", first, 1, 0, action(0)), ("action", second, 1, 0, action(0))])
+    second, _ = store.rooms.start_match("r", list(PLAYERS), seed=2)  # a second match of the same room
+    store.hands.write_log([("begin", first, 1, 11, start(1)), ("begin", second, 1, 22, start(1)),
+                           ("action", first, 1, 0, action(0)), ("action", second, 1, 0, action(0))])
     for k in range(1, 30, 3):  # later batches of the same logs take this process's own count
-        store.write_log([("action", m, 1, k + j, action(k + j)) for j in range(3) for m in (first, second)])
+        store.hands.write_log([("action", m, 1, k + j, action(k + j)) for j in range(3) for m in (first, second)])
     before = counts(store)
     cases: list[tuple[list[LogItem], str]] = [
         ([("action", first, 1, 32, action(32))], "action_gap"),
@@ -123,61 +123,61 @@ def test_group_commits_of_many_hands(store: Store) -> None:
     ]
     for bad, code in cases:
         with pytest.raises(StoreError) as err:
-            store.write_log(bad)
+            store.hands.write_log(bad)
         assert err.value.code == code
         assert counts(store) == before  # all or nothing
-    store.write_log([("action", first, 1, 5, action(5))])  # a retried write changes nothing
+    store.hands.write_log([("action", first, 1, 5, action(5))])  # a retried write changes nothing
     assert counts(store) == before
-    store.write_log([("action", first, 1, 31, action(31))])
-    hands = {m.match_id: m.hand for m in store.running_matches()}
+    store.hands.write_log([("action", first, 1, 31, action(31))])
+    hands = {m.match_id: m.hand for m in store.rooms.running_matches()}
     one, two = hands[first], hands[second]
     assert one is not None and one.actions == tuple(action(k) for k in range(32))
     assert two is not None and two.actions == tuple(action(k) for k in range(31))
     store.settle_hand(first, zimo_54(1), after(store, first, 1))
     with pytest.raises(StoreError) as err:
-        store.write_log([("action", first, 1, 32, action(32))])
+        store.hands.write_log([("action", first, 1, 32, action(32))])
     assert err.value.code == "hand_settled"
 
 
 def test_retries_change_nothing(store: Store) -> None:
     match_id = setup_match(store)
-    log = store.begin_hand(match_id, 1, 11, start(1))
-    store.append_action(log, 0, action(0))
-    store.append_action(log, 1, action(1))
+    log = store.hands.begin_hand(match_id, 1, 11, start(1))
+    store.hands.append_action(log, 0, action(0))
+    store.hands.append_action(log, 1, action(1))
     before = counts(store)
-    assert store.begin_hand(match_id, 1, 11, start(1)) == log
-    assert store.begin_hand(match_id, 1, 11, json.loads(json.dumps(start(1)))) == log
-    store.append_action(log, 0, action(0))
-    store.append_action(log, 1, dict(reversed(action(1).items())))  # the same action, keys in another order
+    assert store.hands.begin_hand(match_id, 1, 11, start(1)) == log
+    assert store.hands.begin_hand(match_id, 1, 11, json.loads(json.dumps(start(1)))) == log
+    store.hands.append_action(log, 0, action(0))
+    store.hands.append_action(log, 1, dict(reversed(action(1).items())))  # the same action, keys in another order
     assert counts(store) == before
-    assert store.hand_log_id(match_id, 1) == log
+    assert store.hands.hand_log_id(match_id, 1) == log
 
 
 def test_gaps_rewrites_and_bad_writes_are_refused(store: Store) -> None:
     match_id = setup_match(store)
-    log = store.begin_hand(match_id, 1, 11, start(1))
-    store.append_action(log, 0, action(0))
+    log = store.hands.begin_hand(match_id, 1, 11, start(1))
+    store.hands.append_action(log, 0, action(0))
     before = counts(store)
     cases: list[tuple[str, Callable[[], object]]] = [
-        ("action_gap", lambda: store.append_action(log, 2, action(2))),
-        ("action_conflict", lambda: store.append_action(log, 0, action(1))),
-        ("hand_seed_conflict", lambda: store.begin_hand(match_id, 1, 12, start(1))),
-        ("hand_start_conflict", lambda: store.begin_hand(match_id, 1, 11, start(9))),
-        ("out_of_order", lambda: store.begin_hand(match_id, 2, 12, start(2))),
-        ("out_of_order", lambda: store.begin_hand(match_id, 0 + 3, 12, start(3))),
-        ("unknown_match", lambda: store.begin_hand(999, 1, 1, start(1))),
-        ("unknown_hand", lambda: store.append_action(999, 0, action(0))),
-        ("unknown_hand", lambda: store.hand_log_id(match_id, 2)),
-        ("bad_seq", lambda: store.append_action(log, -1, action(0))),
-        ("bad_seq", lambda: store.append_action(log, True, action(0))),
-        ("bad_action", lambda: store.append_action(log, 1, ["discard"])),  # type: ignore[arg-type]
-        ("bad_action", lambda: store.append_action(log, 1, {"tile": float("nan")})),
-        ("bad_action", lambda: store.append_action(log, 1, {"tile": object()})),
-        ("bad_hand_start", lambda: store.begin_hand(match_id, 1, 11, "seating")),  # type: ignore[arg-type]
-        ("bad_hand_no", lambda: store.begin_hand(match_id, 0, 11, start(0))),
-        ("bad_seed", lambda: store.begin_hand(match_id, 1, -1, start(1))),
-        ("bad_seed", lambda: store.begin_hand(match_id, 1, 2**63, start(1))),
-        ("bad_room_meta", lambda: store.create_room("r2", RoomConfig(Rules.preset("qq")), {"owner": {1, 2}})),
+        ("action_gap", lambda: store.hands.append_action(log, 2, action(2))),
+        ("action_conflict", lambda: store.hands.append_action(log, 0, action(1))),
+        ("hand_seed_conflict", lambda: store.hands.begin_hand(match_id, 1, 12, start(1))),
+        ("hand_start_conflict", lambda: store.hands.begin_hand(match_id, 1, 11, start(9))),
+        ("out_of_order", lambda: store.hands.begin_hand(match_id, 2, 12, start(2))),
+        ("out_of_order", lambda: store.hands.begin_hand(match_id, 0 + 3, 12, start(3))),
+        ("unknown_match", lambda: store.hands.begin_hand(999, 1, 1, start(1))),
+        ("unknown_hand", lambda: store.hands.append_action(999, 0, action(0))),
+        ("unknown_hand", lambda: store.hands.hand_log_id(match_id, 2)),
+        ("bad_seq", lambda: store.hands.append_action(log, -1, action(0))),
+        ("bad_seq", lambda: store.hands.append_action(log, True, action(0))),
+        ("bad_action", lambda: store.hands.append_action(log, 1, ["discard"])),  # type: ignore[arg-type]
+        ("bad_action", lambda: store.hands.append_action(log, 1, {"tile": float("nan")})),
+        ("bad_action", lambda: store.hands.append_action(log, 1, {"tile": object()})),
+        ("bad_hand_start", lambda: store.hands.begin_hand(match_id, 1, 11, "seating")),  # type: ignore[arg-type]
+        ("bad_hand_no", lambda: store.hands.begin_hand(match_id, 0, 11, start(0))),
+        ("bad_seed", lambda: store.hands.begin_hand(match_id, 1, -1, start(1))),
+        ("bad_seed", lambda: store.hands.begin_hand(match_id, 1, 2**63, start(1))),
+        ("bad_room_meta", lambda: store.rooms.create_room("r2", RoomConfig(Rules.preset("qq")), {"owner": {1, 2}})),
     ]
     for code, attempt in cases:
         with pytest.raises(StoreError) as exc:
@@ -188,15 +188,15 @@ def test_gaps_rewrites_and_bad_writes_are_refused(store: Store) -> None:
 
 def test_a_settled_hand_takes_no_more_actions(store: Store) -> None:
     match_id = setup_match(store)
-    log = store.begin_hand(match_id, 1, 11, start(1))
-    store.append_action(log, 0, action(0))
+    log = store.hands.begin_hand(match_id, 1, 11, start(1))
+    store.hands.append_action(log, 0, action(0))
     store.settle_hand(match_id, zimo_54(1))
     with pytest.raises(StoreError) as exc:
-        store.append_action(log, 1, action(1))
+        store.hands.append_action(log, 1, action(1))
     assert exc.value.code == "hand_settled"
-    store.append_action(log, 0, action(0))  # a late retry of a logged action still changes nothing
-    assert store.begin_hand(match_id, 1, 11, start(1)) == log  # so does a late retry of the deal
-    assert [m.hand for m in store.running_matches()] == [None]
+    store.hands.append_action(log, 0, action(0))  # a late retry of a logged action still changes nothing
+    assert store.hands.begin_hand(match_id, 1, 11, start(1)) == log  # so does a late retry of the deal
+    assert [m.hand for m in store.rooms.running_matches()] == [None]
     assert counts(store)["logs"] == [(log, 1, True)]
 
 
@@ -204,59 +204,59 @@ def test_hands_settle_without_a_log(store: Store) -> None:
     """A hand settled without being logged (a caller that does not log) still settles."""
     match_id = setup_match(store)
     store.settle_hand(match_id, zimo_54(1))
-    assert store.begin_hand(match_id, 2, 2, start(2)) > 0
+    assert store.hands.begin_hand(match_id, 2, 2, start(2)) > 0
     with pytest.raises(StoreError) as exc:
-        store.begin_hand(match_id, 1, 1, start(1))  # settled, never logged: too late now
+        store.hands.begin_hand(match_id, 1, 1, start(1))  # settled, never logged: too late now
     assert exc.value.code == "out_of_order"
 
 
 def test_the_last_hand_finishes_the_match(store: Store) -> None:
     match_id = setup_match(store, hands=2)
     for n in (1, 2):
-        log = store.begin_hand(match_id, n, n, start(n))
-        store.append_action(log, 0, action(0))
+        log = store.hands.begin_hand(match_id, n, n, start(n))
+        store.hands.append_action(log, 0, action(0))
         store.settle_hand(match_id, zimo_54(n), after(store, match_id, n))
-    assert store.running_matches() == []
+    assert store.rooms.running_matches() == []
     assert counts(store)["matches"] == [(match_id, 2, "finished")]
     assert all(settled for _, _, settled in counts(store)["logs"])
     with pytest.raises(StoreError) as exc:
-        store.begin_hand(match_id, 3, 3, start(3))
+        store.hands.begin_hand(match_id, 3, 3, start(3))
     assert exc.value.code == "match_over"
 
 
 def test_a_match_that_cannot_resume_is_ended(store: Store) -> None:
     match_id = setup_match(store)
-    log = store.begin_hand(match_id, 1, 11, start(1))
-    store.append_action(log, 0, action(0))
+    log = store.hands.begin_hand(match_id, 1, 11, start(1))
+    store.hands.append_action(log, 0, action(0))
     with pytest.raises(StoreError) as exc:
-        store.end_match(match_id, "running")
+        store.rooms.end_match(match_id, "running")
     assert exc.value.code == "bad_status"
     with pytest.raises(StoreError) as exc:
-        store.end_match(999, "abandoned")
+        store.rooms.end_match(999, "abandoned")
     assert exc.value.code == "unknown_match"
-    store.end_match(match_id, "abandoned")
-    store.end_match(match_id, "abandoned")  # again: nothing happens
-    assert store.running_matches() == []
+    store.rooms.end_match(match_id, "abandoned")
+    store.rooms.end_match(match_id, "abandoned")  # again: nothing happens
+    assert store.rooms.running_matches() == []
     assert counts(store)["matches"] == [(match_id, 0, "abandoned")]
     cases: list[tuple[str, Callable[[], object]]] = [
-        ("match_over", lambda: store.end_match(match_id, "finished")),
-        ("match_over", lambda: store.append_action(log, 1, action(1))),
-        ("match_over", lambda: store.begin_hand(match_id, 2, 2, start(2))),
+        ("match_over", lambda: store.rooms.end_match(match_id, "finished")),
+        ("match_over", lambda: store.hands.append_action(log, 1, action(1))),
+        ("match_over", lambda: store.hands.begin_hand(match_id, 2, 2, start(2))),
         ("match_over", lambda: store.settle_hand(match_id, zimo_54(1))),
     ]
     for code, attempt in cases:
         with pytest.raises(StoreError) as exc:
             attempt()
         assert exc.value.code == code
-    other, _ = store.start_match("r", list(PLAYERS), seed=2)
-    store.end_match(other, "finished")
+    other, _ = store.rooms.start_match("r", list(PLAYERS), seed=2)
+    store.rooms.end_match(other, "finished")
     assert counts(store)["matches"] == [(match_id, 0, "abandoned"), (other, 0, "finished")]
 
 
 def test_an_exception_in_a_settlement_leaves_the_hand_in_play(store: Store) -> None:
     match_id = setup_match(store)
-    log = store.begin_hand(match_id, 1, 11, start(1))
-    store.append_action(log, 0, action(0))
+    log = store.hands.begin_hand(match_id, 1, 11, start(1))
+    store.hands.append_action(log, 0, action(0))
     before = counts(store)
 
     def fail(at: str) -> None:
@@ -268,7 +268,7 @@ def test_an_exception_in_a_settlement_leaves_the_hand_in_play(store: Store) -> N
         store.settle_hand(match_id, zimo_54(1, 11))
     store.fault = None
     assert counts(store) == before
-    hand = store.running_matches()[0].hand
+    hand = store.rooms.running_matches()[0].hand
     assert hand is not None and hand.actions == (action(0),)
     assert not store.settle_hand(match_id, zimo_54(1, 11)).replayed
     settled = counts(store)
@@ -297,9 +297,9 @@ CHILD = textwrap.dedent("""
 @pytest.mark.parametrize("step", ["balances", "commit", "after"])
 def test_a_hand_settles_once_whatever_crashes(store: Store, url: str, tmp_path: Path, step: str) -> None:
     match_id = setup_match(store)
-    log = store.begin_hand(match_id, 1, 11, start(1))
+    log = store.hands.begin_hand(match_id, 1, 11, start(1))
     for seq in range(3):
-        store.append_action(log, seq, action(seq))
+        store.hands.append_action(log, seq, action(seq))
     result = zimo_54(1, 11)
     path = tmp_path / "result.json"
     path.write_text(json.dumps(result.to_json()))
@@ -310,7 +310,7 @@ def test_a_hand_settles_once_whatever_crashes(store: Store, url: str, tmp_path: 
     committed = step == "after"
     if not committed:
         assert counts(store) == before
-        hand = store.running_matches()[0].hand
+        hand = store.rooms.running_matches()[0].hand
         assert hand is not None and hand.actions == tuple(action(seq) for seq in range(3))
     again = store.settle_hand(match_id, result)  # the retry
     assert again.replayed == committed
@@ -318,8 +318,8 @@ def test_a_hand_settles_once_whatever_crashes(store: Store, url: str, tmp_path: 
     assert after["logs"] == [(log, 1, True)] and after["settlements"] == 1
     assert store.settle_hand(match_id, result).replayed
     assert counts(store) == after
-    assert store.balance("ann") == 110400
-    store.audit()
+    assert store.ledger.balance("ann") == 110400
+    store.ledger.audit()
 
 
 def test_concurrent_retries_log_once(store: Store, url: str) -> None:
@@ -328,17 +328,17 @@ def test_concurrent_retries_log_once(store: Store, url: str) -> None:
     ids: list[int] = []
 
     def attempt(s: Store) -> None:
-        log = s.begin_hand(match_id, 1, 11, start(1))
+        log = s.hands.begin_hand(match_id, 1, 11, start(1))
         ids.append(log)
         for seq in range(5):
-            s.append_action(log, seq, action(seq))
+            s.hands.append_action(log, seq, action(seq))
 
     errors = all_at_once(attempt, stores)
     for s in stores:
         s.close()
     assert not errors, errors
     assert len(set(ids)) == 1
-    hand = store.running_matches()[0].hand
+    hand = store.rooms.running_matches()[0].hand
     assert hand is not None and hand.actions == tuple(action(seq) for seq in range(5))
     assert counts(store)["hand_actions"] == 5
 
@@ -376,14 +376,14 @@ def test_0003_upgrades_a_database_with_data(url: str) -> None:
         engine.dispose()
     store = Store(url)
     try:
-        [running] = store.running_matches()
+        [running] = store.rooms.running_matches()
         assert (running.room, running.config, running.meta, running.hand) == ("old", config, {}, None)
-        assert store.room_meta("old") == {}
-        log = store.begin_hand(running.match_id, 1, 5, start(1))
-        store.append_action(log, 0, action(0))
+        assert store.rooms.room_meta("old") == {}
+        log = store.hands.begin_hand(running.match_id, 1, 5, start(1))
+        store.hands.append_action(log, 0, action(0))
         store.settle_hand(running.match_id, zimo_54(1, 5))
-        store.end_match(running.match_id, "abandoned")
-        store.audit()
+        store.rooms.end_match(running.match_id, "abandoned")
+        store.ledger.audit()
     finally:
         store.close()
     with pytest.raises(Exception, match=r"(?i)check"), make_engine(url).begin() as conn:

@@ -12,7 +12,7 @@ settlements. After every hand:
 - a retry returns the same settlement and changes nothing;
 - a settlement that raised left no trace (every row count and balance unchanged).
 
-At the end the books balance (:meth:`Store.audit`).
+At the end the books balance (:meth:`Ledger.audit`).
 """
 
 from __future__ import annotations
@@ -92,11 +92,11 @@ def test_random_matches_keep_the_books(store: Store, plan: dict[str, Any]) -> No
     tag = uuid.uuid4().hex[:8]
     people = [f"{tag}-{i}" for i in range(len(plan["balances"]))]
     for p, coins in zip(people, plan["balances"], strict=True):
-        store.create_account(p, coins)
+        store.accounts.create_account(p, coins)
     config = RoomConfig(Rules.preset(plan["preset"]).with_options(plan["options"]), coefficient=plan["n"],
                         fee=plan["a"], hands=plan["hands"], items_allowed=plan["items"])
-    store.create_room(f"room-{tag}", config)
-    match_id, match = store.start_match(f"room-{tag}", people, seed=plan["seed"])
+    store.rooms.create_room(f"room-{tag}", config)
+    match_id, match = store.rooms.start_match(f"room-{tag}", people, seed=plan["seed"])
     rng = random.Random(plan["seed"])
     newcomers = 0
     while not match.finished:
@@ -110,12 +110,12 @@ def test_random_matches_keep_the_books(store: Store, plan: dict[str, Any]) -> No
         while None in match.seats:  # an escaper left and nobody was waiting: someone new sits down
             newcomers += 1
             name = f"{tag}-new{newcomers}"
-            store.create_account(name, rng.randint(0, 2000))
+            store.accounts.create_account(name, rng.randint(0, 2000))
             match.join(name)
         k = result.hand_no - 1
         everyone = sorted(set(result.participants) | set(match.people))
-        before = store.balances(everyone)
-        house = store.balance(HOUSE)
+        before = store.ledger.balances(everyone)
+        house = store.ledger.balance(HOUSE)
         expected = result.coins(config, before)
 
         fault = plan["faults"][k]
@@ -142,10 +142,10 @@ def test_random_matches_keep_the_books(store: Store, plan: dict[str, Any]) -> No
             assert again.replayed and again.changes == settled.changes and again.fees == settled.fees
             assert snapshot(store) == rows  # never pays twice
 
-        after = store.balances(everyone)
+        after = store.ledger.balances(everyone)
         assert [settled.changes[p] for p in result.participants] == list(expected.changes)
         assert sum(settled.changes.values()) == -settled.house == -sum(expected.fees)
-        assert store.balance(HOUSE) - house == settled.house
+        assert store.ledger.balance(HOUSE) - house == settled.house
         for p in everyone:
             assert after[p] == before[p] + settled.changes.get(p, 0)
             assert after[p] >= 0
@@ -154,7 +154,7 @@ def test_random_matches_keep_the_books(store: Store, plan: dict[str, Any]) -> No
         event(f"bystanders: {len(result.bets)}")
         event(f"fault: {fault}")
         event(f"someone could not pay: {any(c < 0 and after[p] == 0 for p, c in settled.changes.items())}")
-    audit = store.audit()
+    audit = store.ledger.audit()
     assert audit["players"] + audit["house"] == audit["issued"]
-    assert store.load_match(match_id).state_json() == match.state_json()
+    assert store.rooms.load_match(match_id).state_json() == match.state_json()
 

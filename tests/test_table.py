@@ -78,7 +78,7 @@ async def _scenario(db: Path) -> None:
     assert (len(game.actions), table.version) == held
     assert len([m for m in seen if m["type"] == "state"]) == shown  # nothing shown that is not logged
     assert any(m["type"] == "error" and m["code"] == "database_error" for m in seen)
-    logged = bank.store.running_matches()[0].hand
+    logged = bank.store.rooms.running_matches()[0].hand
     assert logged is not None and len(logged.actions) >= held[0] - 1  # at most the move that found it down
     legal = game.legal_actions(0)
     if legal:
@@ -93,9 +93,9 @@ async def _scenario(db: Path) -> None:
     await _until(lambda: table.last_match_end is not None, "the match did not finish after the database came back")
     assert table.status is Status.FINISHED
     match_id = int(table.match_key)
-    record = bank.store.hand_record(match_id, 1)
+    record = bank.store.hands.hand_record(match_id, 1)
     assert [a.to_json() for a in parse_record(record).actions] == [a.to_json() for a in game.actions]
-    assert [r.hand_no for r in bank.store.hand_results(match_id)] == [1]  # settled once
+    assert [r.hand_no for r in bank.store.hands.hand_results(match_id)] == [1]  # settled once
     conn.close()
     await reader
     assert table.task is not None

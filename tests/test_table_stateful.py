@@ -15,7 +15,7 @@ new bank on the same SQLite file gives the running match back (:meth:`Table.rest
 rebuilt hand must be the hand that was being played.
 
 Invariants: the books balance in the store (every player's and bot's coins plus the house's are
-what was issued; :meth:`Store.audit`); every hand of a match is settled once, in order, and a
+what was issued; :meth:`Ledger.audit`); every hand of a match is settled once, in order, and a
 hand in play is in the log up to its last action (resumable); every client message gets its
 answer (``ok``, ``pong``, or an ``error`` with a code); no server error; and every ``state``
 message a connection receives is, at the moment it is sent, exactly the engine's view for its
@@ -576,7 +576,7 @@ class TableMachine(RuleBasedStateMachine):
     # --- invariants -------------------------------------------------------------------------------------------
     @invariant()
     def books_balance(self) -> None:
-        audit = self.bank.store.audit()
+        audit = self.bank.store.ledger.audit()
         assert audit["players"] + audit["house"] == audit["issued"]
 
     @invariant()
@@ -586,11 +586,11 @@ class TableMachine(RuleBasedStateMachine):
             return
         match = table.match
         store = self.bank.store
-        numbers = [r.hand_no for r in store.hand_results(int(table.match_key))]
+        numbers = [r.hand_no for r in store.hands.hand_results(int(table.match_key))]
         assert numbers == list(range(1, match.hands_played + 1))
         if table.status is Status.PLAYING:
             assert table.hand is not None and table.hand.hand_no == match.hands_played + 1
-            logged = [rm.hand for rm in store.running_matches() if str(rm.match_id) == table.match_key]
+            logged = [rm.hand for rm in store.rooms.running_matches() if str(rm.match_id) == table.match_key]
             assert len(logged) == 1 and logged[0] is not None
             assert logged[0].hand_no == table.hand.hand_no
             assert list(logged[0].actions) == [a.to_json() for a in table.hand.game.actions]

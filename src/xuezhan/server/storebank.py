@@ -70,12 +70,12 @@ class StoreBank:
         # OWASP's argon2id setting (19 MiB, 2 passes, 1 lane): safe, and quick enough not to stall the lobby
         self.hasher = PasswordHasher(time_cost=2, memory_cost=19 * 1024, parallelism=1)
         # addresses are kept as keyed digests: the database never holds a client's address
-        self._address_key = store.setting("address_key", lambda: secrets.token_hex(32)).encode()
+        self._address_key = store.accounts.setting("address_key", lambda: secrets.token_hex(32)).encode()
         # a hash to check a password against when the name is unknown, so both cases take as long
         self._dummy_hash = self.hasher.hash(secrets.token_hex(16))
         for bot in BOT_PLAYERS:
             try:
-                store.create_account(bot, BOT_FLOAT)
+                store.accounts.create_account(bot, BOT_FLOAT)
             except StoreError as exc:
                 if exc.code != "account_exists":
                     raise
@@ -88,20 +88,20 @@ class StoreBank:
     def _new_session(self, name: str) -> str:
         token = secrets.token_urlsafe(32)
         expires = datetime.now(UTC) + timedelta(seconds=self.session_ttl)
-        self.store.open_session(name, _digest(token), expires)
+        self.store.accounts.open_session(name, _digest(token), expires)
         return token
 
     def account_for_token(self, token: str) -> Account | None:
         if not token or len(token) > 200:
             return None
-        info = self.store.session_player(_digest(token), datetime.now(UTC))
+        info = self.store.accounts.session_player(_digest(token), datetime.now(UTC))
         if info is None or is_bot(info.name):
             return None
         return _account(info)
 
     def end_session(self, token: str) -> None:
         if token and len(token) <= 200:
-            self.store.revoke_session(_digest(token), datetime.now(UTC))
+            self.store.accounts.revoke_session(_digest(token), datetime.now(UTC))
 
     # --- accounts ----------------------------------------------------------------------------------------
     def origin_of(self, address: str) -> str:
@@ -116,8 +116,9 @@ class StoreBank:
         today = datetime.now(UTC).replace(hour=0, minute=0, second=0, microsecond=0)
         hashed = None if password is None else self.hasher.hash(password)
         try:
-            self.store.create_player(nickname, name_key(nickname), self.starting_coins, origin=digest,
-                                     password_hash=hashed, max_from_origin=self.accounts_per_address, since=today)
+            self.store.accounts.create_player(nickname, name_key(nickname), self.starting_coins, origin=digest,
+                                              password_hash=hashed, max_from_origin=self.accounts_per_address,
+                                              since=today)
         except StoreError as exc:
             if exc.code == "name_taken":
                 raise XuezhanError("name_taken", f"the name {nickname!r} is taken") from None
@@ -136,31 +137,31 @@ class StoreBank:
         if not ok or info is None:
             raise XuezhanError("bad_login", "wrong name or password")
         if self.hasher.check_needs_rehash(stored or ""):
-            self.store.set_password(info.name, self.hasher.hash(password))
+            self.store.accounts.set_password(info.name, self.hasher.hash(password))
         return info
 
     def login(self, nickname: str, password: str) -> tuple[Account, str]:
-        info = self._check(self.store.player_by_key(name_key(nickname)), password)
+        info = self._check(self.store.accounts.player_by_key(name_key(nickname)), password)
         return _account(info), self._new_session(info.name)
 
     def set_password(self, player: str, password: str, old_password: str | None) -> Account:
-        info = self.store.player(player)
+        info = self.store.accounts.player(player)
         if info is None:
             raise XuezhanError("not_signed_in", "sign in first")
         if info.password_hash is not None:
             self._check(info, old_password or "")
-        self.store.set_password(player, self.hasher.hash(password))
+        self.store.accounts.set_password(player, self.hasher.hash(password))
         return Account(info.name, info.name, info.coins, guest=False, lang=info.lang)
 
     def set_lang(self, player: str, lang: str | None) -> None:
-        self.store.set_lang(player, lang)
+        self.store.accounts.set_lang(player, lang)
 
     def account(self, player: str) -> Account | None:
-        info = self.store.player(player)
+        info = self.store.accounts.player(player)
         if info is not None:
             return _account(info)
         try:
-            coins = self.store.balance(player)  # a bot
+            coins = self.store.ledger.balance(player)  # a bot
         except StoreError:
             return None
         return Account(player, player, coins)
@@ -168,7 +169,7 @@ class StoreBank:
     # --- coins -------------------------------------------------------------------------------------------
     def wallet(self, player: str, limit: int = 100) -> list[WalletEntry]:
         out: list[WalletEntry] = []
-        for line in self.store.wallet(player, limit):
+        for line in self.store.ledger.wallet(player, limit):
             if line.reason == "grant":
                 kind = {"opening balance": "start", "relief": "relief"}.get(line.memo, "grant")
             else:
@@ -177,31 +178,31 @@ class StoreBank:
         return out
 
     def relief_taken(self, player: str, day: str) -> bool:
-        return self.store.grant_made(f"relief/{player}/{day}")
+        return self.store.ledger.grant_made(f"relief/{player}/{day}")
 
     def grant_relief(self, player: str, day: str, coins: int) -> bool:
-        return self.store.grant(player, coins, key=f"relief/{player}/{day}", memo="relief")
+        return self.store.ledger.grant(player, coins, key=f"relief/{player}/{day}", memo="relief")
 
     # --- rooms, matches, hands ---------------------------------------------------------------------------
     def open_room(self, code: str, room: RoomConfig, meta: dict[str, Any] | None = None) -> None:
-        self.store.create_room(code, room, meta)
+        self.store.rooms.create_room(code, room, meta)
 
     def open_match(self, code: str, players: list[str], seed: int) -> tuple[str, Match]:
-        match_id, match = self.store.start_match(code, players, seed=seed)
+        match_id, match = self.store.rooms.start_match(code, players, seed=seed)
         return str(match_id), match
 
     def save_match(self, key: str, match: Match) -> None:
-        self.store.save_match(int(key), match)
+        self.store.rooms.save_match(int(key), match)
 
     def settle_hand(self, key: str, result: HandResult, match: Match) -> Settled:
         bots = [p for p in result.participants if is_bot(p)]
         if bots:
-            for bot, coins in self.store.balances(bots).items():
+            for bot, coins in self.store.ledger.balances(bots).items():
                 if coins < BOT_FLOAT // 2:
-                    self.store.grant(bot, BOT_FLOAT - coins)
+                    self.store.ledger.grant(bot, BOT_FLOAT - coins)
         done = self.store.settle_hand(int(key), result, match)
         people = result.participants
-        balances = self.store.balances(people)
+        balances = self.store.ledger.balances(people)
         return Settled(
             changes=tuple(done.changes[p] for p in people),
             fees=tuple(done.fees[p] for p in people),
@@ -211,11 +212,12 @@ class StoreBank:
 
     # --- hands in play -------------------------------------------------------------------------------------
     def write_log(self, entries: list[tuple[str, LogEntry]]) -> None:
-        self.store.write_log([(kind, int(key), hand_no, n, payload) for key, (kind, hand_no, n, payload) in entries])
+        self.store.hands.write_log([(kind, int(key), hand_no, n, payload)
+                                    for key, (kind, hand_no, n, payload) in entries])
 
     def running_matches(self) -> list[RunningMatch]:
         out: list[RunningMatch] = []
-        for m in self.store.running_matches():
+        for m in self.store.rooms.running_matches():
             key = str(m.match_id)
             hand = None
             if m.hand is not None:
@@ -224,11 +226,11 @@ class StoreBank:
         return out
 
     def end_match(self, key: str, status: str) -> None:
-        self.store.end_match(int(key), status)
+        self.store.rooms.end_match(int(key), status)
 
     def history(self, player: str, limit: int = 50) -> list[HandSummary]:
         try:
-            rows = self.store.history(player, limit)
+            rows = self.store.hands.history(player, limit)
         except StoreError as exc:
             if exc.code == "unknown_account":
                 return []
@@ -240,7 +242,7 @@ class StoreBank:
         ]
 
     def past_hand(self, player: str, hand_id: int) -> PastHand | None:
-        found = self.store.past_hand(player, hand_id)
+        found = self.store.hands.past_hand(player, hand_id)
         if found is None:
             return None
         room, hand_no, seat, record, result = found

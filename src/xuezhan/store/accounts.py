@@ -1,0 +1,173 @@
+"""Accounts and sessions: people's accounts (name, password, language), the bots' and tests'
+plain accounts, and the sessions people log in with.
+
+A new account gets its balance row and its opening coins (a ``grant`` from the mint, made
+by the :class:`~xuezhan.store.ledger.Ledger`) in the transaction that makes it: an account
+never exists without its coins.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import func, select, update
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import Session
+
+from .base import Database, StoreError, account_ids, aware, check_name
+from .ledger import Ledger
+from .models import Account, Balance, SessionRow, Setting
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerInfo:
+    """A person's account as the store keeps it (``password_hash`` ``None``: a guest)."""
+
+    id: int
+    name: str
+    password_hash: str | None
+    lang: str | None
+    coins: int
+
+
+class Accounts:
+    """Accounts, sessions and the server's settings, on ``db``; opening balances through ``ledger``."""
+
+    def __init__(self, db: Database, ledger: Ledger) -> None:
+        self._db = db
+        self._ledger = ledger
+
+    @staticmethod
+    def _new_account(s: Session, name: str, kind: str, overdraft: bool = False) -> Account:
+        acc = Account(name=name, kind=kind)
+        s.add(acc)
+        s.flush()
+        s.add(Balance(account_id=acc.id, coins=0, overdraft=overdraft))
+        s.flush()
+        return acc
+
+    def create_account(self, name: str, coins: int = 0) -> int:
+        """A new player account, granted ``coins`` from the mint. Names starting with ``#`` are the system's."""
+        check_name(name)
+        try:
+            with self._db.sessions.begin() as s:
+                acc = self._new_account(s, name, "player")
+                if coins:
+                    self._ledger.issue(s, acc.id, coins, None, "opening balance")
+                return acc.id
+        except IntegrityError:
+            raise StoreError("account_exists", f"an account named {name!r} exists") from None
+
+    def create_player(
+        self,
+        name: str,
+        name_key: str,
+        coins: int,
+        *,
+        origin: str | None = None,
+        password_hash: str | None = None,
+        lang: str | None = None,
+        max_from_origin: int | None = None,
+        since: datetime | None = None,
+    ) -> int:
+        """A person's account: ``name`` as shown, unique by ``name_key`` (``name_taken``), with a
+        starting grant of ``coins`` (once: the grant's key is the account's), made from ``origin``.
+        With ``max_from_origin`` and ``since``, refused (``too_many_accounts``) when ``origin`` has
+        made that many accounts since then; checked in the same transaction as the insert."""
+        check_name(name)
+        try:
+            with self._db.sessions.begin() as s:
+                if max_from_origin is not None and origin is not None and since is not None:
+                    made = s.scalar(select(func.count()).select_from(Account)
+                                    .where(Account.origin == origin, Account.created_at >= since)) or 0
+                    if made >= max_from_origin:
+                        raise StoreError("too_many_accounts", "this address has made as many accounts as it may "
+                                                              "today")
+                if s.scalar(select(Account.id).where(Account.name_key == name_key)) is not None:
+                    raise StoreError("name_taken", f"the name {name!r} is taken")
+                acc = self._new_account(s, name, "player")
+                acc.name_key = name_key
+                acc.origin = origin
+                acc.password_hash = password_hash
+                acc.lang = lang
+                s.flush()
+                if coins:
+                    self._ledger.issue(s, acc.id, coins, f"start/{acc.id}", "opening balance")
+                return acc.id
+        except IntegrityError:
+            raise StoreError("name_taken", f"the name {name!r} is taken") from None
+
+    def player(self, name: str) -> PlayerInfo | None:
+        """A person's account by its name, or ``None``."""
+        return self._player(Account.name == name)
+
+    def player_by_key(self, name_key: str) -> PlayerInfo | None:
+        """A person's account by its name key, or ``None``."""
+        return self._player(Account.name_key == name_key)
+
+    def _player(self, where: Any) -> PlayerInfo | None:
+        with self._db.sessions() as s:
+            row = s.execute(
+                select(Account.id, Account.name, Account.password_hash, Account.lang, Balance.coins)
+                .join(Balance, Balance.account_id == Account.id)
+                .where(where, Account.kind == "player")
+            ).first()
+            return None if row is None else PlayerInfo(*row)
+
+    def set_password(self, name: str, password_hash: str) -> None:
+        with self._db.sessions.begin() as s:
+            acc = account_ids(s, [name])[name]
+            s.execute(update(Account).where(Account.id == acc).values(password_hash=password_hash))
+
+    def set_lang(self, name: str, lang: str | None) -> None:
+        with self._db.sessions.begin() as s:
+            acc = account_ids(s, [name])[name]
+            s.execute(update(Account).where(Account.id == acc).values(lang=lang))
+
+    # --- sessions ---------------------------------------------------------------------------------------------
+    def open_session(self, name: str, token_hash: str, expires_at: datetime) -> None:
+        """Keep a new session of ``name`` (by the digest of its token) until ``expires_at``."""
+        with self._db.sessions.begin() as s:
+            acc = account_ids(s, [name])[name]
+            s.add(SessionRow(token_hash=token_hash, account_id=acc, expires_at=expires_at))
+
+    def session_player(self, token_hash: str, now: datetime) -> PlayerInfo | None:
+        """The account of a session that is neither revoked nor expired at ``now``, or ``None``."""
+        with self._db.sessions() as s:
+            row = s.execute(
+                select(Account.id, Account.name, Account.password_hash, Account.lang, Balance.coins,
+                       SessionRow.expires_at)
+                .join(Account, Account.id == SessionRow.account_id)
+                .join(Balance, Balance.account_id == Account.id)
+                .where(SessionRow.token_hash == token_hash, SessionRow.revoked_at.is_(None))
+            ).first()
+        if row is None or aware(row[5]) <= now:
+            return None
+        return PlayerInfo(*row[:5])
+
+    def revoke_session(self, token_hash: str, now: datetime) -> None:
+        """End a session (logout): its token is refused from now on."""
+        with self._db.sessions.begin() as s:
+            s.execute(update(SessionRow).where(SessionRow.token_hash == token_hash, SessionRow.revoked_at.is_(None))
+                      .values(revoked_at=now))
+
+    # --- settings ---------------------------------------------------------------------------------------------
+    def setting(self, key: str, make: Callable[[], str]) -> str:
+        """The stored value of ``key`` (a server's secret, say); the first caller stores ``make()``
+        (once, even when racing)."""
+        with self._db.sessions() as s:
+            row = s.get(Setting, key)
+            if row is not None:
+                return row.value
+        try:
+            with self._db.sessions.begin() as s:
+                s.add(Setting(key=key, value=make()))
+        except IntegrityError:
+            pass  # another process stored it first
+        with self._db.sessions() as s:
+            row = s.get(Setting, key)
+            assert row is not None
+            return row.value

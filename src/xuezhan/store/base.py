@@ -1,0 +1,96 @@
+"""What the store's repositories share: the database they work on, the system accounts, the
+store's error, and the checks and lookups every repository makes inside its transactions.
+
+A :class:`Database` is one engine and one session factory; every repository of a
+:class:`~xuezhan.store.Store` holds the same one, so they all open their transactions the
+same way (``with db.sessions.begin() as s``) on the same connections.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping
+from datetime import UTC, datetime
+from typing import Any, Final
+
+from sqlalchemy import Engine, select
+from sqlalchemy.orm import Session, sessionmaker
+
+from ..errors import XuezhanError
+from .models import Account, MatchRow
+
+HOUSE: Final = "#house"
+MINT: Final = "#mint"
+TABLE: Final = "#table"
+SYSTEM: Final = (HOUSE, MINT, TABLE)
+
+
+class StoreError(XuezhanError):
+    """A store request that cannot be done (unknown name, conflict, not enough coins...)."""
+
+
+class Database:
+    """An engine and its session factory, with the ids of the system accounts (made by the
+    first migration: ``not_migrated`` when they are missing)."""
+
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+        self.sessions = sessionmaker(engine, expire_on_commit=False)
+        with self.sessions() as s:
+            rows = s.execute(select(Account.name, Account.id).where(Account.name.in_(SYSTEM))).all()
+            self.system_ids: dict[str, int] = {name: ident for name, ident in rows}
+        if len(self.system_ids) != len(SYSTEM):
+            raise StoreError("not_migrated", "the database has no system accounts: migrate it first")
+
+
+def account_ids(s: Session, names: Iterable[str]) -> dict[str, int]:
+    """The ids of the accounts named ``names``; ``unknown_account`` if one is missing."""
+    names = list(dict.fromkeys(names))
+    rows = s.execute(select(Account.name, Account.id).where(Account.name.in_(names))).all()
+    ids = {n: i for n, i in rows}
+    missing = [n for n in names if n not in ids]
+    if missing:
+        raise StoreError("unknown_account", f"no account named {', '.join(map(repr, missing))}")
+    return ids
+
+
+def lock_match(s: Session, match_id: int) -> MatchRow:
+    """The match's row, locked for the rest of the transaction (``unknown_match`` if there is none).
+    Every transaction that changes a match or its hands locks its row first."""
+    row = s.get(MatchRow, match_id, with_for_update=True)
+    if row is None:
+        raise StoreError("unknown_match", f"no match {match_id}")
+    return row
+
+
+def aware(at: datetime) -> datetime:
+    """A time from the database with its zone (SQLite gives times back without one: they are UTC)."""
+    return at if at.tzinfo is not None else at.replace(tzinfo=UTC)
+
+
+def canonical(data: Any) -> str:
+    """``data`` as one canonical JSON text: what two writes of "the same" thing are compared by."""
+    return json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def json_object(data: object, code: str, what: str) -> dict[str, Any]:
+    """``data`` as it will read back from the database (a JSON object), or ``StoreError(code)``."""
+    if not isinstance(data, Mapping):
+        raise StoreError(code, f"{what} is a JSON object, not {type(data).__name__}")
+    try:
+        out = json.loads(json.dumps(data, allow_nan=False))
+    except (TypeError, ValueError) as exc:
+        raise StoreError(code, f"{what} is not JSON: {exc}") from None
+    assert isinstance(out, dict)
+    return out
+
+
+def is_count(value: object) -> bool:
+    """Whether ``value`` is an ``int`` (and not a ``bool``)."""
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def check_name(name: object) -> None:
+    """``bad_name`` unless ``name`` can name a player (1-100 characters, not starting with ``#``)."""
+    if not isinstance(name, str) or not name or name.startswith("#") or len(name) > 100:
+        raise StoreError("bad_name", f"{name!r} is not a player name (1-100 characters, not starting with #)")

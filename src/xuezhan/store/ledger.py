@@ -1,0 +1,300 @@
+"""The ledger: coin balances, double-entry transfers, item cards, and the audit of the books.
+
+Coins move only as transfers of two postings each, summing to zero; a balance is the
+cached sum of its account's postings, changed in the transfer's transaction. Coins enter
+only by ``grant`` transfers from ``#mint``; a hand's coins (made by
+:meth:`xuezhan.store.Store.settle_hand`, through :meth:`Ledger.pay_hand`) go as
+transfers of three reasons:
+
+- ``fee``: each seated player → ``#house`` (what it could pay of the room's fee);
+- ``stake``: each losing participant → ``#table`` (what it actually paid);
+- ``winnings``: ``#table`` → each winning participant (its share of the stakes).
+
+``#table`` is back at zero after every settlement; ``#house`` holds the fees. So the sum
+of all players' balances plus the house's is exactly what the mint has issued, at all
+times (:meth:`Ledger.audit` checks this and more).
+
+Every public method is one transaction. The methods that take a session ``s`` first are
+steps of a transaction someone else opened (a new account's opening grant, a tournament's
+tickets, a hand's settlement); balances are always locked in account-id order, so
+concurrent transactions neither deadlock nor lose updates.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+
+from sqlalchemy import func, select
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import Session
+
+from ..coins import CoinSettlement
+from ..match import ItemKind, MatchError
+from .base import HOUSE, MINT, TABLE, Database, StoreError, account_ids, aware
+from .models import (
+    Account,
+    Balance,
+    CoinTransfer,
+    HandRow,
+    ItemSpend,
+    ItemStock,
+    MatchRow,
+    Posting,
+    Room,
+    Settlement,
+)
+
+
+@dataclass(frozen=True, slots=True)
+class WalletLine:
+    """One movement of a player's coins: when, how many (negative: out), the transfer's reason
+    (``grant``, ``fee``, ``stake``, ``winnings``) and memo (a grant's kind, or the hand's key)."""
+
+    at: datetime
+    amount: int
+    reason: str
+    memo: str
+    room: str | None = None
+    hand_no: int | None = None
+
+
+class Ledger:
+    """Balances, transfers, item cards and the audit, on ``db``."""
+
+    def __init__(self, db: Database) -> None:
+        self._db = db
+
+    # --- coins ------------------------------------------------------------------------------------------------
+    def grant(self, name: str, coins: int, *, key: str | None = None, memo: str = "grant") -> bool:
+        """Give ``name`` new coins from the mint. With a ``key`` the grant happens once:
+        returns ``False`` if a grant with that key was already made. ``memo`` says why
+        (``"opening balance"``, ``"relief"``...); a wallet shows it in words."""
+        try:
+            with self._db.sessions.begin() as s:
+                if key is not None and s.scalar(select(CoinTransfer.id).where(CoinTransfer.key == key)) is not None:
+                    return False
+                acc = account_ids(s, [name])[name]
+                self.issue(s, acc, coins, key, memo)
+                return True
+        except IntegrityError:
+            if key is not None:
+                return False  # the same key, granted concurrently
+            raise
+
+    def grant_made(self, key: str) -> bool:
+        """Whether a grant with ``key`` was made."""
+        with self._db.sessions() as s:
+            return s.scalar(select(CoinTransfer.id).where(CoinTransfer.key == key)) is not None
+
+    def balance(self, name: str) -> int:
+        return self.balances([name])[name]
+
+    def balances(self, names: Iterable[str]) -> dict[str, int]:
+        with self._db.sessions() as s:
+            ids = account_ids(s, names)
+            rows = s.execute(select(Balance.account_id, Balance.coins).where(Balance.account_id.in_(ids.values())))
+            by_id = {a: c for a, c in rows}
+            return {n: by_id[i] for n, i in ids.items()}
+
+    def postings(self, name: str) -> list[tuple[int, str, int]]:
+        """``name``'s postings, oldest first: (transfer id, reason, amount)."""
+        with self._db.sessions() as s:
+            acc = account_ids(s, [name])[name]
+            rows = s.execute(
+                select(Posting.transfer_id, CoinTransfer.reason, Posting.amount)
+                .join(CoinTransfer, CoinTransfer.id == Posting.transfer_id)
+                .where(Posting.account_id == acc)
+                .order_by(Posting.id)
+            ).all()
+            return [(t, r, a) for t, r, a in rows]
+
+    def wallet(self, name: str, limit: int = 100) -> list[WalletLine]:
+        """``name``'s coin movements, newest first: when, how much, why (the transfer's reason and
+        memo) and, for a hand's coins, which hand (its settlement key)."""
+        with self._db.sessions() as s:
+            acc = account_ids(s, [name])[name]
+            rows = s.execute(
+                select(CoinTransfer.created_at, Posting.amount, CoinTransfer.reason, CoinTransfer.memo, Room.name,
+                       HandRow.hand_no)
+                .join(CoinTransfer, CoinTransfer.id == Posting.transfer_id)
+                .outerjoin(Settlement, Settlement.id == CoinTransfer.settlement_id)
+                .outerjoin(HandRow, HandRow.id == Settlement.hand_id)
+                .outerjoin(MatchRow, MatchRow.id == HandRow.match_id)
+                .outerjoin(Room, Room.id == MatchRow.room_id)
+                .where(Posting.account_id == acc)
+                .order_by(Posting.id.desc())
+                .limit(limit)
+            ).all()
+            return [WalletLine(aware(at), amount, reason, memo, room, hand_no)
+                    for at, amount, reason, memo, room, hand_no in rows]
+
+    # --- steps of other transactions: coins -------------------------------------------------------------------
+    def issue(self, s: Session, account_id: int, coins: int, key: str | None, memo: str) -> None:
+        """In ``s``: a ``grant`` of ``coins`` from the mint to ``account_id`` (``bad_amount`` unless positive)."""
+        if isinstance(coins, bool) or not isinstance(coins, int) or coins <= 0:
+            raise StoreError("bad_amount", f"a grant must be a positive number of coins, not {coins!r}")
+        transfer = CoinTransfer(key=key, reason="grant", memo=memo)
+        s.add(transfer)
+        s.flush()
+        mint = self._db.system_ids[MINT]
+        net = {mint: -coins, account_id: coins}
+        self._post(s, transfer.id, net)
+        self.move(s, self.lock_balances(s, net), net)
+
+    @staticmethod
+    def lock_balances(s: Session, ids: Iterable[int]) -> dict[int, Balance]:
+        """In ``s``: the balances of the accounts ``ids``, locked in account-id order (no deadlocks)."""
+        order = sorted(set(ids))
+        rows = s.scalars(
+            select(Balance).where(Balance.account_id.in_(order)).order_by(Balance.account_id).with_for_update()
+        ).all()
+        return {b.account_id: b for b in rows}
+
+    def lock_hand_balances(self, s: Session, ids: Iterable[int]) -> dict[int, Balance]:
+        """In ``s``: the balances of a hand's participants (``ids``), the house's and the table's, locked."""
+        return self.lock_balances(s, [*ids, self._db.system_ids[HOUSE], self._db.system_ids[TABLE]])
+
+    def pay_hand(
+        self, s: Session, settlement_id: int, key: str, people: Sequence[str], ids: Mapping[str, int],
+        coins: CoinSettlement,
+    ) -> dict[int, int]:
+        """In ``s``: the transfers and postings of a hand's ``coins`` (``people`` in the order of
+        ``coins``), made under the settlement ``settlement_id`` with memo ``key``. Returns the net
+        change of each account, for :meth:`move` (balances are not touched yet)."""
+        house, table = self._db.system_ids[HOUSE], self._db.system_ids[TABLE]
+        net: dict[int, int] = {}
+        moves: list[tuple[int, int, int, str]] = []  # payer, payee, amount, reason
+        for i, p in enumerate(people):
+            if coins.fees[i]:
+                moves.append((ids[p], house, coins.fees[i], "fee"))
+        for i, p in enumerate(people):
+            if coins.paid[i]:
+                moves.append((ids[p], table, coins.paid[i], "stake"))
+        for i, p in enumerate(people):
+            if coins.received[i]:
+                moves.append((table, ids[p], coins.received[i], "winnings"))
+        # the transfers in one batch, then their postings in one: a short transaction holds the lock briefly
+        transfers = [CoinTransfer(settlement_id=settlement_id, reason=reason, memo=key) for *_, reason in moves]
+        s.add_all(transfers)
+        s.flush()
+        postings: list[Posting] = []
+        for transfer, (payer, payee, amount, _) in zip(transfers, moves, strict=True):
+            postings += [Posting(transfer_id=transfer.id, account_id=payer, amount=-amount),
+                         Posting(transfer_id=transfer.id, account_id=payee, amount=amount)]
+            net[payer] = net.get(payer, 0) - amount
+            net[payee] = net.get(payee, 0) + amount
+        s.add_all(postings)
+        s.flush()
+        return net
+
+    @staticmethod
+    def move(s: Session, locked: Mapping[int, Balance], net: Mapping[int, int]) -> None:
+        """In ``s``: add ``net`` to the ``locked`` balances."""
+        for acc, value in net.items():
+            if value:
+                locked[acc].coins += value
+        s.flush()
+
+    @staticmethod
+    def _post(s: Session, transfer_id: int, amounts: Mapping[int, int]) -> None:
+        if len(amounts) != 2 or sum(amounts.values()) != 0:
+            raise StoreError("unbalanced_transfer", "a transfer is two postings summing to zero")
+        s.add_all([Posting(transfer_id=transfer_id, account_id=a, amount=v) for a, v in amounts.items()])
+
+    # --- item cards -------------------------------------------------------------------------------------------
+    def grant_items(self, name: str, kind: ItemKind, quantity: int = 1) -> None:
+        if isinstance(quantity, bool) or not isinstance(quantity, int) or quantity <= 0:
+            raise StoreError("bad_amount", f"grant a positive number of item cards, not {quantity!r}")
+        with self._db.sessions.begin() as s:
+            acc = account_ids(s, [name])[name]
+            stock = s.get(ItemStock, (acc, str(kind)), with_for_update=True)
+            if stock is None:
+                s.add(ItemStock(account_id=acc, kind=str(kind), quantity=quantity))
+            else:
+                stock.quantity += quantity
+
+    def items(self, name: str) -> dict[ItemKind, int]:
+        with self._db.sessions() as s:
+            acc = account_ids(s, [name])[name]
+            rows = s.execute(select(ItemStock.kind, ItemStock.quantity).where(ItemStock.account_id == acc)).all()
+            return {ItemKind(k): q for k, q in rows if q}
+
+    def spend_item(self, name: str, kind: ItemKind, *, key: str, match_id: int | None = None) -> bool:
+        """Spend one item card of ``kind`` (before using it in a hand). Idempotent by ``key``:
+        returns ``False`` if that key was spent already. Raises ``no_item`` without a card."""
+        try:
+            with self._db.sessions.begin() as s:
+                acc = account_ids(s, [name])[name]
+                return self.spend(s, acc, kind, key, match_id)
+        except IntegrityError:
+            return False
+
+    @staticmethod
+    def spend(s: Session, account_id: int, kind: ItemKind, key: str, match_id: int | None) -> bool:
+        """In ``s``: spend one card of ``kind`` once by ``key`` (``False``: spent already);
+        ``no_ticket`` or ``no_item`` (a :class:`~xuezhan.match.MatchError`) without one."""
+        if s.scalar(select(ItemSpend.id).where(ItemSpend.key == key)) is not None:
+            return False
+        stock = s.get(ItemStock, (account_id, str(kind)), with_for_update=True)
+        if stock is None or stock.quantity < 1:
+            name = s.scalar(select(Account.name).where(Account.id == account_id))
+            code = "no_ticket" if kind is ItemKind.MATCH_TICKET else "no_item"
+            raise MatchError(code, f"{name!r} has no {kind} card")
+        stock.quantity -= 1
+        s.add(ItemSpend(key=key, account_id=account_id, kind=str(kind), match_id=match_id))
+        s.flush()
+        return True
+
+    # --- checks -----------------------------------------------------------------------------------------------
+    def audit(self) -> dict[str, int]:
+        """Check the books; raises ``StoreError("audit_failed")`` on the first broken invariant.
+
+        Every transfer is exactly two postings summing to zero; every balance is the sum of
+        its postings; no player or house balance is below zero; the clearing account is at
+        zero; all balances together sum to zero (the mint's is minus everything issued).
+        Returns the totals: ``issued``, ``house``, ``players``.
+        """
+        with self._db.sessions() as s:
+            bad = s.execute(
+                select(Posting.transfer_id)
+                .group_by(Posting.transfer_id)
+                .having((func.count() != 2) | (func.sum(Posting.amount) != 0))
+                .limit(1)
+            ).first()
+            if bad is not None:
+                raise StoreError("audit_failed", f"transfer {bad[0]} is not two postings summing to zero")
+            orphan = s.execute(
+                select(CoinTransfer.id).outerjoin(Posting, Posting.transfer_id == CoinTransfer.id)
+                .where(Posting.id.is_(None)).limit(1)
+            ).first()
+            if orphan is not None:
+                raise StoreError("audit_failed", f"transfer {orphan[0]} has no postings")
+            sums: dict[int, int] = {
+                acc: int(total)
+                for acc, total in s.execute(
+                    select(Posting.account_id, func.sum(Posting.amount)).group_by(Posting.account_id)
+                ).all()
+            }
+            total = 0
+            players = 0
+            for acc, kind, coins, overdraft in s.execute(
+                select(Account.id, Account.kind, Balance.coins, Balance.overdraft)
+                .join(Balance, Balance.account_id == Account.id)
+            ).all():
+                if sums.get(acc, 0) != coins:
+                    raise StoreError("audit_failed", f"account {acc}: balance {coins} but postings sum "
+                                                     f"to {sums.get(acc, 0)}")
+                if coins < 0 and not overdraft:
+                    raise StoreError("audit_failed", f"account {acc} is below zero")
+                if kind == "clearing" and coins != 0:
+                    raise StoreError("audit_failed", f"the clearing account holds {coins}")
+                if kind == "player":
+                    players += coins
+                total += coins
+            if total != 0:
+                raise StoreError("audit_failed", f"balances sum to {total}, not zero")
+            house = s.scalar(select(Balance.coins).where(Balance.account_id == self._db.system_ids[HOUSE])) or 0
+            mint = s.scalar(select(Balance.coins).where(Balance.account_id == self._db.system_ids[MINT])) or 0
+            return {"issued": -mint, "house": house, "players": players}
