@@ -313,3 +313,29 @@ def test_cell_width() -> None:
     assert cell_width("5m") == 2
     assert cell_width("5万") == 3
     assert cell_width("用法：") == 6
+
+
+def test_every_help_that_lists_bots_names_every_bot() -> None:
+    """A help text that lists the bots by name lists all of them (``xuezhan.bots.BOTS`` and the prefixes)."""
+    from xuezhan.bots import BOTS, PREFIXES
+
+    lists = [(key, lang, text) for key, lang, text in _catalog_texts() if "random" in text and "heuristic" in text]
+    assert len(lists) >= 9  # simulate, dataset, league, bot stdio …, in three languages
+    for key, lang, text in lists:
+        missing = [name for name in (*BOTS, *PREFIXES) if name not in text]
+        assert missing == [], f"{key} ({lang}) leaves out {missing}"
+
+
+def _catalog_texts() -> Iterator[tuple[str, str, str]]:
+    import tomllib
+
+    catalog = Path(xuezhan.__file__).parent / "i18n" / "catalogs" / "cli.toml"
+
+    def walk(key: str, table: dict[str, Any]) -> Iterator[tuple[str, str, str]]:
+        for name, value in table.items():
+            if isinstance(value, dict):
+                yield from walk(f"{key}.{name}" if key else name, value)
+            elif isinstance(value, str):
+                yield key, name, value
+
+    yield from walk("", tomllib.loads(catalog.read_text(encoding="utf-8")))
