@@ -8,10 +8,14 @@
 
 Self-play (:mod:`xuezhan.selfplay`), the terminal (:mod:`xuezhan.tui`) and the web
 table (:mod:`xuezhan.server`) are seat owners and views on top of it.
+
+- :func:`play_out`: the expert's Python play-outs on the same loop (given to the expert
+  when this package is imported, as the bots never import the runtime).
 """
 
 from .controller import MatchRuntime, SeatsFor, seats_by_player
 from .driver import ActionListener, HandDriver, Interrupt
+from .playout import play_out
 from .seats import Seat, SeatKind, TimeLimits, bot_seed
 
 __all__ = [
@@ -24,5 +28,6 @@ __all__ = [
     "SeatsFor",
     "TimeLimits",
     "bot_seed",
+    "play_out",
     "seats_by_player",
 ]
