@@ -44,9 +44,8 @@ from ..errors import IllegalActionError, XuezhanError
 from ..hints import hint_json
 from ..i18n import LANGS, Lang
 from ..match import TIERS, Hand, HandResult, Match, RoomConfig, Tier, seat_minimum
-from ..runtime import HandDriver, MatchRuntime, Seat, TimeLimits
+from ..runtime import Delays, HandDriver, MatchRuntime, Pacer, Seat, TimeLimits
 from .bank import BOT_PLAYERS, Account, Bank, RunningMatch, Settled, is_bot
-from .clocks import Clocks
 from .config import ServerConfig
 from .conn import Conn, Inbound, dumps
 from .journal import Journal, LogWriter
@@ -67,6 +66,12 @@ T = TypeVar("T")
 
 LOG_RETRY: Final = 0.5
 """Seconds between tries to write a hand's log while the database fails."""
+
+
+def delays_of(config: ServerConfig) -> Delays:
+    """The web table's pace: a bot's turn, 换三张 and 定缺 after ``bot_delay``, its claim answers after
+    ``bot_claim_delay``."""
+    return Delays(turn=config.bot_delay, claim=config.bot_claim_delay, choice=config.bot_delay)
 
 
 class Table:
@@ -95,6 +100,8 @@ class Table:
         self.room = room
         self.owner = owner.player
         self.bank = bank
+        self.pacer = Pacer(delays_of(config))
+        """The clocks of the hand's open decisions: bots' delays, people's time limits, 托管."""
         self.config = config
         self.public = public
         self.autostart = autostart
@@ -116,7 +123,6 @@ class Table:
         self.ready: set[int] = set()
         self.left: set[str] = set()  # people who escaped from the hand being played
         self.inbox: asyncio.Queue[Inbound] = asyncio.Queue()
-        self.clocks = Clocks()
         self.out = Outbound(self)
         self.next_hand_at = 0.0
         self._idle_since = 0.0
@@ -129,6 +135,16 @@ class Table:
         self.timeouts = 0  # decisions a person let run out (the bot took them)
         self.log_failing = False  # the hand's log cannot be written: the table holds still
         self._log_retry_at = 0.0
+
+    @property
+    def config(self) -> ServerConfig:
+        return self._config
+
+    @config.setter
+    def config(self, config: ServerConfig) -> None:
+        """New settings; the pacer takes their delays from the next decision on."""
+        self._config = config
+        self.pacer.delays = delays_of(config)
 
     # --- the match and the hand, through the runtime ----------------------------------------------
     @property
@@ -349,8 +365,9 @@ class Table:
             return self._log_retry_at
         driver = self.driver
         if self.status is Status.PLAYING and driver is not None:
-            for seat in driver.game.pending():
-                times.append(self.clocks.wake_time(seat, self.bot_controls(seat)))
+            wake = self.pacer.next_due(driver)
+            if wake is not None:
+                times.append(wake)
             if driver.game.over:
                 times.append(0.0)
         elif self.status is Status.BETWEEN and self._humans_connected():
@@ -492,7 +509,7 @@ class Table:
             self._refuse(conn, "action", exc.code, exc.message)
             return
         version = data["version"]
-        if seat in driver.game.pending() and version < self.clocks.since.get(seat, 0):
+        if seat in driver.game.pending() and version < self.pacer.since.get(seat, 0):
             self._refuse(conn, "action", "stale", "the table has moved on since you chose that")
             return
         if self.log_failing:
@@ -783,7 +800,7 @@ class Table:
         self.status = Status.PLAYING
         self.ready.clear()
         self.last_hand_end = None
-        self.clocks.clear()
+        self.pacer.clear()
         self.out.broadcast_room()
         if logged:
             self._changed()
@@ -852,19 +869,8 @@ class Table:
         return self.seat_owner(seat).automatic
 
     def _set_trustee(self, seat: int, on: bool) -> None:
-        owner = self.seat_owner(seat)
-        if not owner.is_person:
-            return
-        now = self.now()
-        if on:
-            if not owner.trustee:
-                owner.trustee = True
-                self.clocks.due[seat] = now + self.config.bot_delay
-        elif owner.trustee:
-            owner.trustee = False
-            # a decision of the hand in play gets at least a second more (no hand: no clock to set)
-            if self.driver is not None and self.clocks.deadline.get(seat, 0.0) < now + 1.0:
-                self.clocks.deadline[seat] = now + self.timeout_for(seat)
+        """托管 on or off for the person at ``seat`` (the pacer's rule: :meth:`Pacer.set_trustee`)."""
+        self.pacer.set_trustee(self.seat_owner(seat), seat, on, self.now(), self.driver)
 
     def timeout_for(self, seat: int) -> float:
         driver = self.driver
@@ -877,8 +883,7 @@ class Table:
         """Start the clock of every seat that faces a new decision."""
         driver = self.driver
         assert driver is not None
-        self.clocks.refresh(driver, self.now(), self.version, self.timeout_for,
-                            bot_delay=self.config.bot_delay, claim_delay=self.config.bot_claim_delay)
+        self.pacer.refresh(driver, self.now(), self.version)
 
     async def _advance(self) -> None:
         """Let every bot whose time has come act, hand timed-out seats to the bot, end hands, deal."""
@@ -894,21 +899,12 @@ class Table:
                 if driver.over:
                     await self._finish_hand()
                     continue
-                acted = False
-                for seat in driver.deciding():
-                    if self.bot_controls(seat):
-                        if self.clocks.due.get(seat, 0.0) <= now:
-                            await self._bot_act(driver, seat)
-                            acted = True
-                            break
-                    elif self.clocks.deadline.get(seat, 0.0) <= now:
+                move = self.pacer.next_move(driver, now)  # a person out of time is in 托管 now
+                if move is not None:
+                    if move.timed_out:
                         self.timeouts += 1
-                        self._set_trustee(seat, True)
                         self.out.broadcast_room()
-                        await self._bot_act(driver, seat)
-                        acted = True
-                        break
-                if acted:
+                    await self._bot_act(driver, move.seat)
                     await asyncio.sleep(0)  # let other tables and the writers run between moves
                     if not self.inbox.empty():
                         return  # joins and messages go first: bots that never wait must not starve them
