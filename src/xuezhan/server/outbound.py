@@ -16,7 +16,7 @@ from .status import Status
 from .words import display_name
 
 if TYPE_CHECKING:
-    from .table import Table
+    from .play import TablePlay
 
 
 def marked_entry(entry: dict[str, Any]) -> dict[str, Any]:
@@ -53,7 +53,7 @@ def view_texts(seen: dict[int | None, dict[str, Any]]) -> dict[int | None, str]:
 class Outbound:
     """The messages of one table."""
 
-    def __init__(self, table: Table) -> None:
+    def __init__(self, table: TablePlay) -> None:
         self.table = table
 
     def seat_json(self, seat: int, brief: bool = False, lang: Lang = "zh-CN") -> dict[str, Any]:
