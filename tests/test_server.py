@@ -502,11 +502,11 @@ def test_malformed_and_out_of_turn_messages_get_errors_and_change_nothing(make_a
             assert p.wait_for(lambda m: m["type"] == "error")["code"] == "forced_dingque"
     # an answer to a table that has moved on is refused as stale
     table.version += 5
-    table.clocks.since[0] = table.version
+    table.pacer.since[0] = table.version
     p.send({"type": "action", "action": {"type": "dingque", "suit": dingque[0]["suit"]}, "version": 0})
     assert p.wait_for(lambda m: m["type"] == "error")["code"] == "stale"
     table.version -= 5
-    table.clocks.since[0] = 0
+    table.pacer.since[0] = 0
     p.send({"type": "ping"})
     p.wait_for(lambda m: m["type"] == "pong")
     assert table.version == version and len(game.events) == n_events  # nothing changed

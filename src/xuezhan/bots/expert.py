@@ -21,7 +21,11 @@ world is dealt in Python, the play-outs are the cheap part): a searched decision
 7 ms of one core (p99 about 11 ms). In Python a play-out takes about 3 ms, so without the
 core the default is :data:`PYTHON_PLAYOUTS` (12, one order a world: p99 about 25 ms, max
 44 ms), within the 50 ms of one core; the decisions then differ from an install with the
-core (fewer worlds), each still a function of the seed, the view and the legal actions."""
+core (fewer worlds), each still a function of the seed, the view and the legal actions.
+
+A Python play-out runs on the match runtime's one decision loop
+(:class:`~xuezhan.runtime.HandDriver`). The runtime sits above the bots, so the bots do not
+import it: it hands the expert its loop when it is imported (:meth:`ExpertBot.use_play_out`)."""
 
 from __future__ import annotations
 
@@ -35,6 +39,7 @@ from ..engine.game import Game
 from ..engine.views import SeatView, reshuffle_wall, sample_world
 from ..hand import shanten, winning_tiles
 from ..native import HEURISTIC, HEURISTIC_QUICK, available, play_outs, playout_state, prepare_bots
+from .base import Bot
 from .heuristic import HeuristicBot, wait_points
 
 _MASK = (1 << 64) - 1
@@ -44,6 +49,12 @@ world about 0.05 ms, a play-out about 0.015 ms in the core, on one core)."""
 PYTHON_PLAYOUTS = 12
 """Play-outs per searched decision by default without the compiled core (about 3 ms a
 play-out in Python)."""
+
+PlayOut = Callable[[Game, Sequence[Bot]], object]
+"""Plays ``game`` to its end with one bot per seat: the decision loop of a Python play-out."""
+
+_play_out: list[PlayOut] = []
+"""The loop the match runtime gave (:meth:`ExpertBot.use_play_out`), once it is loaded."""
 
 
 @dataclass(frozen=True)
@@ -195,9 +206,14 @@ class ExpertBot:
         self.playouts = playouts
         self.margin = margin
         self.policy = HeuristicBot(rng)
-        self._driver: Callable[[Game, list[bool]], object] | None = None
+        self._playout_bots: dict[bool, Bot] | None = None
         if self.native_playouts:
             prepare_bots()  # the compiled play-outs' tables, before the first decision and its time limit
+
+    @classmethod
+    def use_play_out(cls, loop: PlayOut) -> None:
+        """Play the Python play-outs with ``loop`` (the runtime gives its decision loop here)."""
+        _play_out[:] = [loop]
 
     def start_hand(self, seed: int) -> None:
         self.seed = seed & _MASK
@@ -346,14 +362,14 @@ class ExpertBot:
             reshuffle_wall(game, wall_seed)
         game.apply(action)
         if not game.over:
-            if self._driver is None:
-                # the one decision loop plays the hand out; imported here, as the runtime imports the bots
-                from ..runtime.driver import HandDriver
-                from ..runtime.seats import Seat
-
-                by_quick = {q: Seat.of_bot(HeuristicBot(self.rng, quick=q)) for q in (False, True)}
-                self._driver = lambda g, quick: HandDriver(g, [by_quick[q] for q in quick]).run()
-            self._driver(game, [self.quick_self if o == seat else self.quick_others for o in range(4)])
+            if not _play_out:
+                raise RuntimeError("the expert's Python play-outs need the decision loop of xuezhan.runtime, "
+                                   "which gives it when it is loaded")
+            loop = _play_out[0]
+            if self._playout_bots is None:
+                self._playout_bots = {q: HeuristicBot(self.rng, quick=q) for q in (False, True)}
+            bots = self._playout_bots
+            loop(game, [bots[self.quick_self if o == seat else self.quick_others] for o in range(4)])
         return float(game.deltas()[seat])
 
     def choose(self, view: SeatView, legal: Sequence[Action]) -> Action:

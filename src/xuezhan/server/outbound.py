@@ -16,7 +16,7 @@ from .status import Status
 from .words import display_name
 
 if TYPE_CHECKING:
-    from .table import Table
+    from .play import TablePlay
 
 
 def marked_entry(entry: dict[str, Any]) -> dict[str, Any]:
@@ -53,7 +53,7 @@ def view_texts(seen: dict[int | None, dict[str, Any]]) -> dict[int | None, str]:
 class Outbound:
     """The messages of one table."""
 
-    def __init__(self, table: Table) -> None:
+    def __init__(self, table: TablePlay) -> None:
         self.table = table
 
     def seat_json(self, seat: int, brief: bool = False, lang: Lang = "zh-CN") -> dict[str, Any]:
@@ -120,11 +120,11 @@ class Outbound:
         game = driver.game
         pending = game.pending()
         if seat is not None and seat in pending and not t.bot_controls(seat):
-            return {"seat": seat, "remaining_ms": self.ms_until(t.clocks.deadline.get(seat, 0.0), now),
+            return {"seat": seat, "remaining_ms": self.ms_until(t.pacer.deadline.get(seat, 0.0), now),
                     "total_ms": int(t.timeout_for(seat) * 1000), "mine": True}
         if game.phase is Phase.TURN and not t.bot_controls(game.turn):
             turn = game.turn
-            return {"seat": turn, "remaining_ms": self.ms_until(t.clocks.deadline.get(turn, 0.0), now),
+            return {"seat": turn, "remaining_ms": self.ms_until(t.pacer.deadline.get(turn, 0.0), now),
                     "total_ms": int(t.timeout_for(turn) * 1000), "mine": False}
         return None
 
@@ -165,14 +165,14 @@ class Outbound:
             return None
         if seat not in driver.game.pending():
             return None
-        return self.ms_until(t.clocks.deadline.get(seat, 0.0), now)
+        return self.ms_until(t.pacer.deadline.get(seat, 0.0), now)
 
     def decision_of(self, seat: int | None) -> int | None:
         """The version at which the seat's open decision began: one answer per decision."""
         t = self.table
         if seat is None or t.hand is None or seat not in t.hand.game.pending():
             return None
-        return t.clocks.since.get(seat)
+        return t.pacer.since.get(seat)
 
     def send_state(self, conn: Conn) -> None:
         t = self.table

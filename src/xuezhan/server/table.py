@@ -2,14 +2,11 @@
 
 Everything that changes a table goes through its inbox (joins, disconnects, client
 messages) and is handled in order by :meth:`Table.run`, so no two changes ever
-interleave. The match is played by the match runtime (:class:`~xuezhan.runtime.MatchRuntime`):
-each seat is a :class:`~xuezhan.runtime.Seat` (a person or a bot; 托管 and time limits
-are the seat's), and every decision goes through the runtime's
-:class:`~xuezhan.runtime.HandDriver`, which numbers it for the hand's log
-(:mod:`xuezhan.server.journal`), written to the database before anyone sees the change.
-Time lives here, never in the engine or the runtime: a seated person has a deadline for
-each decision and a bot (or a seat in 托管) acts after a short delay. The bot's decision
-runs in a worker thread, so a slow search never stalls other tables.
+interleave. The match itself is played on the match runtime by
+:class:`~xuezhan.server.play.TablePlay` (seats, hands, logs, settlement); when a bot acts
+or a person's time runs out is the runtime's :class:`~xuezhan.runtime.Pacer`'s to say,
+and :meth:`Table.run` sleeps until the next of those (or the next message) is due. Time
+lives here and in the pacer, never in the engine or the decision loop.
 
 A server started again on the same database rebuilds every running match
 (:meth:`Table.restore`): the hand in progress is replayed from its log to its last
@@ -31,27 +28,21 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import random
-import secrets
 from collections.abc import Callable
-from typing import Any, Final, TypeVar
+from typing import Any
 
 from .. import i18n
-from ..bots import make_bot
 from ..engine.actions import Action
 from ..engine.views import SeatView
 from ..errors import IllegalActionError, XuezhanError
 from ..hints import hint_json
-from ..i18n import LANGS, Lang
-from ..match import TIERS, Hand, HandResult, Match, RoomConfig, Tier, seat_minimum
-from ..runtime import HandDriver, MatchRuntime, Seat, TimeLimits
-from .bank import BOT_PLAYERS, Account, Bank, RunningMatch, Settled, is_bot
-from .clocks import Clocks
+from ..match import TIERS, RoomConfig, Tier
+from ..runtime import HandDriver
+from .bank import Account, Bank, RunningMatch, is_bot
 from .config import ServerConfig
-from .conn import Conn, Inbound, dumps
-from .journal import Journal, LogWriter
-from .messages import hand_end_message, match_end_message
-from .outbound import Outbound
+from .conn import Conn, Inbound
+from .journal import LogWriter
+from .play import TablePlay
 from .protocol import (
     ClientMessage,
     ProtocolError,
@@ -59,18 +50,12 @@ from .protocol import (
     parse_action,
 )
 from .status import Status as Status
-from .words import error_text
 
 log = logging.getLogger("xuezhan.server")
 
-T = TypeVar("T")
 
-LOG_RETRY: Final = 0.5
-"""Seconds between tries to write a hand's log while the database fails."""
-
-
-class Table:
-    """A room: its seats, its match and the hand being played."""
+class Table(TablePlay):
+    """A room: its seats, its match and the hand being played; its task, inbox and clients' requests."""
 
     def __init__(
         self,
@@ -87,121 +72,11 @@ class Table:
         writer: LogWriter | None = None,
         tier: Tier | None = None,
     ) -> None:
-        self.code = code
-        self.tier = tier
-        """The room's tier (its stake and the balance needed to sit); ``None``: a room of its own stake."""
-        self.writer = writer
-        self.name = name
-        self.room = room
-        self.owner = owner.player
-        self.bank = bank
-        self.config = config
-        self.public = public
-        self.autostart = autostart
+        super().__init__(code, name, room, owner, bank, config, public=public, autostart=autostart, writer=writer,
+                         tier=tier)
         self.on_close = on_close
-        self.status = Status.WAITING
-        self.players: list[str | None] = [owner.player, None, None, None]
-        self.names: dict[str, str] = {owner.player: owner.nickname}
-        """People's shown names by player (bots are named from the catalogs, in each reader's language)."""
-        self.balances: dict[str, int] = {owner.player: owner.balance}
-        self.runtime: MatchRuntime | None = None
-        self._shown: Hand | None = None  # the hand in play, or the last one (its table stays in view)
-        self.journal: Journal | None = None
-        self.match_key = ""
-        self.owners: dict[str, Seat] = {}  # who decides for each player: a person (with a stand-in bot) or a bot
-        self.hand_key = 0  # increases with every hand dealt
-        self.version = 0
-        self.conns: set[Conn] = set()
-        self.seat_conn: dict[int, Conn] = {}
-        self.ready: set[int] = set()
-        self.left: set[str] = set()  # people who escaped from the hand being played
-        self.inbox: asyncio.Queue[Inbound] = asyncio.Queue()
-        self.clocks = Clocks()
-        self.out = Outbound(self)
-        self.next_hand_at = 0.0
-        self._idle_since = 0.0
-        self.last_hand_end: dict[Lang, dict[str, Any]] | None = None
-        """The last ``hand_end``, in each language."""
-        self.last_match_end: dict[Lang, dict[str, Any]] | None = None
-        self.matches_started = 0
         self.task: asyncio.Task[None] | None = None
-        self.hands_finished = 0
-        self.timeouts = 0  # decisions a person let run out (the bot took them)
-        self.log_failing = False  # the hand's log cannot be written: the table holds still
-        self._log_retry_at = 0.0
-
-    # --- the match and the hand, through the runtime ----------------------------------------------
-    @property
-    def match(self) -> Match | None:
-        return self.runtime.match if self.runtime is not None else None
-
-    @property
-    def hand(self) -> Hand | None:
-        """The hand in play, or the last one played (shown until the next is dealt)."""
-        return self._shown
-
-    @property
-    def driver(self) -> HandDriver | None:
-        return self.runtime.driver if self.runtime is not None else None
-
-    def seat_owner(self, seat: int) -> Seat:
-        """The :class:`Seat` of whoever sits at ``seat`` (a bot seat if it is empty)."""
-        sitting = self.players[seat]
-        player = f"empty:{seat}" if sitting is None else sitting  # no nickname holds a ':'
-        owner = self.owners.get(player)
-        if owner is None:
-            c = self.config
-            if sitting is None or is_bot(sitting):
-                bot = make_bot(c.seat_bot or c.bot_name, random.Random(0), timeout=c.bot_timeout)
-                owner = Seat.of_bot(bot, name=player)
-            else:
-                owner = Seat.of_person(player, stand_in=make_bot(c.bot_name, random.Random(0)),
-                                       limits=TimeLimits(c.turn_timeout, c.claim_timeout, c.choice_timeout))
-            self.owners[player] = owner
-        return owner
-
-    def _seats_for(self, hand: Hand) -> list[Seat]:
-        return [self.seat_owner(s) for s in range(4)]
-
-    def trustee(self, seat: int) -> bool:
-        """The seat's person is in 托管: its bot decides."""
-        owner = self.owners.get(self.players[seat] or "")
-        return owner is not None and owner.is_person and owner.trustee
-
-    @property
-    def trustees(self) -> set[int]:
-        return {s for s in range(4) if self.trustee(s)}
-
-    def _new_runtime(self, match: Match, key: str) -> MatchRuntime:
-        journal = Journal(self.bank, key, self.writer)
-        self.journal = journal
-        self.match_key = key
-        return MatchRuntime(match, self._seats_for, on_start=journal.begin, on_action=journal.action)
-
-    async def _write(self, fn: Callable[..., T], *args: Any) -> T:
-        """A write of the table's match: on the hand logs' writer thread when there is one (one
-        writer, no lock waits), else on a worker thread."""
-        if self.writer is not None:
-            return await self.writer.call(fn, *args)
-        return await asyncio.to_thread(fn, *args)
-
-    async def _flush(self) -> bool:
-        """Write the hand's log; ``False`` while the database fails. Then the table holds still:
-        what nobody could log is shown to nobody, no bot moves and people's actions are refused
-        (``database_error``), until a retry (:meth:`_advance`) gets the log written."""
-        if self.journal is None:
-            return True
-        ok = await self.journal.flush()
-        if not ok and not self.log_failing:
-            self.log_failing = True
-            self._log_retry_at = self.now() + LOG_RETRY
-            self._tell_all(error_message("database_error", "the table cannot record its moves; it waits for "
-                                                              "the database"))
-        elif not ok:
-            self._log_retry_at = self.now() + LOG_RETRY
-        elif self.log_failing:
-            self.log_failing = False
-        return ok
+        self._idle_since = 0.0
 
     # --- outside: the manager and the websocket endpoint ----------------------------------------------
     def start_task(self) -> None:
@@ -216,9 +91,6 @@ class Table:
 
     def message(self, conn: Conn, msg: ClientMessage) -> None:
         self.inbox.put_nowait(Inbound("msg", conn, msg))
-
-    def hand_in_play(self) -> bool:
-        return self.status is Status.PLAYING
 
     def meta(self) -> dict[str, Any]:
         """What the database keeps of the room beside its rules, to list it again after a restart."""
@@ -340,17 +212,15 @@ class Table:
             if self.on_close is not None:
                 self.on_close(self)
 
-    def now(self) -> float:
-        return asyncio.get_running_loop().time()
-
     def _next_wakeup(self) -> float | None:
         times: list[float] = []
         if self.log_failing:
             return self._log_retry_at
         driver = self.driver
         if self.status is Status.PLAYING and driver is not None:
-            for seat in driver.game.pending():
-                times.append(self.clocks.wake_time(seat, self.bot_controls(seat)))
+            wake = self.pacer.next_due(driver)
+            if wake is not None:
+                times.append(wake)
             if driver.game.over:
                 times.append(0.0)
         elif self.status is Status.BETWEEN and self._humans_connected():
@@ -458,16 +328,6 @@ class Table:
         elif kind == "hint":
             await self._on_hint(conn)
 
-    @staticmethod
-    def _ok(conn: Conn, kind: str) -> None:
-        conn.send({"type": "ok", "for": kind})
-
-    @staticmethod
-    def _refuse(conn: Conn, kind: str, code: str, message: str, **params: Any) -> None:
-        """Answer ``kind`` with the error ``code``: the catalog's sentence in the connection's language
-        (with ``params``), else the English ``message``."""
-        conn.send({**error_message(code, error_text(code, conn.lang, message, **params)), "for": kind})
-
     def _seated_in_hand(self, conn: Conn, kind: str) -> tuple[int, HandDriver] | None:
         """The connection's seat and the hand being played, or ``None`` after refusing ``kind``
         (``not_seated`` for a spectator, ``no_hand`` between hands)."""
@@ -492,7 +352,7 @@ class Table:
             self._refuse(conn, "action", exc.code, exc.message)
             return
         version = data["version"]
-        if seat in driver.game.pending() and version < self.clocks.since.get(seat, 0):
+        if seat in driver.game.pending() and version < self.pacer.since.get(seat, 0):
             self._refuse(conn, "action", "stale", "the table has moved on since you chose that")
             return
         if self.log_failing:
@@ -579,17 +439,6 @@ class Table:
             conn.hand_key = -1
             self.out.send_state(conn)
 
-    def _min_balance(self) -> int:
-        """The balance a seat here needs: the tier's minimum, else the room's fee (at least one coin)."""
-        return seat_minimum(self.room, self.tier)
-
-    def _refuse_short(self, conn: Conn, balance: int) -> None:
-        need = self._min_balance()
-        t = self.tier
-        tier_name = i18n.t(f"server.tier.{t.id if t is not None else 'custom'}", conn.lang)
-        self._refuse(conn, "sit", "insufficient_balance", f"this room needs at least {need} coins",
-                     tier=tier_name, min_balance=need, coins=balance, count=balance)
-
     def _can_afford(self, conn: Conn, balance: int, accept_risk: bool) -> bool:
         """The stake check of a seat (as the lobby's, :func:`xuezhan.server.app.stake_check`): refuse
         ``insufficient_balance`` under the minimum, ``stake_warning`` when the worst hand costs more
@@ -623,18 +472,6 @@ class Table:
         else:
             self.players[seat] = player
 
-    async def _save_match(self) -> None:
-        if self.match is None:
-            return
-        try:
-            await self._write(self.bank.save_match, self.match_key, self.match)
-        except Exception:  # the match is saved again with its next hand
-            log.exception("table %s: saving the match failed", self.code)
-
-    def _sync_players(self) -> None:
-        assert self.match is not None
-        self.players = list(self.match.seats)
-
     async def _on_leave(self, conn: Conn) -> None:
         seat = conn.seat
         if seat is None:
@@ -663,39 +500,6 @@ class Table:
         self._ok(conn, "leave")
         self.out.broadcast_room()
 
-    async def _stand_up_the_short(self) -> None:
-        """Between hands: a person whose balance fell under what a seat here needs
-        (:meth:`_min_balance`) leaves the match, as by ``leave``; a bot takes the seat. The
-        connection is told why (``insufficient_balance``) and watches on."""
-        match = self.match
-        if match is None or self.status is not Status.BETWEEN:
-            return
-        for player in self.players:  # coins may have moved elsewhere too (another table, relief)
-            if player is not None and not is_bot(player):
-                try:
-                    account = await self._write(self.bank.account, player)
-                except Exception:  # the balance the table knows stands; the next hand reads again
-                    log.exception("table %s: reading %s's balance failed", self.code, player)
-                    continue
-                if account is not None:
-                    self.balances[player] = account.balance
-        short = [(seat, player) for seat, player in enumerate(self.players)
-                 if player is not None and not is_bot(player) and self.balances.get(player, 0) < self._min_balance()]
-        if not short:
-            return
-        for seat, player in short:
-            match.leave(player)
-            self.ready.discard(seat)
-            conn = self.seat_conn.pop(seat, None)
-            if conn is not None:
-                self._refuse_short(conn, self.balances.get(player, 0))  # why, then where it is now
-                conn.seat = None
-                conn.watch = True
-                conn.send(self.out.hello(conn))
-        self._fill_with_bots()
-        await self._save_match()
-        self.out.broadcast_room()
-
     async def _on_start(self, conn: Conn) -> None:
         if conn.seat is None:
             self._refuse(conn, "start", "not_seated", "take a seat to start")
@@ -719,233 +523,3 @@ class Table:
         self.ready.add(conn.seat)
         self._ok(conn, "ready")
         self.out.broadcast_room()
-
-    # --- the match ------------------------------------------------------------------------------------------
-    def _new_bot(self) -> str:
-        taken = set(self.players) | (set(self.match.people) if self.match is not None else set())
-        return next(b for b in BOT_PLAYERS if b not in taken)
-
-    def _fill_with_bots(self) -> None:
-        if self.match is not None and self.status is not Status.FINISHED:
-            while None in self.match.seats:
-                self.match.join(self._new_bot())
-            self._sync_players()
-        else:
-            self.players = [p if p is not None else self._new_bot() for p in self.players]
-
-    def _match_seed(self) -> int:
-        """The seed of the next match: ``config.seed`` (then ``+1``, ``+2`` ...) when set, else random."""
-        n = self.matches_started
-        self.matches_started += 1
-        if self.config.seed is not None:
-            return (self.config.seed + n) & ((1 << 63) - 1)
-        return secrets.randbits(63)
-
-    async def _start_match(self) -> None:
-        self.runtime = None
-        self.journal = None
-        self._shown = None
-        for i in range(4):
-            if self.players[i] is None:
-                self.players[i] = self._new_bot()
-        players = [p for p in self.players if p is not None]
-        seed = self._match_seed()
-        try:
-            key, match = await self._write(self.bank.open_match, self.code, players, seed)
-        except XuezhanError as exc:
-            self._tell_all(error_message(exc.code, exc.message))
-            return
-        except Exception:
-            log.exception("table %s: could not record the match", self.code)
-            self._tell_all(error_message("database_error", "the match could not be started; try again"))
-            return
-        self.runtime = self._new_runtime(match, key)
-        self.last_match_end = None
-        self.last_hand_end = None
-        await self._start_hand()
-
-    def _tell_all(self, msg: dict[str, Any]) -> None:
-        text = dumps(msg)
-        for conn in list(self.conns):
-            conn.send_text(text)
-
-    async def _start_hand(self) -> None:
-        assert self.runtime is not None
-        self._fill_with_bots()
-        for seat in range(4):
-            owner = self.seat_owner(seat)
-            # seated but away: the bot plays until the player comes back
-            owner.trustee = owner.is_person and seat not in self.seat_conn
-        self.runtime.start_hand()
-        self._shown = self.runtime.hand
-        logged = await self._flush()
-        self.hand_key += 1
-        self.status = Status.PLAYING
-        self.ready.clear()
-        self.last_hand_end = None
-        self.clocks.clear()
-        self.out.broadcast_room()
-        if logged:
-            self._changed()
-
-    def hand_no(self) -> int:
-        if self.match is None:
-            return 0
-        return self.match.hands_played + (1 if self.status is Status.PLAYING else 0)
-
-    async def _finish_hand(self) -> None:
-        assert self.runtime is not None and self.runtime.hand is not None
-        if not await self._flush():
-            return  # settled once its whole log is written
-        game = self.runtime.hand.game
-        result = self.runtime.finish_hand()
-        match = self.runtime.match
-        # from here on the hand is over whatever happens below: never finish it twice
-        self.status = Status.FINISHED if match.finished else Status.BETWEEN
-        self.next_hand_at = self.now() + self.config.next_hand_delay
-        for owner in self.owners.values():
-            owner.trustee = False
-        self.left.clear()
-        self._sync_players()
-        settled = await self._settle(result)
-        self.hands_finished += 1  # and settled (or given up on)
-        if settled is None:
-            # later hands could not be recorded either (the store takes them in order): stop here
-            self.status = Status.FINISHED
-        self.last_hand_end = {lang: hand_end_message(result, game, self.names, settled, self.room,
-                                                     final=match.finished, lang=lang) for lang in LANGS}
-        if self.status is Status.FINISHED:
-            self.last_match_end = {lang: match_end_message(match, self.names, lang) for lang in LANGS}
-        elif None in match.seats:
-            self._fill_with_bots()
-            await self._save_match()
-        for conn in list(self.conns):
-            if conn.seat is not None and self.players[conn.seat] != conn.account.player:
-                conn.seat = None  # an escaper left the table with the hand
-        self.seat_conn = {s: c for s, c in self.seat_conn.items() if c.seat == s}
-        self.out.broadcast_room()
-        for conn in list(self.conns):
-            conn.send(self.out.hand_end_for(conn))
-            if self.last_match_end is not None:
-                conn.send(self.last_match_end[conn.lang])
-
-    async def _settle(self, result: HandResult) -> Settled | None:
-        assert self.match is not None
-        for attempt in range(4):
-            try:
-                settled = await self._write(self.bank.settle_hand, self.match_key, result, self.match)
-            except Exception:
-                log.exception("table %s: settling hand %d failed (attempt %d)", self.code, result.hand_no,
-                              attempt + 1)
-                await asyncio.sleep(0.05 * 2**attempt)
-                continue
-            for player, balance in zip(result.participants, settled.balances, strict=False):
-                if balance is not None:
-                    self.balances[player] = balance
-            return settled
-        for conn in list(self.conns):
-            conn.send(error_message("settlement_failed", "the coins of this hand could not be recorded yet"))
-        return None
-
-    # --- timers, bots and 托管 --------------------------------------------------------------------------------
-    def bot_controls(self, seat: int) -> bool:
-        return self.seat_owner(seat).automatic
-
-    def _set_trustee(self, seat: int, on: bool) -> None:
-        owner = self.seat_owner(seat)
-        if not owner.is_person:
-            return
-        now = self.now()
-        if on:
-            if not owner.trustee:
-                owner.trustee = True
-                self.clocks.due[seat] = now + self.config.bot_delay
-        elif owner.trustee:
-            owner.trustee = False
-            # a decision of the hand in play gets at least a second more (no hand: no clock to set)
-            if self.driver is not None and self.clocks.deadline.get(seat, 0.0) < now + 1.0:
-                self.clocks.deadline[seat] = now + self.timeout_for(seat)
-
-    def timeout_for(self, seat: int) -> float:
-        driver = self.driver
-        assert driver is not None
-        limits = self.seat_owner(seat).limits or TimeLimits(
-            self.config.turn_timeout, self.config.claim_timeout, self.config.choice_timeout)
-        return limits.for_phase(driver.game.phase)
-
-    def _refresh_timers(self) -> None:
-        """Start the clock of every seat that faces a new decision."""
-        driver = self.driver
-        assert driver is not None
-        self.clocks.refresh(driver, self.now(), self.version, self.timeout_for,
-                            bot_delay=self.config.bot_delay, claim_delay=self.config.bot_claim_delay)
-
-    async def _advance(self) -> None:
-        """Let every bot whose time has come act, hand timed-out seats to the bot, end hands, deal."""
-        while True:
-            now = self.now()
-            driver = self.driver
-            if self.log_failing:
-                if now < self._log_retry_at or not await self._flush():
-                    return  # nothing moves until the log is written
-                self._changed()  # what waited for the log is shown now
-                continue
-            if self.status is Status.PLAYING and driver is not None:
-                if driver.over:
-                    await self._finish_hand()
-                    continue
-                acted = False
-                for seat in driver.deciding():
-                    if self.bot_controls(seat):
-                        if self.clocks.due.get(seat, 0.0) <= now:
-                            await self._bot_act(driver, seat)
-                            acted = True
-                            break
-                    elif self.clocks.deadline.get(seat, 0.0) <= now:
-                        self.timeouts += 1
-                        self._set_trustee(seat, True)
-                        self.out.broadcast_room()
-                        await self._bot_act(driver, seat)
-                        acted = True
-                        break
-                if acted:
-                    await asyncio.sleep(0)  # let other tables and the writers run between moves
-                    if not self.inbox.empty():
-                        return  # joins and messages go first: bots that never wait must not starve them
-                    continue
-                return
-            if self.status is Status.BETWEEN:
-                humans = self._humans_connected()
-                if humans and (now >= self.next_hand_at or humans <= self.ready):
-                    await self._stand_up_the_short()
-                    if self._humans_connected():
-                        await self._start_hand()
-                    continue
-            return
-
-    def _humans_connected(self) -> set[int]:
-        return {s for s in self.seat_conn if not is_bot(self.players[s] or "bot")}
-
-    async def _bot_act(self, driver: HandDriver, seat: int) -> None:
-        # only this task changes the game, so the worker thread reads a still table
-        legal = driver.game.legal_actions(seat)
-        if not legal:
-            return
-        action = legal[0] if len(legal) == 1 else await asyncio.to_thread(driver.choose, seat)
-        driver.apply(action)
-        if await self._flush():
-            self._changed()
-
-    def _changed(self) -> None:
-        self.version += 1
-        driver = self.driver
-        if driver is not None and not driver.over:
-            self._refresh_timers()
-        self.out.broadcast_state()
-
-    def _seat_of(self, player: str) -> int | None:
-        for i, p in enumerate(self.players):
-            if p == player:
-                return i
-        return None
-

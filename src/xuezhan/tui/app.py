@@ -21,6 +21,7 @@ everything that does not fit scrolls.
 
 from __future__ import annotations
 
+import time
 from typing import ClassVar
 
 from rich.cells import cell_len
@@ -40,8 +41,9 @@ from ..errors import IllegalActionError
 from ..explain import explain_hand
 from ..hints import hint_lines
 from ..i18n import DEFAULT_LANG, Lang
+from ..runtime import Pacer
 from ..tiles import Tile
-from .match import HUMAN, HandResult, TerminalTable
+from .match import BOT_DELAY, HUMAN, HandResult, TerminalTable, terminal_delays
 from .panels import scores_text, seat_panel, status_text
 from .widgets import (
     CSS,
@@ -96,7 +98,7 @@ class PlayApp(App[int]):
         Binding("q", "quit_match", "quit"),
     ]
 
-    def __init__(self, match: TerminalTable, *, glyphs: bool = False, bot_delay: float = 0.45,
+    def __init__(self, match: TerminalTable, *, glyphs: bool = False, bot_delay: float = BOT_DELAY,
                  lang: Lang = DEFAULT_LANG) -> None:
         super().__init__()
         self.match = match
@@ -106,6 +108,7 @@ class PlayApp(App[int]):
         self._hint_step: int | None = None
         self.glyphs = glyphs
         self.bot_delay = bot_delay
+        match.pacer = Pacer(terminal_delays(bot_delay))
         self.selected: int | None = None
         self.marked: set[int] = set()
         self.log_lines: list[str] = []
@@ -327,33 +330,17 @@ class PlayApp(App[int]):
 
     # --- bots ------------------------------------------------------------------------------------------
     def _schedule_bots(self) -> None:
-        m = self.match
-        if m.bot_to_act() is None:
-            return
-        if self.bot_delay <= 0:
-            m.run_bots()
+        """Let the bots that are due act (the runtime's pacer says when), then wait on a timer for the next."""
+        acted, wake = self.match.pace(time.monotonic())
+        if acted:
             self._after_change()
-            return
-        if not self._in_turn():
-            # Claim answers, 定缺 and 换三张 go at once: a pause there would tell the human
-            # that some bot could claim the tile. Only a turn is worth a pause to watch.
-            while m.bot_to_act() is not None and not self._in_turn():
-                m.step_bot()
-            self._after_change()
-            return
-        if self._timer is None:
-            delay = self.bot_delay
-            if not self.game.active(HUMAN):
-                delay = min(delay, 0.08)  # the human is out: let the others finish quickly
-            self._timer = self.set_timer(delay, self._bot_tick)
-
-    def _in_turn(self) -> bool:
-        return self.game.phase is Phase.TURN
+        elif wake is not None and self._timer is None:
+            self._timer = self.set_timer(max(0.0, wake - time.monotonic()), self._bot_tick)
 
     def _bot_tick(self) -> None:
         self._timer = None
-        if self.match.step_bot() is not None:
-            self._after_change()
+        if not self.game.over:
+            self._schedule_bots()
 
     # --- the end of a hand -------------------------------------------------------------------------------
     def _settle(self) -> None:

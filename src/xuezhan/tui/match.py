@@ -3,14 +3,16 @@
 :class:`TerminalTable` is a seat owner and a view on the match runtime
 (:class:`~xuezhan.runtime.MatchRuntime`): the runtime deals each hand from the match seed
 (the same hands as ``xuezhan simulate --seed`` and the web table), its driver applies every
-decision, and this class only says which seat is the human's, lets one bot act at a time
-(the screen paces them) and keeps the running totals and records. It knows nothing of the
-screen, so it is driven the same way by the terminal UI and by tests.
+decision, and this class only says which seat is the human's, lets the bots act when the
+runtime's pacer (:class:`~xuezhan.runtime.Pacer`, :func:`terminal_delays`) says they are due,
+and keeps the running totals and records. It knows nothing of the screen or of a clock (the
+time is passed in), so it is driven the same way by the terminal UI and by tests.
 """
 
 from __future__ import annotations
 
 import json
+import math
 import random
 import time
 from collections.abc import Callable, Sequence
@@ -25,7 +27,7 @@ from ..errors import IllegalActionError, XuezhanError
 from ..match import HandResult as MatchHandResult
 from ..match import Match, RoomConfig
 from ..rules import Rules
-from ..runtime import HandDriver, MatchRuntime, Seat
+from ..runtime import Delays, HandDriver, MatchRuntime, Pacer, Seat
 
 HUMAN = 0
 """The human's seat."""
@@ -33,6 +35,19 @@ HUMAN = 0
 PLAYERS = ("you", "bot 1", "bot 2", "bot 3")
 
 BotFactory = Callable[[random.Random], Bot]
+
+BOT_DELAY = 0.45
+"""Seconds a bot waits on its turn by default, so the human can follow the play."""
+QUICK_DELAY = 0.08
+"""A bot's turn once the human is out of the hand: let the others finish quickly."""
+
+
+def terminal_delays(bot_delay: float = BOT_DELAY) -> Delays:
+    """The terminal's pace: a bot's turn after ``bot_delay`` (at most :data:`QUICK_DELAY` once the human
+    is out of the hand). Claim answers, 定缺 and 换三张 go at once: a pause there would tell the
+    human that some bot could claim the tile; only a turn is worth a pause to watch."""
+    turn = max(bot_delay, 0.0)
+    return Delays(turn=turn, claim=0.0, choice=0.0, unwatched=QUICK_DELAY)
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,6 +113,8 @@ class TerminalTable:
         self.results: list[HandResult] = []
         self.wins = [0, 0, 0, 0]
         self._driver: HandDriver | None = None
+        self.pacer = Pacer(terminal_delays())
+        """When each bot acts (:meth:`pace`); the human has no time limit."""
 
     # --- the hand in play -----------------------------------------------------------------------------
     @property
@@ -183,6 +200,22 @@ class TerminalTable:
         if seat is None:
             return None
         return self.driver.act(seat)
+
+    def pace(self, now: float) -> tuple[int, float | None]:
+        """Let every bot whose time has come at ``now`` act, as the pacer says; returns how many acted
+        and when the next bot is due (``None``: none is, the human must act or the hand is over)."""
+        driver = self._driver
+        if driver is None:
+            return 0, None
+        pacer = self.pacer
+        acted = 0
+        pacer.refresh(driver, now)
+        while (move := pacer.next_move(driver, now)) is not None:
+            driver.act(move.seat)
+            acted += 1
+            pacer.refresh(driver, now)
+        wake = pacer.next_due(driver)
+        return acted, wake if wake is not None and math.isfinite(wake) else None
 
     def run_bots(self) -> list[Action]:
         """Let the bots act until the human must act or the hand is over."""

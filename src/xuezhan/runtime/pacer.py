@@ -1,0 +1,155 @@
+"""The pacer: when each open decision of a hand is due, for every table that shows play to people.
+
+The engine and the decision loop (:class:`~xuezhan.runtime.HandDriver`) never read a clock;
+a table that people watch must still pace its bots (a short delay, so people can follow
+the play) and give people a time limit (when it runs out, the seat's stand-in bot takes
+the decision: 托管). :class:`Pacer` keeps those clocks for the decisions of the hand in
+play and says, for a time its owner passes in, which seat must act now
+(:meth:`Pacer.next_move`) and when to look again (:meth:`Pacer.next_due`). It reads no
+clock and waits for nothing itself, so the web table (an asyncio task) and the terminal
+(Textual timers) drive the same pacer, each with its own clock and its own :class:`Delays`.
+
+A decision's clocks start when the pacer first sees it (:meth:`Pacer.refresh`): each seat
+that must decide gets a deadline (its person's time limit for the phase,
+:class:`~xuezhan.runtime.TimeLimits`; none without limits), a due time (when its bot, or its
+person's stand-in under 托管, acts) and the table version the decision began at (an answer
+older than that is stale). The same decision seen again keeps its clocks.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any, NamedTuple
+
+from ..engine.game import Phase
+from .driver import HandDriver
+from .seats import Seat
+
+GRACE = 1.0
+"""Seconds a person coming back from 托管 has at least for the decision in hand."""
+
+
+@dataclass(frozen=True, slots=True)
+class Delays:
+    """Seconds an automatic seat (a bot, or a person's stand-in under 托管) waits before it acts."""
+
+    turn: float = 0.7
+    """On its own turn (to discard), and when a person goes into 托管."""
+    claim: float = 0.35
+    """To answer a discard or a bugang."""
+    choice: float = 0.7
+    """For 换三张 and 定缺."""
+    unwatched: float | None = None
+    """The turn's delay once no person at the table is still in the hand (every person has won
+    or left), when shorter than ``turn``; ``None``: ``turn`` still."""
+
+
+class Move(NamedTuple):
+    """A decision due now: the seat, and whether its person ran out of time (its stand-in takes it)."""
+
+    seat: int
+    timed_out: bool
+
+
+class Pacer:
+    """The clocks of the open decisions of one hand at a time: deadlines, due times and decision
+    starts by seat (``deadline``, ``due``, ``since``, read by the views that show the clocks)."""
+
+    __slots__ = ("ctx", "deadline", "delays", "driver", "due", "since")
+
+    def __init__(self, delays: Delays | None = None) -> None:
+        self.delays = delays or Delays()
+        self.driver: HandDriver | None = None
+        """The hand the clocks are of (another hand starts them all afresh)."""
+        self.ctx: dict[int, tuple[Any, ...]] = {}
+        """The decision each seat's clocks were started for."""
+        self.deadline: dict[int, float] = {}
+        self.due: dict[int, float] = {}
+        self.since: dict[int, int] = {}
+
+    def clear(self) -> None:
+        """Forget every clock (a new hand)."""
+        self.driver = None
+        self.ctx.clear()
+        self.deadline.clear()
+        self.due.clear()
+        self.since.clear()
+
+    @staticmethod
+    def time_limit(seat: Seat, phase: Phase) -> float:
+        """Seconds ``seat``'s person has for a decision in ``phase`` (infinite without limits)."""
+        return seat.limits.for_phase(phase) if seat.limits is not None else math.inf
+
+    def refresh(self, driver: HandDriver, now: float, version: int = 0) -> None:
+        """Start the clocks of every seat that faces a new decision at ``now`` (the table's
+        ``version`` then); forget seats that need not decide."""
+        if driver is not self.driver:
+            if self.driver is not None:
+                self.clear()
+            self.driver = driver
+        game = driver.game
+        pending = game.pending()
+        phase = game.phase
+        window = game.claim_window
+        delays = self.delays
+        if window is not None and (phase is Phase.CLAIM or phase is Phase.ROB):
+            ctx: tuple[Any, ...] = ("claim", window.opened_at)
+            delay = delays.claim
+        elif phase is Phase.TURN:
+            ctx = ("turn", driver.seq)
+            delay = delays.turn
+            if delays.unwatched is not None and not any(
+                    seat.is_person and game.active(s) for s, seat in enumerate(driver.seats)):
+                delay = min(delay, delays.unwatched)
+        else:
+            ctx = (str(phase),)
+            delay = delays.choice
+        for s in pending:
+            if self.ctx.get(s) != ctx:
+                self.ctx[s] = ctx
+                self.deadline[s] = now + self.time_limit(driver.seats[s], phase)
+                self.due[s] = now + delay
+                self.since[s] = version
+        for s in list(self.ctx):
+            if s not in pending:
+                del self.ctx[s]
+
+    def next_move(self, driver: HandDriver, now: float) -> Move | None:
+        """The first seat (in the engine's order) whose decision is due at ``now``: an automatic
+        seat whose delay has passed, or a person whose time ran out. That person goes into 托管
+        (:meth:`set_trustee`): the stand-in takes this decision and the next ones, until the
+        person is back. ``None``: nothing is due yet."""
+        for s in driver.deciding():
+            seat = driver.seats[s]
+            if seat.automatic:
+                if self.due.get(s, 0.0) <= now:
+                    return Move(s, False)
+            elif self.deadline.get(s, 0.0) <= now:
+                self.set_trustee(seat, s, True, now)
+                return Move(s, True)
+        return None
+
+    def next_due(self, driver: HandDriver) -> float | None:
+        """When the owner must look again: the earliest due time of an automatic seat or deadline
+        of a person among the seats that must decide (``None``: none; ``inf``: only people without
+        a time limit)."""
+        times = [self.wake_time(driver.seats[s], s) for s in driver.game.pending()]
+        return min(times) if times else None
+
+    def wake_time(self, seat: Seat, index: int) -> float:
+        """When the seat at ``index`` must be looked at again: its bot's due time, or its person's deadline."""
+        return self.due.get(index, 0.0) if seat.automatic else self.deadline.get(index, 0.0)
+
+    def set_trustee(self, seat: Seat, index: int, on: bool, now: float, driver: HandDriver | None = None) -> bool:
+        """托管 on or off for the person at ``index``; ``True`` when it changed. On: the stand-in acts
+        after the turn's delay. Off, in the hand ``driver`` plays: the person gets at least
+        :data:`GRACE` seconds for the decision in hand (a fresh time limit when less is left)."""
+        if not seat.is_person or seat.trustee == on:
+            return False
+        seat.trustee = on
+        if on:
+            self.due[index] = now + self.delays.turn
+        elif driver is not None and self.deadline.get(index, 0.0) < now + GRACE:
+            self.deadline[index] = now + self.time_limit(seat, driver.game.phase)
+        return True

@@ -1,0 +1,472 @@
+"""The match played at a web table: the seats' owners, the hands dealt, paced, logged and settled.
+
+:class:`TablePlay` holds a room's state and plays its match on the match runtime
+(:class:`~xuezhan.runtime.MatchRuntime`): each seat is a :class:`~xuezhan.runtime.Seat` (a
+person or a bot; 托管 and time limits are the seat's), and every decision goes through the
+runtime's :class:`~xuezhan.runtime.HandDriver`, which numbers it for the hand's log
+(:mod:`xuezhan.server.journal`), written to the database before anyone sees the change.
+When a bot acts and when a person's time runs out is the runtime's
+:class:`~xuezhan.runtime.Pacer`'s to say, on this table's clock (:meth:`TablePlay.now`); the
+bot's decision runs in a worker thread, so a slow search never stalls other tables.
+:class:`~xuezhan.server.table.Table` adds the room's task, its inbox and the clients' requests.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import random
+import secrets
+from collections.abc import Callable
+from typing import Any, Final, TypeVar
+
+from .. import i18n
+from ..bots import make_bot
+from ..errors import XuezhanError
+from ..i18n import LANGS, Lang
+from ..match import Hand, HandResult, Match, RoomConfig, Tier, seat_minimum
+from ..runtime import Delays, HandDriver, MatchRuntime, Pacer, Seat, TimeLimits
+from .bank import BOT_PLAYERS, Account, Bank, Settled, is_bot
+from .config import ServerConfig
+from .conn import Conn, Inbound, dumps
+from .journal import Journal, LogWriter
+from .messages import hand_end_message, match_end_message
+from .outbound import Outbound
+from .protocol import error_message
+from .status import Status
+from .words import error_text
+
+log = logging.getLogger("xuezhan.server")
+
+T = TypeVar("T")
+
+LOG_RETRY: Final = 0.5
+"""Seconds between tries to write a hand's log while the database fails."""
+
+
+def delays_of(config: ServerConfig) -> Delays:
+    """The web table's pace: a bot's turn, 换三张 and 定缺 after ``bot_delay``, its claim answers after
+    ``bot_claim_delay``."""
+    return Delays(turn=config.bot_delay, claim=config.bot_claim_delay, choice=config.bot_delay)
+
+
+class TablePlay:
+    """A room's seats, its match and the hand being played, paced by the runtime's pacer."""
+
+    def __init__(
+        self,
+        code: str,
+        name: str,
+        room: RoomConfig,
+        owner: Account,
+        bank: Bank,
+        config: ServerConfig,
+        *,
+        public: bool = True,
+        autostart: bool = False,
+        writer: LogWriter | None = None,
+        tier: Tier | None = None,
+    ) -> None:
+        self.code = code
+        self.tier = tier
+        """The room's tier (its stake and the balance needed to sit); ``None``: a room of its own stake."""
+        self.writer = writer
+        self.name = name
+        self.room = room
+        self.owner = owner.player
+        self.bank = bank
+        self.pacer = Pacer(delays_of(config))
+        """The clocks of the hand's open decisions: bots' delays, people's time limits, 托管."""
+        self.config = config
+        self.public = public
+        self.autostart = autostart
+        self.status = Status.WAITING
+        self.players: list[str | None] = [owner.player, None, None, None]
+        self.names: dict[str, str] = {owner.player: owner.nickname}
+        """People's shown names by player (bots are named from the catalogs, in each reader's language)."""
+        self.balances: dict[str, int] = {owner.player: owner.balance}
+        self.runtime: MatchRuntime | None = None
+        self._shown: Hand | None = None  # the hand in play, or the last one (its table stays in view)
+        self.journal: Journal | None = None
+        self.match_key = ""
+        self.owners: dict[str, Seat] = {}  # who decides for each player: a person (with a stand-in bot) or a bot
+        self.hand_key = 0  # increases with every hand dealt
+        self.version = 0
+        self.conns: set[Conn] = set()
+        self.seat_conn: dict[int, Conn] = {}
+        self.ready: set[int] = set()
+        self.left: set[str] = set()  # people who escaped from the hand being played
+        self.inbox: asyncio.Queue[Inbound] = asyncio.Queue()
+        self.out = Outbound(self)
+        self.next_hand_at = 0.0
+        self.last_hand_end: dict[Lang, dict[str, Any]] | None = None
+        """The last ``hand_end``, in each language."""
+        self.last_match_end: dict[Lang, dict[str, Any]] | None = None
+        self.matches_started = 0
+        self.hands_finished = 0
+        self.timeouts = 0  # decisions a person let run out (the bot took them)
+        self.log_failing = False  # the hand's log cannot be written: the table holds still
+        self._log_retry_at = 0.0
+
+    @property
+    def config(self) -> ServerConfig:
+        return self._config
+
+    @config.setter
+    def config(self, config: ServerConfig) -> None:
+        """New settings; the pacer takes their delays from the next decision on."""
+        self._config = config
+        self.pacer.delays = delays_of(config)
+
+    # --- the match and the hand, through the runtime ----------------------------------------------
+    @property
+    def match(self) -> Match | None:
+        return self.runtime.match if self.runtime is not None else None
+
+    @property
+    def hand(self) -> Hand | None:
+        """The hand in play, or the last one played (shown until the next is dealt)."""
+        return self._shown
+
+    @property
+    def driver(self) -> HandDriver | None:
+        return self.runtime.driver if self.runtime is not None else None
+
+    def seat_owner(self, seat: int) -> Seat:
+        """The :class:`Seat` of whoever sits at ``seat`` (a bot seat if it is empty)."""
+        sitting = self.players[seat]
+        player = f"empty:{seat}" if sitting is None else sitting  # no nickname holds a ':'
+        owner = self.owners.get(player)
+        if owner is None:
+            c = self.config
+            if sitting is None or is_bot(sitting):
+                bot = make_bot(c.seat_bot or c.bot_name, random.Random(0), timeout=c.bot_timeout)
+                owner = Seat.of_bot(bot, name=player)
+            else:
+                owner = Seat.of_person(player, stand_in=make_bot(c.bot_name, random.Random(0)),
+                                       limits=TimeLimits(c.turn_timeout, c.claim_timeout, c.choice_timeout))
+            self.owners[player] = owner
+        return owner
+
+    def _seats_for(self, hand: Hand) -> list[Seat]:
+        return [self.seat_owner(s) for s in range(4)]
+
+    def trustee(self, seat: int) -> bool:
+        """The seat's person is in 托管: its bot decides."""
+        owner = self.owners.get(self.players[seat] or "")
+        return owner is not None and owner.is_person and owner.trustee
+
+    @property
+    def trustees(self) -> set[int]:
+        return {s for s in range(4) if self.trustee(s)}
+
+    def _new_runtime(self, match: Match, key: str) -> MatchRuntime:
+        journal = Journal(self.bank, key, self.writer)
+        self.journal = journal
+        self.match_key = key
+        return MatchRuntime(match, self._seats_for, on_start=journal.begin, on_action=journal.action)
+
+    async def _write(self, fn: Callable[..., T], *args: Any) -> T:
+        """A write of the table's match: on the hand logs' writer thread when there is one (one
+        writer, no lock waits), else on a worker thread."""
+        if self.writer is not None:
+            return await self.writer.call(fn, *args)
+        return await asyncio.to_thread(fn, *args)
+
+    async def _flush(self) -> bool:
+        """Write the hand's log; ``False`` while the database fails. Then the table holds still:
+        what nobody could log is shown to nobody, no bot moves and people's actions are refused
+        (``database_error``), until a retry (:meth:`_advance`) gets the log written."""
+        if self.journal is None:
+            return True
+        ok = await self.journal.flush()
+        if not ok and not self.log_failing:
+            self.log_failing = True
+            self._log_retry_at = self.now() + LOG_RETRY
+            self._tell_all(error_message("database_error", "the table cannot record its moves; it waits for "
+                                                              "the database"))
+        elif not ok:
+            self._log_retry_at = self.now() + LOG_RETRY
+        elif self.log_failing:
+            self.log_failing = False
+        return ok
+
+    def hand_in_play(self) -> bool:
+        return self.status is Status.PLAYING
+
+    def now(self) -> float:
+        return asyncio.get_running_loop().time()
+
+    @staticmethod
+    def _ok(conn: Conn, kind: str) -> None:
+        conn.send({"type": "ok", "for": kind})
+
+    @staticmethod
+    def _refuse(conn: Conn, kind: str, code: str, message: str, **params: Any) -> None:
+        """Answer ``kind`` with the error ``code``: the catalog's sentence in the connection's language
+        (with ``params``), else the English ``message``."""
+        conn.send({**error_message(code, error_text(code, conn.lang, message, **params)), "for": kind})
+
+    def _seat_of(self, player: str) -> int | None:
+        for i, p in enumerate(self.players):
+            if p == player:
+                return i
+        return None
+
+    def _humans_connected(self) -> set[int]:
+        return {s for s in self.seat_conn if not is_bot(self.players[s] or "bot")}
+
+    # --- the match ------------------------------------------------------------------------------------------
+    def _new_bot(self) -> str:
+        taken = set(self.players) | (set(self.match.people) if self.match is not None else set())
+        return next(b for b in BOT_PLAYERS if b not in taken)
+
+    def _fill_with_bots(self) -> None:
+        if self.match is not None and self.status is not Status.FINISHED:
+            while None in self.match.seats:
+                self.match.join(self._new_bot())
+            self._sync_players()
+        else:
+            self.players = [p if p is not None else self._new_bot() for p in self.players]
+
+    def _sync_players(self) -> None:
+        assert self.match is not None
+        self.players = list(self.match.seats)
+
+    def _match_seed(self) -> int:
+        """The seed of the next match: ``config.seed`` (then ``+1``, ``+2`` ...) when set, else random."""
+        n = self.matches_started
+        self.matches_started += 1
+        if self.config.seed is not None:
+            return (self.config.seed + n) & ((1 << 63) - 1)
+        return secrets.randbits(63)
+
+    async def _start_match(self) -> None:
+        self.runtime = None
+        self.journal = None
+        self._shown = None
+        for i in range(4):
+            if self.players[i] is None:
+                self.players[i] = self._new_bot()
+        players = [p for p in self.players if p is not None]
+        seed = self._match_seed()
+        try:
+            key, match = await self._write(self.bank.open_match, self.code, players, seed)
+        except XuezhanError as exc:
+            self._tell_all(error_message(exc.code, exc.message))
+            return
+        except Exception:
+            log.exception("table %s: could not record the match", self.code)
+            self._tell_all(error_message("database_error", "the match could not be started; try again"))
+            return
+        self.runtime = self._new_runtime(match, key)
+        self.last_match_end = None
+        self.last_hand_end = None
+        await self._start_hand()
+
+    def _tell_all(self, msg: dict[str, Any]) -> None:
+        text = dumps(msg)
+        for conn in list(self.conns):
+            conn.send_text(text)
+
+    async def _start_hand(self) -> None:
+        assert self.runtime is not None
+        self._fill_with_bots()
+        for seat in range(4):
+            owner = self.seat_owner(seat)
+            # seated but away: the bot plays until the player comes back
+            owner.trustee = owner.is_person and seat not in self.seat_conn
+        self.runtime.start_hand()
+        self._shown = self.runtime.hand
+        logged = await self._flush()
+        self.hand_key += 1
+        self.status = Status.PLAYING
+        self.ready.clear()
+        self.last_hand_end = None
+        self.pacer.clear()
+        self.out.broadcast_room()
+        if logged:
+            self._changed()
+
+    def hand_no(self) -> int:
+        if self.match is None:
+            return 0
+        return self.match.hands_played + (1 if self.status is Status.PLAYING else 0)
+
+    async def _finish_hand(self) -> None:
+        assert self.runtime is not None and self.runtime.hand is not None
+        if not await self._flush():
+            return  # settled once its whole log is written
+        game = self.runtime.hand.game
+        result = self.runtime.finish_hand()
+        match = self.runtime.match
+        # from here on the hand is over whatever happens below: never finish it twice
+        self.status = Status.FINISHED if match.finished else Status.BETWEEN
+        self.next_hand_at = self.now() + self.config.next_hand_delay
+        for owner in self.owners.values():
+            owner.trustee = False
+        self.left.clear()
+        self._sync_players()
+        settled = await self._settle(result)
+        self.hands_finished += 1  # and settled (or given up on)
+        if settled is None:
+            # later hands could not be recorded either (the store takes them in order): stop here
+            self.status = Status.FINISHED
+        self.last_hand_end = {lang: hand_end_message(result, game, self.names, settled, self.room,
+                                                     final=match.finished, lang=lang) for lang in LANGS}
+        if self.status is Status.FINISHED:
+            self.last_match_end = {lang: match_end_message(match, self.names, lang) for lang in LANGS}
+        elif None in match.seats:
+            self._fill_with_bots()
+            await self._save_match()
+        for conn in list(self.conns):
+            if conn.seat is not None and self.players[conn.seat] != conn.account.player:
+                conn.seat = None  # an escaper left the table with the hand
+        self.seat_conn = {s: c for s, c in self.seat_conn.items() if c.seat == s}
+        self.out.broadcast_room()
+        for conn in list(self.conns):
+            conn.send(self.out.hand_end_for(conn))
+            if self.last_match_end is not None:
+                conn.send(self.last_match_end[conn.lang])
+
+    async def _settle(self, result: HandResult) -> Settled | None:
+        assert self.match is not None
+        for attempt in range(4):
+            try:
+                settled = await self._write(self.bank.settle_hand, self.match_key, result, self.match)
+            except Exception:
+                log.exception("table %s: settling hand %d failed (attempt %d)", self.code, result.hand_no,
+                              attempt + 1)
+                await asyncio.sleep(0.05 * 2**attempt)
+                continue
+            for player, balance in zip(result.participants, settled.balances, strict=False):
+                if balance is not None:
+                    self.balances[player] = balance
+            return settled
+        for conn in list(self.conns):
+            conn.send(error_message("settlement_failed", "the coins of this hand could not be recorded yet"))
+        return None
+
+    async def _save_match(self) -> None:
+        if self.match is None:
+            return
+        try:
+            await self._write(self.bank.save_match, self.match_key, self.match)
+        except Exception:  # the match is saved again with its next hand
+            log.exception("table %s: saving the match failed", self.code)
+
+    def _min_balance(self) -> int:
+        """The balance a seat here needs: the tier's minimum, else the room's fee (at least one coin)."""
+        return seat_minimum(self.room, self.tier)
+
+    def _refuse_short(self, conn: Conn, balance: int) -> None:
+        need = self._min_balance()
+        t = self.tier
+        tier_name = i18n.t(f"server.tier.{t.id if t is not None else 'custom'}", conn.lang)
+        self._refuse(conn, "sit", "insufficient_balance", f"this room needs at least {need} coins",
+                     tier=tier_name, min_balance=need, coins=balance, count=balance)
+
+    async def _stand_up_the_short(self) -> None:
+        """Between hands: a person whose balance fell under what a seat here needs
+        (:meth:`_min_balance`) leaves the match, as by ``leave``; a bot takes the seat. The
+        connection is told why (``insufficient_balance``) and watches on."""
+        match = self.match
+        if match is None or self.status is not Status.BETWEEN:
+            return
+        for player in self.players:  # coins may have moved elsewhere too (another table, relief)
+            if player is not None and not is_bot(player):
+                try:
+                    account = await self._write(self.bank.account, player)
+                except Exception:  # the balance the table knows stands; the next hand reads again
+                    log.exception("table %s: reading %s's balance failed", self.code, player)
+                    continue
+                if account is not None:
+                    self.balances[player] = account.balance
+        short = [(seat, player) for seat, player in enumerate(self.players)
+                 if player is not None and not is_bot(player) and self.balances.get(player, 0) < self._min_balance()]
+        if not short:
+            return
+        for seat, player in short:
+            match.leave(player)
+            self.ready.discard(seat)
+            conn = self.seat_conn.pop(seat, None)
+            if conn is not None:
+                self._refuse_short(conn, self.balances.get(player, 0))  # why, then where it is now
+                conn.seat = None
+                conn.watch = True
+                conn.send(self.out.hello(conn))
+        self._fill_with_bots()
+        await self._save_match()
+        self.out.broadcast_room()
+
+    # --- timers, bots and 托管 --------------------------------------------------------------------------------
+    def bot_controls(self, seat: int) -> bool:
+        return self.seat_owner(seat).automatic
+
+    def _set_trustee(self, seat: int, on: bool) -> None:
+        """托管 on or off for the person at ``seat`` (the pacer's rule: :meth:`Pacer.set_trustee`)."""
+        self.pacer.set_trustee(self.seat_owner(seat), seat, on, self.now(), self.driver)
+
+    def timeout_for(self, seat: int) -> float:
+        driver = self.driver
+        assert driver is not None
+        limits = self.seat_owner(seat).limits or TimeLimits(
+            self.config.turn_timeout, self.config.claim_timeout, self.config.choice_timeout)
+        return limits.for_phase(driver.game.phase)
+
+    def _refresh_timers(self) -> None:
+        """Start the clock of every seat that faces a new decision."""
+        driver = self.driver
+        assert driver is not None
+        self.pacer.refresh(driver, self.now(), self.version)
+
+    async def _advance(self) -> None:
+        """Let every bot whose time has come act, hand timed-out seats to the bot, end hands, deal."""
+        while True:
+            now = self.now()
+            driver = self.driver
+            if self.log_failing:
+                if now < self._log_retry_at or not await self._flush():
+                    return  # nothing moves until the log is written
+                self._changed()  # what waited for the log is shown now
+                continue
+            if self.status is Status.PLAYING and driver is not None:
+                if driver.over:
+                    await self._finish_hand()
+                    continue
+                move = self.pacer.next_move(driver, now)  # a person out of time is in 托管 now
+                if move is not None:
+                    if move.timed_out:
+                        self.timeouts += 1
+                        self.out.broadcast_room()
+                    await self._bot_act(driver, move.seat)
+                    await asyncio.sleep(0)  # let other tables and the writers run between moves
+                    if not self.inbox.empty():
+                        return  # joins and messages go first: bots that never wait must not starve them
+                    continue
+                return
+            if self.status is Status.BETWEEN:
+                humans = self._humans_connected()
+                if humans and (now >= self.next_hand_at or humans <= self.ready):
+                    await self._stand_up_the_short()
+                    if self._humans_connected():
+                        await self._start_hand()
+                    continue
+            return
+
+    async def _bot_act(self, driver: HandDriver, seat: int) -> None:
+        # only this task changes the game, so the worker thread reads a still table
+        legal = driver.game.legal_actions(seat)
+        if not legal:
+            return
+        action = legal[0] if len(legal) == 1 else await asyncio.to_thread(driver.choose, seat)
+        driver.apply(action)
+        if await self._flush():
+            self._changed()
+
+    def _changed(self) -> None:
+        self.version += 1
+        driver = self.driver
+        if driver is not None and not driver.over:
+            self._refresh_timers()
+        self.out.broadcast_state()

@@ -1,0 +1,149 @@
+"""The runtime's pacer: bots' delays, people's time limits and 托管, for a time passed in."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from xuezhan.engine.game import Phase
+from xuezhan.match import Match, RoomConfig
+from xuezhan.rules import Rules
+from xuezhan.runtime import GRACE, Delays, HandDriver, MatchRuntime, Move, Pacer, Seat, TimeLimits
+from xuezhan.tui import TerminalTable
+from xuezhan.tui.match import QUICK_DELAY, terminal_delays
+
+PEOPLE = ("ann", "bo", "cy", "di")
+LIMITS = TimeLimits(turn=20.0, claim=6.0, choice=40.0)
+DELAYS = Delays(turn=1.0, claim=0.5, choice=2.0)
+
+
+def table(preset: str = "chengdu", seed: int = 3) -> tuple[HandDriver, Seat]:
+    """A hand with ann (seat 0 at the first hand) a person with time limits, the others bots."""
+    ann = Seat.of_person("ann", limits=LIMITS)
+    seats = {"ann": ann, **{p: Seat.of_bot("heuristic") for p in PEOPLE[1:]}}
+    runtime = MatchRuntime(Match(RoomConfig(rules=Rules.preset(preset)), PEOPLE, seed=seed), seats)
+    return runtime.start_hand(), ann
+
+
+def person_seat(driver: HandDriver) -> int:
+    return next(s for s, seat in enumerate(driver.seats) if seat.is_person)
+
+
+def test_a_bot_acts_after_its_delay_for_the_phase() -> None:
+    driver, _ = table()
+    assert driver.game.phase in (Phase.EXCHANGE, Phase.DINGQUE)
+    pacer = Pacer(DELAYS)
+    pacer.refresh(driver, 100.0, version=7)
+    bots = [s for s in driver.deciding() if driver.seats[s].automatic]
+    assert bots and all(pacer.due[s] == 102.0 and pacer.since[s] == 7 for s in bots)
+    assert pacer.next_move(driver, 101.99) is None
+    assert pacer.next_due(driver) == 102.0
+    assert pacer.next_move(driver, 102.0) == Move(bots[0], False)
+
+
+def test_a_person_out_of_time_goes_into_trustee_and_the_stand_in_decides() -> None:
+    driver, ann = table()
+    seat = person_seat(driver)
+    pacer = Pacer(DELAYS)
+    pacer.refresh(driver, 0.0)
+    assert pacer.deadline[seat] == 40.0  # the choice's limit
+    while (move := pacer.next_move(driver, 39.0)) is not None:  # the bots choose; ann has time left
+        assert move.seat != seat
+        driver.act(move.seat)
+        pacer.refresh(driver, 39.0)
+    assert driver.deciding() == [seat] and not ann.trustee
+    assert pacer.next_due(driver) == 40.0
+    assert pacer.next_move(driver, 40.0) == Move(seat, True)
+    assert ann.trustee and ann.automatic
+    assert pacer.due[seat] == 40.0 + DELAYS.turn  # 托管's next decisions wait the turn's delay
+
+
+def test_the_same_decision_keeps_its_clocks_and_a_new_one_starts_them() -> None:
+    driver, _ = table()
+    pacer = Pacer(DELAYS)
+    pacer.refresh(driver, 0.0, version=1)
+    first = dict(pacer.due)
+    pacer.refresh(driver, 5.0, version=2)
+    assert pacer.due == first and set(pacer.since.values()) == {1}
+    while driver.game.phase is not Phase.TURN:
+        driver.act(driver.deciding()[0])
+    pacer.refresh(driver, 9.0, version=3)
+    turn = driver.game.turn
+    assert pacer.due[turn] == 9.0 + DELAYS.turn and pacer.since[turn] == 3
+    assert pacer.deadline[turn] == (9.0 + LIMITS.turn if driver.seats[turn].is_person else math.inf)
+    assert set(pacer.ctx) == set(driver.game.pending())  # the seats that need not decide are forgotten
+
+
+def test_back_from_trustee_a_person_gets_at_least_the_grace() -> None:
+    driver, ann = table()
+    seat = person_seat(driver)
+    pacer = Pacer(DELAYS)
+    pacer.refresh(driver, 0.0)
+    assert pacer.set_trustee(ann, seat, True, 1.0)
+    assert not pacer.set_trustee(ann, seat, True, 2.0)  # no change: the due time stands
+    assert pacer.due[seat] == 1.0 + DELAYS.turn
+    assert pacer.set_trustee(ann, seat, False, 10.0, driver)
+    assert pacer.deadline[seat] == 40.0  # more than the grace left: the clock runs on
+    pacer.set_trustee(ann, seat, True, 39.5)
+    pacer.set_trustee(ann, seat, False, 39.5, driver)
+    assert GRACE > 40.0 - 39.5 and pacer.deadline[seat] == 39.5 + LIMITS.choice  # a fresh limit
+    bot = driver.seats[(seat + 1) % 4]
+    assert not pacer.set_trustee(bot, (seat + 1) % 4, True, 0.0) and not bot.trustee  # bots have no 托管
+
+
+def test_between_hands_trustee_changes_no_clock() -> None:
+    driver, ann = table()
+    seat = person_seat(driver)
+    pacer = Pacer(DELAYS)
+    ann.trustee = True
+    pacer.set_trustee(ann, seat, False, 5.0)  # no hand given
+    assert not ann.trustee and seat not in pacer.deadline
+
+
+def test_a_new_hand_starts_every_clock_afresh() -> None:
+    driver, _ = table()
+    pacer = Pacer(DELAYS)
+    pacer.refresh(driver, 0.0, version=4)
+    other, _ = table(seed=4)
+    pacer.refresh(other, 50.0, version=9)
+    assert pacer.driver is other
+    assert set(pacer.since.values()) == {9} and min(pacer.due.values()) == 50.0 + DELAYS.choice
+
+
+def test_without_limits_a_person_is_never_out_of_time() -> None:
+    driver, ann = table()
+    ann.limits = None
+    seat = person_seat(driver)
+    pacer = Pacer(DELAYS)
+    pacer.refresh(driver, 0.0)
+    assert pacer.deadline[seat] == math.inf
+    assert pacer.next_move(driver, 1e12) in (None, Move(next(s for s in driver.deciding() if s != seat), False))
+
+
+@pytest.mark.parametrize("bot_delay", [0.45, 0.05])
+def test_the_terminal_paces_turns_only_and_hurries_once_the_human_is_out(bot_delay: float) -> None:
+    delays = terminal_delays(bot_delay)
+    assert (delays.turn, delays.claim, delays.choice, delays.unwatched) == (bot_delay, 0.0, 0.0, QUICK_DELAY)
+    match = TerminalTable(Rules.preset("qq"), hands=1, seed=5)
+    match.pacer = Pacer(delays)
+    match.start_hand()
+    now = 0.0
+    acted, wake = match.pace(now)
+    assert acted > 0 and match.human_pending() and wake is None  # 定缺 at once; the human's turn to choose
+    waited = 0
+    while not match.game.over:
+        if match.human_pending():
+            if match.game.phase is Phase.TURN:
+                match.play(match.human_legal()[-1])
+            else:
+                match.play(match.human_legal()[0])
+        acted, wake = match.pace(now)
+        if acted == 0 and not match.game.over and not match.human_pending():
+            assert wake is not None and match.game.phase is Phase.TURN
+            step = min(bot_delay, QUICK_DELAY) if not match.game.active(0) else bot_delay
+            assert wake == pytest.approx(now + step)
+            assert match.pace(wake - 1e-6) == (0, wake)
+            now = wake
+            waited += 1
+    assert waited > 10
