@@ -7,8 +7,9 @@ import sys
 
 import click
 
-from ..bots import make_bot
+from ..bots import ExpertBot, make_bot
 from ..bots.protocol import serve
+from ..runtime import play_out
 from ._common import guarded
 from ._help import group
 
@@ -23,6 +24,7 @@ def bot_cmd() -> None:
 @click.option("--seed", type=int, default=0, show_default=True)
 @guarded
 def stdio_cmd(name: str, seed: int) -> int:
+    ExpertBot.use_play_out(play_out)  # the expert's Python play-outs run on the one decision loop
     bot = make_bot(name, random.Random(seed))
     serve(bot, sys.stdin, sys.stdout, seed=seed, stderr=sys.stderr)
     return 0
