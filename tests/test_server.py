@@ -627,7 +627,7 @@ def test_lobby_requests_are_checked(make_app: Callable[..., Any]) -> None:
     assert svg.headers["content-type"].startswith("image/svg+xml") and svg.text.startswith("<svg")
     assert c.get("/tiles/back.svg").status_code == 200
     assert c.get("/tiles/0z.svg").status_code == 404
-    assert c.get("/static/app.js").status_code == 200
+    assert c.get("/static/main.js").status_code == 200
     # a socket without a session, or to no room, is told why and closed
     with Http(app.state.runner).websocket_connect(f"/ws/{code}") as ws:
         assert ws.receive_json()["code"] == "not_signed_in"
