@@ -69,12 +69,14 @@ def signed(n: int) -> str:
 
 def _who(lang: Lang, me: int | None, names: Sequence[str] | None) -> list[str]:
     """Each seat's name: "you" for ``me``, ``names[seat]`` (when given) or "seat N" for the others."""
-    default = seat_names(lang, me)
     if names is None:
-        return default
+        return seat_names(lang, me)
     if len(names) != 4:
         raise ValueError("four seat names are needed")
-    return [default[s] if s == me else names[s] for s in range(4)]
+    out = list(names)
+    if me is not None:
+        out[me] = i18n.t("explain.you", lang)
+    return out
 
 
 _TILED: Final = frozenset({"deal", "draw", "exchange", "exchange_received", "angang", "swap", "pass_hu"})

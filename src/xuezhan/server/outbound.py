@@ -57,6 +57,7 @@ class Outbound:
 
     def __init__(self, table: Table) -> None:
         self.table = table
+        self._names: dict[tuple[Lang, tuple[str | None, ...], tuple[str | None, ...]], list[str]] = {}
 
     def seat_json(self, seat: int, brief: bool = False, lang: Lang = "zh-CN") -> dict[str, Any]:
         t = self.table
@@ -159,10 +160,18 @@ class Outbound:
         }
 
     def seat_names(self, lang: Lang) -> list[str]:
-        """How the log names each seat: its player's shown name, "seat N" when it is empty."""
+        """How the log names each seat: its player's shown name, "seat N" when it is empty (worked
+        out again only when someone else sits down)."""
         t = self.table
-        default = seat_names(lang)
-        return [default[s] if p is None else display_name(p, t.names, lang) for s, p in enumerate(t.players[:4])]
+        players = tuple(t.players[:4])
+        key = (lang, players, tuple(t.names.get(p) for p in players if p is not None))
+        names = self._names.get(key)
+        if names is None:
+            if len(self._names) > 16:
+                self._names.clear()
+            names = self._names[key] = [seat_names(lang)[s] if p is None else display_name(p, t.names, lang)
+                                        for s, p in enumerate(players)]
+        return names
 
     def events_json(self, conn: Conn, start: int) -> list[dict[str, Any]]:
         """The hand's events from ``start`` on as ``conn`` may see them (tiles as text,
