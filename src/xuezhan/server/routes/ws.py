@@ -18,7 +18,8 @@ from ..words import error_text
 from .state import AppState, lang_of
 
 
-async def table_socket(app: AppState, websocket: WebSocket) -> None:
+async def serve_table(app: AppState, websocket: WebSocket) -> None:
+    """One connection to a table, from the handshake to the close."""
     config = app.config
     origin = websocket.headers.get("origin")
     host = websocket.headers.get("host", "")
@@ -90,7 +91,7 @@ async def _writer(websocket: WebSocket, conn: Conn) -> None:
 
 
 def routes(app: AppState) -> list[BaseRoute]:
-    async def socket(websocket: WebSocket) -> None:
-        await table_socket(app, websocket)
+    async def table_socket(websocket: WebSocket) -> None:
+        await serve_table(app, websocket)
 
-    return [WebSocketRoute("/ws/{code}", socket)]
+    return [WebSocketRoute("/ws/{code}", table_socket)]
