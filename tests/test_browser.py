@@ -28,8 +28,11 @@ import uvicorn
 from playwright.sync_api import Browser, BrowserContext, Page, sync_playwright
 
 from xuezhan import i18n
+from xuezhan.i18n import Lang
 from xuezhan.server import ServerConfig, create_app
 from xuezhan.server.table import Status, Table
+from xuezhan.server.words import display_name
+from xuezhan.words import event_words
 
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = [
@@ -298,6 +301,42 @@ def test_the_page_language_follows_the_choice(server: tuple[str, Any], browser: 
     page.reload()  # the choice is kept
     page.wait_for_function("document.documentElement.lang === 'zh-TW'")
     assert page.inner_text("#guest-btn") == i18n.t("web.login.guest", "zh-TW")
+    assert not watch.problems, watch.problems
+    ctx.close()
+
+
+def test_the_log_shows_the_servers_words_and_follows_the_language(server: tuple[str, Any], browser: Browser) -> None:
+    url, app = server
+    ctx = _context(browser, "desktop")
+    page = ctx.new_page()
+    watch = Watch(page)
+    name = f"Reader{next(_names)}"
+    _guest(page, url, name)
+    page.wait_for_selector("[data-testid=quickstart]", state="visible")
+    page.click("[data-testid=quickstart]")
+    page.wait_for_selector("[data-testid=actions] [data-action=dingque]", state="visible")
+    table = _table_of(app, name)
+    assert table.hand is not None
+    seat = table.players.index(name)
+    start = table.hand.game.events[0]
+    assert start["type"] == "start"
+
+    def first_line(lang: Lang) -> str:
+        names = [display_name(p, table.names, lang) if p is not None else "?" for p in table.players]
+        words = event_words(start, seat, lang=lang, names=names)
+        assert words
+        return words
+
+    def log_starts_with(line: str) -> None:
+        page.wait_for_function("(line) => { const li = document.querySelector('#log li');"
+                               " return li !== null && li.textContent.trim() === line; }", arg=line)
+
+    log_starts_with(first_line("zh-CN"))
+    # another language: the server words the hand again, and the seat's decision is still its own
+    page.select_option("#table-lang", "en")
+    log_starts_with(first_line("en"))
+    page.wait_for_selector("[data-testid=actions] [data-action=dingque]", state="visible")
+    assert not table.trustee(seat) and seat in table.hand.game.pending()
     assert not watch.problems, watch.problems
     ctx.close()
 

@@ -19,10 +19,13 @@ from starlette.testclient import TestClient
 from starlette.websockets import WebSocketDisconnect
 
 from xuezhan import i18n
-from xuezhan.engine.views import SeatView, events_for
+from xuezhan.engine.views import SeatView, events_for, visible_events
+from xuezhan.i18n import Lang
 from xuezhan.server import ServerConfig, create_app
 from xuezhan.server.outbound import marked_view
 from xuezhan.server.table import Status, Table
+from xuezhan.server.words import display_name
+from xuezhan.words import event_words
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
 
@@ -288,6 +291,38 @@ def test_four_clients_play_a_whole_hand(make_app: Callable[..., Any]) -> None:
         p.close()
 
 
+def test_each_event_comes_with_its_words_in_the_connections_language(make_app: Callable[..., Any]) -> None:
+    app = make_app(turn_timeout=60.0, claim_timeout=60.0, choice_timeout=60.0)
+    ann = Client(app, "ann")
+    assert ann.http.post("/api/lang", json={"lang": "en"}).status_code == 200
+    code = ann.http.post("/api/quickstart", json={"hands": 2}).json()["code"]
+    eye = Client(app, "eye")  # watches in the default language, zh-CN
+    eye.connect(code, watch=True)
+    ann.connect(code)
+    play_until_hand_end([ann])
+    eye.wait_for(lambda m: m["type"] == "hand_end")
+    table = table_of(app, code)
+    assert table.hand is not None
+    game = table.hand.game
+    cases: list[tuple[Client, int | None, Lang]] = [(ann, 0, "en"), (eye, None, "zh-CN")]
+    for client, seat, lang in cases:
+        names = [display_name(p, table.names, lang) if p is not None else "?" for p in table.players]
+        sent = [ev for m in client.seen if m["type"] == "state" for ev in m["events"]]
+        # the terminal's wording (xuezhan.words), seats by their players' names, "you" for one's own
+        expected = [event_words(ev, seat, lang=lang, names=names) for ev in visible_events(game, seat)]
+        assert [ev["text"] for ev in sent] == expected
+        discards = [ev for ev in sent if ev["type"] == "discard"]
+        assert discards and all(ev["text"] for ev in discards)
+    texts = {ev["seat"]: ev["text"] for m in ann.seen if m["type"] == "state" for ev in m["events"]
+             if ev["type"] == "discard"}
+    assert texts[0].startswith("you discarded ") and texts[1].startswith("Bot 1 discarded ")
+    watched = {ev["seat"]: ev["text"] for m in eye.seen if m["type"] == "state" for ev in m["events"]
+               if ev["type"] == "discard"}
+    assert watched[0].startswith("ann打出 ") and watched[1].startswith("机器人1打出 ")
+    for p in (ann, eye):
+        p.close()
+
+
 # --- reconnecting --------------------------------------------------------------------------------
 
 
@@ -343,7 +378,7 @@ def test_reconnect_mid_hand_restores_the_exact_table(make_app: Callable[..., Any
     assert after["trustee"] is False and not table.trustee(2)
     assert table.hand is not None
     assert after["view"] == marked_view(SeatView(table.hand.game, 2).to_json())
-    assert after["events"] == events_for(table.hand.game, 2)
+    assert [{k: v for k, v in ev.items() if k != "text"} for ev in after["events"]] == events_for(table.hand.game, 2)
     # and the returning player can act at once
     pick = players[2].choose()
     assert pick is not None and pick["type"] == "discard"
@@ -592,7 +627,7 @@ def test_lobby_requests_are_checked(make_app: Callable[..., Any]) -> None:
     assert svg.headers["content-type"].startswith("image/svg+xml") and svg.text.startswith("<svg")
     assert c.get("/tiles/back.svg").status_code == 200
     assert c.get("/tiles/0z.svg").status_code == 404
-    assert c.get("/static/app.js").status_code == 200
+    assert c.get("/static/main.js").status_code == 200
     # a socket without a session, or to no room, is told why and closed
     with Http(app.state.runner).websocket_connect(f"/ws/{code}") as ws:
         assert ws.receive_json()["code"] == "not_signed_in"

@@ -312,7 +312,11 @@ class TableMachine(RuleBasedStateMachine):
             assert game.tile_total() == NUM_TILES
             check_view(game, conn.seat, msg["view"])
             start = 0 if msg["reset"] else conn.events_upto
-            assert msg["events"] == visible_events(game, conn.seat, start), (conn.seat, start)
+            events = [{k: v for k, v in ev.items() if k != "text"} for ev in msg["events"]]
+            assert events == visible_events(game, conn.seat, start), (conn.seat, start)
+            # each event comes with its sentence (or none, when it is not worth a line); a move always has one
+            assert all(ev["text"] is None or isinstance(ev["text"], str) for ev in msg["events"])
+            assert all(ev["text"] for ev in msg["events"] if ev["type"] in ("discard", "peng", "hu", "start"))
             conn.events_upto = len(game.events)
         elif msg["type"] == "hand_end":
             assert sum(msg["points"]) == 0

@@ -22,6 +22,7 @@ from xuezhan.rules import Rules
 from xuezhan.scoring import Score, WinContext, score_win
 from xuezhan.tiles import parse_tile, parse_tiles
 from xuezhan.tui import HUMAN, TerminalTable, check_record_dir
+from xuezhan.tui.panels import whose_turn
 from xuezhan.tui.words import event_words, payments, tile_label, win_amounts
 
 HANDS = ["12345678m15599p", "456789m445566s7s", "1122m3399m6688s9s", "22334466p11223s5p"]
@@ -161,6 +162,26 @@ def test_private_events_of_other_seats_are_not_told() -> None:
     assert event_words(draw, None, reveal=True) == "seat 2 drew 5万"
     assert event_words({"type": "draw", "seat": 0, "tile": 4, "replacement": True}, HUMAN) == \
         "you drew 5万 (kong replacement)"
+
+
+def test_names_and_the_two_choices_come_from_the_catalogs_in_every_language() -> None:
+    named = ["ann", "bob", "cat", "dan"]
+    start = {"type": "start", "dealer": 3}
+    assert event_words(start, HUMAN, names=named) == "new hand: dan deals"
+    assert event_words(start, 3, names=named) == "new hand: you deal"  # one's own seat is "you" still
+    voids = {"type": "dingque", "voids": [0, 1, 2, None]}
+    assert event_words(voids, None, lang="en") == "void suits: seat 0 万, seat 1 筒, seat 2 条, seat 3 -"
+    assert event_words(voids, None, lang="zh-TW") == "定缺：0 號位 萬，1 號位 筒，2 號位 條，3 號位 -"
+    done = {"type": "exchange_done", "direction": 1}
+    assert str(event_words(done, None, lang="zh-CN")).startswith("换三张完成（")
+    assert str(event_words(done, None, lang="en")).startswith("exchange three done (")
+    # the phases of 换三张 and 定缺 in the status line: the action's name in the player's language
+    match = TerminalTable(Rules.preset("qq").with_options({"exchange_three": "counter"}), hands=1, seed=3)
+    game = match.start_hand()
+    assert game.phase is Phase.EXCHANGE
+    said = {lang: whose_turn(game, HUMAN, lang=lang) for lang in ("zh-CN", "zh-TW", "en")}
+    assert said == {"zh-CN": "换三张：轮到你选", "zh-TW": "換三張：輪到你選", "en": "exchange three: your choice"}
+    assert "换三张" not in whose_turn(game, None, lang="en") and "定缺" not in whose_turn(game, None, lang="en")
 
 
 def _score(hand: str, win: str, rules: Rules, self_drawn: bool = False) -> Score:

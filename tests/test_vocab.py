@@ -27,7 +27,7 @@ from xuezhan.vocab import Kind, Term, UnknownTermError
 
 ROOT = Path(__file__).resolve().parent.parent
 SRC = ROOT / "src" / "xuezhan"
-APP_JS = SRC / "server" / "static" / "app.js"
+STATIC = SRC / "server" / "static"
 CODE = re.compile(r"^[a-z0-9]+(_[a-z0-9]+)*$")
 
 
@@ -306,14 +306,14 @@ def test_terminal_reason_words_use_the_vocabulary() -> None:
 
 
 def test_the_page_keeps_no_name_table() -> None:
-    js = APP_JS.read_text(encoding="utf-8")
+    js = "\n".join(path.read_text(encoding="utf-8") for path in sorted(STATIC.glob("*.js")))
     assert "/api/vocab" in js
     assert "清一色" not in js
     for kind in (Kind.PATTERN, Kind.EXTRA, Kind.REASON, Kind.ITEM):
         for t in vocab.terms(kind):
             for name in (t.zh_cn, t.zh_tw):
                 if len(name) > 1:
-                    assert name not in js, f"app.js names {t.kind} {t.id} itself ({name})"
+                    assert name not in js, f"the page names {t.kind} {t.id} itself ({name})"
     assert not re.search(r"\bconst (PATTERNS|REASONS)\b", js)
 
 

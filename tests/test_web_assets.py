@@ -15,7 +15,9 @@ from xuezhan import i18n, vocab
 from xuezhan.server import create_app
 
 STATIC = Path(__file__).resolve().parent.parent / "src" / "xuezhan" / "server" / "static"
-APP_JS = (STATIC / "app.js").read_text(encoding="utf-8")
+MODULES = {path.name: path.read_text(encoding="utf-8") for path in sorted(STATIC.glob("*.js"))}
+"""The page's script: native ES modules, one concern each, loaded from main.js (no build step)."""
+APP_JS = "\n".join(MODULES.values())
 INDEX = (STATIC / "index.html").read_text(encoding="utf-8")
 CJK = re.compile(r"[\u3000-\u9fff\uff00-\uffef]")
 
@@ -29,7 +31,6 @@ def test_every_key_the_page_asks_for_is_in_the_catalog() -> None:
     used |= set(re.findall(r'data-i18n(?:-placeholder|-label)?="([a-z_.0-9]+)"', INDEX))
     # keys the script builds from a prefix: each one it can build
     used |= {f"suit.{s}" for s in "mps"} | {f"wind.{i}" for i in range(4)}
-    used |= set(re.findall(r'tiled\("([a-z_.]+)"', APP_JS))
     used |= set(re.findall(r'"((?:stake|leave|confirm)\.[a-z_]+)"', APP_JS))
     assert len(used) > 100
     known = set(i18n.keys())
@@ -46,6 +47,43 @@ def test_the_script_holds_no_sentence_of_its_own() -> None:
     assert set(CJK.findall(text)) <= set("血战到底简体中文繁體中文简繁")
 
 
+IMPORT = re.compile(r'^import \{ ([^}]*) \} from "\./([a-z0-9]+\.js)";$', re.MULTILINE)
+EXPORT = re.compile(r"^export (?:async )?(?:function|const) ([\w$]+)", re.MULTILINE)
+
+
+def test_the_script_is_small_es_modules_that_import_what_they_use() -> None:
+    scripts = re.findall(r"<script[^>]*>", INDEX)
+    assert scripts == ['<script type="module" src="/static/main.js">']
+    assert "main.js" in MODULES and "app.js" not in MODULES and len(MODULES) >= 8
+    exported = {name: set(EXPORT.findall(code)) for name, code in MODULES.items()}
+    reached, todo = set(), ["main.js"]
+    while todo:
+        name = todo.pop()
+        if name in reached:
+            continue
+        reached.add(name)
+        code = MODULES[name]
+        assert code.count("\n") < 400, name
+        assert '"use strict"' not in code  # a module is strict already
+        for names, source in IMPORT.findall(code):
+            assert source in MODULES, (name, source)
+            missing = {n.strip() for n in names.split(",")} - exported[source]
+            assert not missing, (name, source, missing)
+            todo.append(source)
+        # every import is a line of its own, at the top, of the form above
+        assert len(IMPORT.findall(code)) == code.count("import {"), name
+    assert reached == set(MODULES)  # no module the page never loads
+
+
+def test_the_page_shows_the_servers_words_for_events() -> None:
+    code = _code_without_comments(APP_JS)
+    assert "ev.text" in MODULES["log.js"]
+    assert not re.findall(r'\bt\("log\.', code)  # no sentence of its own for an event
+    assert not i18n.keys("web.log.")
+    # the page's own UI strings still come from the catalog
+    assert re.findall(r'\bt\("table\.', code)
+
+
 def _cmap(name: str) -> set[int]:
     return set(TTFont(str(STATIC / "fonts" / name)).getBestCmap())
 
@@ -53,7 +91,7 @@ def _cmap(name: str) -> set[int]:
 def test_the_shipped_fonts_cover_every_character_the_page_shows() -> None:
     sc, tc, emoji = _cmap("noto-sans-sc.woff"), _cmap("noto-sans-tc.woff"), _cmap("noto-emoji.woff")
     texts: list[str] = []
-    for key in i18n.keys("web.") + i18n.keys("common."):
+    for key in i18n.keys("web.") + i18n.keys("common.") + i18n.keys("words.") + i18n.keys("explain."):
         for message in i18n.catalog()[key].values():
             texts.extend([message] if isinstance(message, str) else message.values())
     # game terms the page names itself (an error is shown in the server's own words first)
@@ -102,3 +140,6 @@ def test_the_manifest_icons_and_fonts_are_served(tmp_path: Path) -> None:
             res = client.get(f"/static/fonts/{name}")
             assert res.status_code == 200 and res.content[:4] == b"wOFF"
         assert client.get("/static/fonts/OFL.txt").status_code == 200
+        for name in MODULES:  # each module served as JavaScript, as a module script must be
+            res = client.get(f"/static/{name}")
+            assert res.status_code == 200 and "javascript" in res.headers["content-type"], name

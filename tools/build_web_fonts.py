@@ -56,8 +56,8 @@ def page_text() -> str:
     for path in sorted((PKG / "i18n" / "catalogs").glob("*.toml")):
         parts.extend(_strings(tomllib.loads(path.read_text(encoding="utf-8"))))
     parts.extend(_strings(vocab.to_json()))
-    for name in ("index.html", "app.js", "style.css"):
-        parts.append((STATIC / name).read_text(encoding="utf-8"))
+    for path in [STATIC / "index.html", STATIC / "style.css", *sorted(STATIC.glob("*.js"))]:
+        parts.append(path.read_text(encoding="utf-8"))
     return "".join(sorted(set("".join(parts))))
 
 

@@ -3,8 +3,8 @@
 Game terms (patterns, extras, ledger reasons, actions, error codes) live in
 :mod:`xuezhan.vocab`; the sentences around them live here, in TOML catalogs under
 ``catalogs/`` (one file per part of the program: ``web.toml``, ``cli.toml``,
-``tui.toml``, ``server.toml``). Each key is a table with the same message in
-Simplified Chinese, Traditional Chinese and English::
+``tui.toml``, ``server.toml``; ``words.toml`` for the events of a log). Each key is a
+table with the same message in Simplified Chinese, Traditional Chinese and English::
 
     [wallet.relief_granted]
     zh-CN = "已领取救济金 {amount} 金币"

@@ -9,7 +9,9 @@ from typing import TYPE_CHECKING, Any
 from ..engine import views
 from ..engine.game import Phase
 from ..engine.state import RIVER_CLAIMED
+from ..explain import seat_names
 from ..i18n import LANGS, Lang
+from ..words import event_words
 from .bank import is_bot
 from .conn import Conn, dumps
 from .status import Status
@@ -55,6 +57,7 @@ class Outbound:
 
     def __init__(self, table: TablePlay) -> None:
         self.table = table
+        self._names: dict[tuple[Lang, tuple[str | None, ...], tuple[str | None, ...]], list[str]] = {}
 
     def seat_json(self, seat: int, brief: bool = False, lang: Lang = "zh-CN") -> dict[str, Any]:
         t = self.table
@@ -141,7 +144,7 @@ class Outbound:
         game = hand.game
         reset = conn.hand_key != t.hand_key
         start = 0 if reset else conn.events_sent
-        events = views.events_for(game, conn.seat, start)
+        events = self.events_json(conn, start)
         conn.events_sent = len(game.events)
         conn.hand_key = t.hand_key
         return {
@@ -155,6 +158,34 @@ class Outbound:
             "deadline_ms": self.deadline_ms(conn.seat, now),
             "trustee": t.trustee(conn.seat) if conn.seat is not None else False,
         }
+
+    def seat_names(self, lang: Lang) -> list[str]:
+        """How the log names each seat: its player's shown name, "seat N" when it is empty (worked
+        out again only when someone else sits down)."""
+        t = self.table
+        players = tuple(t.players[:4])
+        key = (lang, players, tuple(t.names.get(p) for p in players if p is not None))
+        names = self._names.get(key)
+        if names is None:
+            if len(self._names) > 16:
+                self._names.clear()
+            names = self._names[key] = [seat_names(lang)[s] if p is None else display_name(p, t.names, lang)
+                                        for s, p in enumerate(players)]
+        return names
+
+    def events_json(self, conn: Conn, start: int) -> list[dict[str, Any]]:
+        """The hand's events from ``start`` on as ``conn`` may see them (tiles as text,
+        :func:`xuezhan.engine.views.events_for`), each with its sentence in the connection's
+        language, ``text`` (:func:`xuezhan.words.event_words`; ``None``: not worth a line)."""
+        t = self.table
+        assert t.hand is not None
+        names = self.seat_names(conn.lang)
+        out = []
+        for ev in views.visible_events(t.hand.game, conn.seat, start):
+            data = views.event_json(ev)
+            data["text"] = event_words(ev, conn.seat, lang=conn.lang, names=names)
+            out.append(data)
+        return out
 
     def deadline_ms(self, seat: int | None, now: float | None = None) -> int | None:
         """Milliseconds left for the decision this seat's person must take now (``None``: none,

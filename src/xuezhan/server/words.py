@@ -1,7 +1,7 @@
 """The server's sentences in a player's language: names, coins moved, the wallet's lines and
-error messages. A hand's settlement in words is :mod:`xuezhan.explain`, shared with the
-terminal. Sentences come from the catalogs (``i18n/catalogs/server.toml``); nothing here is
-worded in code.
+error messages. A hand's settlement in words is :mod:`xuezhan.explain`, and each event of
+the log :mod:`xuezhan.words`, both shared with the terminal. Sentences come from the catalogs
+(``i18n/catalogs/server.toml``); nothing here is worded in code.
 """
 
 from __future__ import annotations

@@ -13,11 +13,12 @@ from dataclasses import dataclass
 from rich.cells import cell_len
 from rich.text import Text
 
-from .. import i18n
+from .. import i18n, vocab
 from ..engine.game import RIVER_CLAIMED, RIVER_ROBBED, RIVER_WON, Game
 from ..engine.views import SeatView
 from ..i18n import Lang
 from ..tiles import SUITS, Tile, parse_tiles
+from ..vocab import Kind
 from .words import (
     meld_text,
     score_words,
@@ -153,7 +154,7 @@ def whose_turn(game: Game, me: int | None, glyphs: bool = False, lang: Lang = "e
     sep = i18n.t("tui.sep", lang)
     if ph in ("exchange", "dingque"):
         waiting = game.pending()
-        what = "换三张" if ph == "exchange" else "定缺"
+        what = vocab.name_or_id(Kind.ACTION, ph, lang)  # 换三张 / 定缺 in the player's language
         if me is not None and me in waiting:
             return i18n.t("tui.turn.choose", lang, what=what)
         return i18n.t("tui.turn.waiting", lang, what=what, names=sep.join(seat_name(s, me, lang) for s in waiting))

@@ -1,0 +1,104 @@
+"""Accounts over HTTP: register, sign in (with a password, or as a guest), change the password,
+sign out, who am I, and the language. Sessions live in the database; the cookie holds the token."""
+
+from __future__ import annotations
+
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import BaseRoute, Route
+
+from ...errors import XuezhanError
+from ...i18n import LANGS
+from ..bank import Account
+from ..names import check_name, check_password
+from ..table import Status
+from .state import COOKIE, ApiError, AppState, address, endpoint, in_thread, read_json
+
+
+async def register(app: AppState, request: Request) -> Response:
+    data = await read_json(request)
+    name = check_name(data.get("name"))
+    app.attempt(request, name)
+    password = check_password(data.get("password"))
+    account, token = await in_thread(lambda: app.bank.create_account(name, origin=address(request),
+                                                                      password=password))
+    return app.with_session(await app.me_json(account), token)
+
+
+async def login(app: AppState, request: Request) -> Response:
+    data = await read_json(request)
+    unknown = set(data) - {"name", "password"}
+    if unknown:
+        raise XuezhanError("bad_request", f"unknown field(s): {', '.join(sorted(unknown))[:100]}")
+    name = check_name(data.get("name"))
+    app.attempt(request, name)
+    password = data.get("password")
+    if password is None:  # a guest
+        try:
+            account, token = await in_thread(lambda: app.bank.create_account(name, origin=address(request)))
+        except XuezhanError as exc:
+            if exc.code != "name_taken":
+                raise
+            found: Account | None = await in_thread(app.bank.account, name)
+            if found is not None and not found.guest:
+                raise ApiError("bad_login", "that name has a password", status=401, key="has_password") from None
+            raise
+    elif not isinstance(password, str):
+        raise XuezhanError("bad_request", "a password is text")
+    else:
+        account, token = await in_thread(app.bank.login, name, password)
+    return app.with_session(await app.me_json(account), token)
+
+
+async def set_password(app: AppState, request: Request) -> Response:
+    account = await app.signed_in(request)
+    data = await read_json(request)
+    app.attempt(request, account.player)
+    password = check_password(data.get("password"))
+    old = data.get("old_password")
+    if old is not None and not isinstance(old, str):
+        raise XuezhanError("bad_request", "old_password is text")
+    updated: Account = await in_thread(app.bank.set_password, account.player, password, old)
+    return JSONResponse(await app.me_json(updated))
+
+
+async def logout(app: AppState, request: Request) -> Response:
+    token = request.cookies.get(COOKIE)
+    if token:
+        await in_thread(app.bank.end_session, token)
+    response = JSONResponse({})
+    response.delete_cookie(COOKIE, path="/")
+    return response
+
+
+async def me(app: AppState, request: Request) -> Response:
+    account = await app.signed_in(request)
+    body = await app.me_json(account)
+    body["tables"] = [t.code for t in app.lobby.tables.values()
+                      if account.player in t.players and t.status is not Status.CLOSED]
+    return JSONResponse(body)
+
+
+async def set_lang(app: AppState, request: Request) -> Response:
+    data = await read_json(request)
+    raw = data.get("lang")
+    if not isinstance(raw, str) or raw not in LANGS:
+        raise XuezhanError("bad_lang", "lang is zh-CN, zh-TW or en")
+    account = await app.current_account(request)
+    if account is not None:
+        await in_thread(app.bank.set_lang, account.player, raw)
+    response = JSONResponse({"lang": raw})
+    response.set_cookie("lang", raw, max_age=365 * 24 * 3600, samesite="lax", secure=app.config.secure_cookies,
+                        path="/")
+    return response
+
+
+def routes(app: AppState) -> list[BaseRoute]:
+    return [
+        Route("/api/register", endpoint(app, register), methods=["POST"]),
+        Route("/api/login", endpoint(app, login), methods=["POST"]),
+        Route("/api/password", endpoint(app, set_password), methods=["POST"]),
+        Route("/api/logout", endpoint(app, logout), methods=["POST"]),
+        Route("/api/me", endpoint(app, me)),
+        Route("/api/lang", endpoint(app, set_lang), methods=["POST"]),
+    ]

@@ -1,0 +1,169 @@
+"""What every route of the web table shares: the app's state (the bank, the limits, the lobby)
+and the one way a handler refuses a request.
+
+A handler is a plain ``async`` function of the :class:`AppState` and the request; :func:`endpoint`
+binds it to the state and turns a :class:`~xuezhan.errors.XuezhanError` it raises into the JSON
+error ``{"error": {"code", "message"}}``, the message in the request's language.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any, Final
+
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.websockets import WebSocket
+
+from ... import i18n
+from ...errors import XuezhanError
+from ...i18n import Lang
+from ..bank import Account, Bank
+from ..config import ServerConfig
+from ..limits import AddressLimiter, AttemptLimiter
+from ..lobby import Lobby
+from ..names import name_key
+from ..words import error_text
+
+COOKIE: Final = "xz_session"
+MAX_BODY: Final = 8192
+
+STATUS: Final = {
+    "bad_login": 401, "not_signed_in": 401, "insufficient_balance": 403, "unknown_room": 404, "unknown_hand": 404,
+    "name_taken": 409, "stake_warning": 409, "relief_unavailable": 409, "rate_limited": 429,
+    "too_many_rooms": 503, "database_error": 503,
+}
+"""The HTTP status of an error code (400 for any other)."""
+
+
+class ApiError(XuezhanError):
+    """A refused request: its HTTP ``status``, stable ``code``, English detail, and the catalog sentence
+    (``server.error.<key>``, ``key`` defaulting to the code) with its ``params``, shown in the
+    request's language."""
+
+    def __init__(self, code: str, message: str, *, status: int = 400, key: str | None = None,
+                 **params: Any) -> None:
+        super().__init__(code, message)
+        self.status = status
+        self.key = key or code
+        self.params = params
+
+
+def error_response(status: int, code: str, message: str) -> JSONResponse:
+    return JSONResponse({"error": {"code": code, "message": message}}, status_code=status)
+
+
+async def in_thread(fn: Callable[..., Any], *args: Any) -> Any:
+    """``fn(*args)`` on a worker thread: the bank's calls block on the database."""
+    return await asyncio.to_thread(fn, *args)
+
+
+def today() -> str:
+    return datetime.now(UTC).date().isoformat()
+
+
+def address(request: Request) -> str:
+    return request.client.host if request.client is not None else "?"
+
+
+async def read_json(request: Request) -> dict[str, Any]:
+    """The request's JSON object, at most :data:`MAX_BODY` bytes; raises ``bad_request``, ``too_large``,
+    ``bad_json``."""
+    if request.headers.get("content-type", "").split(";")[0].strip() != "application/json":
+        raise XuezhanError("bad_request", "send JSON (Content-Type: application/json)")
+    body = b""
+    async for chunk in request.stream():
+        body += chunk
+        if len(body) > MAX_BODY:
+            raise XuezhanError("too_large", "the request is too large")
+    try:
+        data = json.loads(body or b"{}")
+    except (json.JSONDecodeError, UnicodeDecodeError, RecursionError):
+        raise XuezhanError("bad_json", "the request is not valid JSON") from None
+    if not isinstance(data, dict):
+        raise XuezhanError("bad_json", "the request must be a JSON object")
+    return data
+
+
+def lang_of(request: Request | WebSocket, account: Account | None = None) -> Lang:
+    """The ``lang`` cookie, else the account's choice, else ``Accept-Language``, else zh-CN."""
+    choice = request.cookies.get("lang") or (account.lang if account is not None else None)
+    return i18n.negotiate(request.headers.get("accept-language"), choice)
+
+
+@dataclass
+class AppState:
+    """One server's state, shared by its handlers: the bank, the limits, the open tables and the page."""
+
+    bank: Bank
+    config: ServerConfig
+    lobby: Lobby
+    http_limit: AddressLimiter
+    attempts: AttemptLimiter
+    page: str
+
+    async def current_account(self, request: Request | WebSocket) -> Account | None:
+        token = request.cookies.get(COOKIE)
+        if not token:
+            return None
+        account: Account | None = await in_thread(self.bank.account_for_token, token)
+        return account
+
+    async def signed_in(self, request: Request) -> Account:
+        account = await self.current_account(request)
+        if account is None:
+            raise ApiError("not_signed_in", "sign in first", status=401)
+        return account
+
+    def limited(self, request: Request) -> None:
+        if not self.http_limit.allow(address(request)):
+            raise ApiError("rate_limited", "too many requests; wait a moment", status=429)
+
+    def attempt(self, request: Request, name: str) -> None:
+        if not self.attempts.allow(f"name:{name_key(name)}", f"address:{address(request)}"):
+            raise ApiError("rate_limited", "too many attempts; wait a few minutes", status=429)
+
+    async def relief_json(self, account: Account) -> dict[str, Any]:
+        config = self.config
+        below = account.balance < config.relief_floor
+        available = below and not await in_thread(self.bank.relief_taken, account.player, today())
+        return {"available": available, "amount": config.relief_amount, "floor": config.relief_floor}
+
+    async def me_json(self, account: Account) -> dict[str, Any]:
+        return {"name": account.nickname, "coins": account.balance, "guest": account.guest,
+                "lang": account.lang, "relief": await self.relief_json(account)}
+
+    def with_session(self, body: dict[str, Any], token: str) -> Response:
+        response = JSONResponse(body)
+        response.set_cookie(COOKIE, token, max_age=int(self.config.session_ttl), httponly=True, samesite="strict",
+                            secure=self.config.secure_cookies, path="/")
+        return response
+
+
+Handler = Callable[[AppState, Request], Awaitable[Response]]
+Endpoint = Callable[[Request], Awaitable[Response]]
+
+
+def endpoint(state: AppState, fn: Handler) -> Endpoint:
+    """``fn`` bound to ``state``, its refusals answered as JSON errors in the request's language."""
+
+    async def wrapper(request: Request) -> Response:
+        try:
+            return await fn(state, request)
+        except XuezhanError as exc:
+            lang = lang_of(request)
+            if isinstance(exc, ApiError):
+                status, key, params = exc.status, exc.key, dict(exc.params)
+            else:
+                status, key, params = STATUS.get(exc.code, 400), exc.code, {}
+            if isinstance(params.get("tier"), str):
+                params["tier"] = i18n.t(f"server.tier.{params['tier']}", lang)
+            return error_response(status, exc.code, error_text(key, lang, exc.message, **params))
+
+    wrapper.__name__ = fn.__name__
+    wrapper.__doc__ = fn.__doc__
+    return wrapper

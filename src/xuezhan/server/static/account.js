@@ -1,0 +1,70 @@
+// The account: who is signed in (GET /api/me), signing in or up, signing out.
+
+import { api, errCode, errText } from "./api.js";
+import { $, num } from "./dom.js";
+import { I18N, loadMessages, t } from "./i18n.js";
+import { route } from "./router.js";
+import { disconnect } from "./socket.js";
+import { S } from "./state.js";
+
+// GET /api/me answers the account (and, where the server knows them, the tables you sit at).
+export function readMe(r) {
+  if (!r.ok || !r.data) return null;
+  const d = r.data;
+  const a = "account" in d ? d.account : d;
+  if (!a || typeof a !== "object" || (a.name === undefined && a.nickname === undefined)) return null;
+  return {
+    name: a.name !== undefined ? a.name : a.nickname,
+    coins: a.coins !== undefined ? a.coins : a.balance,
+    guest: a.guest !== undefined ? !!a.guest : !("password" in a),
+    lang: a.lang || null,
+    relief: a.relief || d.relief || null,
+    tables: d.tables || a.tables || [],
+  };
+}
+
+export function setMe(me) {
+  S.me = me;
+  $("me-box").hidden = !me;
+  if (me) {
+    $("me-name").textContent = me.name;
+    $("me-coins").textContent = num(me.coins);
+    S.tables = me.tables || [];
+  }
+}
+
+export async function refreshMe() {
+  const me = readMe(await api("GET", "/api/me"));
+  setMe(me);
+  return me;
+}
+
+export async function signIn(kind) {
+  const name = $("login-name").value.trim();
+  const password = $("login-password").value;
+  $("login-error").textContent = "";
+  if (!name) { $("login-error").textContent = t("login.need_name"); return; }
+  if (kind !== "guest" && !password) { $("login-error").textContent = t("login.need_password"); return; }
+  let r;
+  if (kind === "register") r = await api("POST", "/api/register", { name, password });
+  else if (kind === "login") r = await api("POST", "/api/login", { name, password });
+  else {
+    r = await api("POST", "/api/login", { name });
+    if (!r.ok && r.status === 400 && errCode(r) === "bad_nickname") r = await api("POST", "/api/login", { nickname: name });
+  }
+  if (!r.ok) { $("login-error").textContent = errText(r); return; }
+  $("login-password").value = "";
+  const me = readMe(r) || (await refreshMe());
+  setMe(me);
+  if (me && me.lang && me.lang !== I18N.lang) await loadMessages(me.lang);
+  const next = S.after || "#/";
+  S.after = null;
+  if (location.hash === next) route(); else location.hash = next;
+}
+
+export async function logout() {
+  await api("POST", "/api/logout");
+  disconnect();
+  setMe(null);
+  if (location.hash === "#/") route(); else location.hash = "#/";
+}

@@ -1,0 +1,132 @@
+// The lobby: tiers, public rooms, your finished hands, creating and joining rooms.
+
+import { refreshMe } from "./account.js";
+import { api, errCode, errText } from "./api.js";
+import { $, confirmBox, el, signed, toast } from "./dom.js";
+import { I18N, t } from "./i18n.js";
+import { route } from "./router.js";
+import { S } from "./state.js";
+
+export async function loadTiers() {
+  if (S.tiers !== null) return;
+  const r = await api("GET", "/api/tiers");
+  S.tiers = r.ok && r.data && Array.isArray(r.data.tiers) ? r.data.tiers : [];
+}
+
+export function affordable(tier) { return !S.me || typeof S.me.coins !== "number" || S.me.coins >= (tier.min_balance || 0); }
+// a tier whose worst hand the balance covers: no stake warning there
+
+export function safe(tier) { return affordable(tier) && (!S.me || typeof tier.max_loss !== "number" || S.me.coins >= tier.max_loss); }
+
+export function renderTiers() {
+  const box = $("tier-list");
+  const tiers = S.tiers || [];
+  $("tier-box").hidden = tiers.length === 0;
+  $("room-tier-label").hidden = tiers.length === 0;
+  for (const id of ["room-n-label", "room-a-label"]) $(id).hidden = tiers.length > 0;
+  if (!tiers.length) return;
+  if (!S.tier || !tiers.some((x) => x.id === S.tier)) {
+    const ok = tiers.filter(safe).length ? tiers.filter(safe) : tiers.filter(affordable);
+    S.tier = (ok.length ? ok[ok.length - 1] : tiers[0]).id;
+  }
+  box.replaceChildren(...tiers.map((x) => el("button", {
+    type: "button", class: "tier" + (x.id === S.tier ? " chosen" : ""), role: "radio",
+    "aria-checked": x.id === S.tier ? "true" : "false", dataset: { tier: x.id },
+    on: { click: () => { S.tier = x.id; renderTiers(); } } },
+  el("b", { text: x.name }),
+  el("small", { text: t("tier.line", { min: x.min_balance, base: x.base_score, n: x.coefficient }) }),
+  el("small", { class: affordable(x) ? "muted" : "neg", text: affordable(x) ? t("tier.max_loss", { count: x.max_loss || 0 }) : t("tier.too_poor", { count: x.min_balance }) }))));
+  const sel = $("room-tier");
+  sel.replaceChildren(...tiers.map((x) => el("option", { value: x.id, text: x.name })));
+  sel.value = S.tier;
+}
+
+export async function loadLobby() {
+  const me = await refreshMe();
+  if (!me) { route(); return; }
+  await loadTiers();
+  renderTiers();
+  $("guest-note").hidden = !me.guest;
+  const back = $("back-to-table");
+  back.hidden = S.tables.length === 0;
+  back.replaceChildren(...S.tables.map((code) => el("button", { class: "primary", text: t("lobby.back_to_table", { code }),
+    on: { click: () => { location.hash = `#/t/${code}`; } } })));
+  const rooms = await api("GET", "/api/rooms");
+  const list = (rooms.ok && rooms.data.rooms) || [];
+  $("rooms-empty").hidden = list.length > 0;
+  $("rooms-list").replaceChildren(...list.map((room) => el("li", { class: "room-item" },
+    el("div", { class: "room-head" }, el("b", { text: room.name }), " ", el("span", { class: "code", text: room.code })),
+    el("div", { class: "muted", text: t("lobby.room_line", { rules: room.rules, n: room.coefficient, fee: room.fee,
+      hand: room.hand_no || 0, hands: room.hands || 0 }) + (room.tier ? " · " + tierName(room.tier) : "") }),
+    el("div", { class: "muted", text: (room.seats || []).map((s) => (s.name ? (s.bot ? t("seat.bot") : s.name) : "·")).join(" / ") }),
+    el("div", { class: "row" },
+      el("button", { text: t("lobby.join"), on: { click: () => { location.hash = `#/t/${room.code}`; } } }),
+      el("button", { class: "ghost", text: t("lobby.watch"), on: { click: () => { location.hash = `#/t/${room.code}/watch`; } } })))));
+  const hist = await api("GET", "/api/history");
+  const hands = hist.ok ? (Array.isArray(hist.data) ? hist.data : hist.data.hands || []) : [];
+  $("history-empty").hidden = hands.length > 0;
+  $("history-list").replaceChildren(...hands.map((h) => {
+    const delta = h.delta !== undefined ? h.delta : h.coins;
+    const when = h.at || h.finished_at;
+    return el("li", { class: "hist-item" },
+      el("span", { class: "code", text: h.room }),
+      el("span", { text: t("history.hand", { n: h.hand_no }) }),
+      el("span", { class: "num " + (delta > 0 ? "pos" : delta < 0 ? "neg" : ""), text: typeof delta === "number" ? signed(delta) : "" }),
+      el("span", { class: "muted", text: when ? new Date(when).toLocaleString(I18N.lang) : "" }),
+      h.id !== undefined && h.id !== null
+        ? el("button", { class: "ghost small", dataset: { replay: h.id }, text: t("history.replay"),
+          on: { click: () => { location.hash = `#/history/${h.id}`; } } }) : null);
+  }));
+}
+
+export function tierName(id) {
+  const x = (S.tiers || []).find((y) => y.id === id);
+  return x ? x.name : id;
+}
+
+// POST a room (or quickstart): a stake the balance cannot cover is asked about first.
+export async function postRoom(path, body) {
+  let r = await api("POST", path, body);
+  if (!r.ok && r.status === 409 && errCode(r) === "stake_warning") {
+    const yes = await confirmBox(t("stake.title"), errText(r), "stake.accept");
+    if (!yes) return;
+    r = await api("POST", path, { ...body, accept_risk: true });
+  }
+  if (!r.ok) { toast(errText(r)); return; }
+  location.hash = `#/t/${r.data.code}`;
+}
+
+export function quickstart() {
+  const body = { preset: $("quick-preset").value };
+  if (S.tiers && S.tiers.length && S.tier) body.tier = S.tier;
+  postRoom("/api/quickstart", body);
+}
+
+export function createRoom(ev) {
+  ev.preventDefault();
+  const options = { exchange_three: $("room-exchange").value };
+  if ($("room-blood-river").checked) options.blood_river = true;
+  if (!$("room-dingque").checked) options.dingque = false;
+  const body = {
+    name: $("room-name").value, preset: $("room-preset").value, options,
+    coefficient: Number($("room-n").value), fee: Number($("room-a").value), hands: Number($("room-hands").value),
+    public: $("room-public").checked,
+  };
+  if (S.tiers && S.tiers.length) {
+    // in a tiered lobby the stake (N and A) is the tier's
+    body.tier = $("room-tier").value;
+    delete body.coefficient;
+    delete body.fee;
+  }
+  postRoom("/api/rooms", body);
+}
+
+export async function joinByCode(ev, watch) {
+  if (ev) ev.preventDefault();
+  $("join-error").textContent = "";
+  const code = $("join-code").value.trim().toUpperCase();
+  if (!code) return;
+  const r = await api("GET", `/api/rooms/${encodeURIComponent(code)}`);
+  if (!r.ok) { $("join-error").textContent = errText(r); return; }
+  location.hash = `#/t/${code}` + (watch ? "/watch" : "");
+}

@@ -1,0 +1,73 @@
+// Replaying one of your finished hands step by step.
+
+import { api, errText } from "./api.js";
+import { $, el, toast } from "./dom.js";
+import { actionWords } from "./hint.js";
+import { t } from "./i18n.js";
+import { seatName } from "./log.js";
+import { showView } from "./router.js";
+import { lineText } from "./settlement.js";
+import { resetTable } from "./socket.js";
+import { S } from "./state.js";
+import { renderAll } from "./table.js";
+
+export async function openReplay(id) {
+  showView("table-view");
+  resetTable(null, false);
+  const r = await api("GET", `/api/history/${encodeURIComponent(id)}`);
+  if (!r.ok || !r.data || !Array.isArray(r.data.steps) || !r.data.steps.length) {
+    toast(r.ok ? t("replay.empty") : errText(r));
+    location.hash = "#/";
+    return;
+  }
+  S.replay = { data: r.data, k: 0, timer: null };
+  S.seat = r.data.seat;
+  S.names = r.data.names || null;
+  replayGo(0);
+}
+
+export function replayGo(k) {
+  const R = S.replay;
+  if (!R) return;
+  const steps = R.data.steps;
+  R.k = Math.max(0, Math.min(steps.length - 1, k));
+  S.view = steps[R.k].view;
+  renderAll();
+}
+
+export function replayPlay() {
+  const R = S.replay;
+  if (!R) return;
+  if (R.timer) { clearInterval(R.timer); R.timer = null; renderAll(); return; }
+  R.timer = setInterval(() => {
+    if (!S.replay || S.replay !== R || R.k >= R.data.steps.length - 1) { clearInterval(R.timer); R.timer = null; if (S.replay === R) renderAll(); return; }
+    replayGo(R.k + 1);
+  }, 700);
+  renderAll();
+}
+
+export function recordActionWords(a) {
+  if (!a) return t("replay.deal");
+  return `${seatName(a.seat)}: ${actionWords(a)}`;
+}
+
+export function renderReplayControls() {
+  const R = S.replay;
+  const steps = R.data.steps;
+  const step = steps[R.k];
+  const last = R.k === steps.length - 1;
+  const prompt = $("prompt");
+  prompt.hidden = false;
+  const res = last && R.data.result ? R.data.result : null;
+  const result = res ? [...(res.winners || []), ...(res.explain || []).map((x) => ({ text: x })), ...(res.ledger || [])]
+    .map((e) => el("li", { text: lineText(e) })).filter((li) => li.textContent) : [];
+  prompt.replaceChildren(
+    el("div", { class: "replay-line", id: "replay-line", text: recordActionWords(step.action) }),
+    el("div", { class: "row replay-controls" },
+      el("button", { id: "replay-first", "aria-label": t("replay.first"), title: t("replay.first"), text: "⏮", on: { click: () => replayGo(0) } }),
+      el("button", { id: "replay-prev", "aria-label": t("replay.prev"), title: t("replay.prev"), text: "◀", on: { click: () => replayGo(R.k - 1) } }),
+      el("button", { id: "replay-play", class: "primary", "aria-label": t("replay.play"), title: t("replay.play"), text: R.timer ? "⏸" : "▶▶", on: { click: replayPlay } }),
+      el("button", { id: "replay-next", "aria-label": t("replay.next"), title: t("replay.next"), text: "▶", on: { click: () => replayGo(R.k + 1) } }),
+      el("button", { id: "replay-last", "aria-label": t("replay.last"), title: t("replay.last"), text: "⏭", on: { click: () => replayGo(steps.length - 1) } })),
+    result.length ? el("ol", { class: "replay-result" }, result) : "");
+}

@@ -1,0 +1,60 @@
+// The views and the address: #/ (lobby), #/wallet, #/t/CODE[/watch], #/history/ID.
+
+import { refreshMe } from "./account.js";
+import { $ } from "./dom.js";
+import { loadLobby } from "./lobby.js";
+import { openReplay } from "./replay.js";
+import { closeDialogs } from "./settlement.js";
+import { disconnect, openTable, reconnect } from "./socket.js";
+import { S } from "./state.js";
+import { renderAll } from "./table.js";
+import { loadWallet } from "./wallet.js";
+
+export const VIEWS = ["login-view", "lobby-view", "wallet-view", "table-view"];
+
+export function showView(name) {
+  for (const v of VIEWS) $(v).hidden = v !== name;
+  document.body.dataset.view = name;
+  if (name !== "table-view") closeDialogs();
+}
+
+export async function route() {
+  const hash = location.hash || "#/";
+  if (!S.me) await refreshMe();
+  if (!S.me) {
+    disconnect();
+    S.replay = null;
+    if (hash !== "#/" && hash !== "#/login") S.after = hash;
+    showView("login-view");
+    return;
+  }
+  const table = hash.match(/^#\/t\/([A-Za-z0-9]{1,12})(\/watch)?$/);
+  const replay = hash.match(/^#\/history\/([A-Za-z0-9_-]{1,64})$/);
+  if (table) {
+    S.replay = null;
+    openTable(table[1].toUpperCase(), !!table[2]);
+  } else if (replay) {
+    disconnect();
+    openReplay(replay[1]);
+  } else if (hash === "#/wallet") {
+    disconnect();
+    S.replay = null;
+    showView("wallet-view");
+    loadWallet();
+  } else {
+    disconnect();
+    S.replay = null;
+    showView("lobby-view");
+    loadLobby();
+  }
+}
+
+export function rerender() {
+  if (!$("lobby-view").hidden) loadLobby();
+  if (!$("wallet-view").hidden) loadWallet();
+  if (!$("table-view").hidden) {
+    // the server words the log in the connection's language: connect again for the hand in the new one
+    if (S.code && !S.replay) reconnect();
+    renderAll();
+  }
+}

@@ -1,0 +1,16 @@
+// The page's one state object, and whether the open decision is answered.
+
+export const S = {
+  me: null, tables: [], after: null,
+  tiers: null, tier: null,
+  code: null, watch: false,
+  ws: null, wsWanted: false, retry: 0, replaced: false,
+  seat: null, room: null, roomAt: 0, view: null, version: 0, handNo: 0, names: null,
+  timer: null, deadline: null, stateAt: 0,
+  trustee: false, decision: null, answered: null,
+  sel: null, exch: [], hint: null, hintFor: null,
+  handEnd: null, handEndAt: 0, lookAtTable: false, matchEnd: null,
+  logOpen: false, replay: null, oldWs: null,
+};
+
+export function answered() { return S.decision === null || S.decision === undefined || S.decision === S.answered; }

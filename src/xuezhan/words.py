@@ -1,0 +1,176 @@
+"""The game's events in words, in a player's language: one wording for the terminal's log and
+the web table's (the server sends each event with its sentence, ``text``).
+
+Plain functions from engine values to text. ``me`` is the seat the text is written for ("you");
+``None`` writes every seat by number (a replay, a spectator). ``names`` names the other seats
+instead (the web table's player names). Sentences come from the ``words.*`` keys of the message
+catalogs; game terms from :mod:`xuezhan.vocab`; the settlement's sentences from
+:mod:`xuezhan.explain`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, Final
+
+from . import i18n, vocab
+from .engine.game import EXCHANGE_DIRECTIONS, Game
+from .engine.views import visible_events
+from .explain import seat_names, suit_word, tile_word
+from .i18n import DEFAULT_LANG, Lang
+from .tiles import Tile
+from .vocab import Kind
+
+__all__ = [
+    "REASON_WORDS", "event_words", "last_action_words", "reason_words", "seat_name", "signed", "suit_name",
+    "tile_label", "tiles_words",
+]
+
+_GLYPH_BASE: Final = (0x1F007, 0x1F019, 0x1F010)  # 🀇 万, 🀙 筒, 🀐 条 (Unicode orders them m, s, p)
+_DIRECTION_WORDS: Final = {v: k for k, v in EXCHANGE_DIRECTIONS.items()}
+
+_NAMED_BY_ID: Final = frozenset({"angang", "bugang", "zhigang"})  # the log names kongs by id too
+
+
+def reason_words(reason: str, lang: Lang = "en") -> str:
+    """A ledger reason in words from :mod:`xuezhan.vocab` (``flower pig``); in English the kongs add
+    their id, as the log does (``direct kong (zhigang)``)."""
+    name = vocab.name_or_id(Kind.REASON, reason, lang)
+    return f"{name} ({reason})" if reason in _NAMED_BY_ID and lang == "en" else name
+
+
+REASON_WORDS: Final = {reason: reason_words(reason) for reason in vocab.ids(Kind.REASON)}
+"""Every ledger reason in the terminal's English words."""
+
+
+def tile_label(t: Tile, glyphs: bool = False, lang: Lang = DEFAULT_LANG) -> str:
+    """``5万`` (``5萬`` in Traditional Chinese; the Unicode tile ``🀋`` with ``glyphs``)."""
+    if glyphs:
+        return chr(_GLYPH_BASE[t // 9] + t % 9)
+    return tile_word(t, lang)
+
+
+def tiles_words(tiles: Sequence[Tile], glyphs: bool = False, lang: Lang = DEFAULT_LANG) -> str:
+    return " ".join(tile_label(t, glyphs, lang) for t in tiles)
+
+
+def suit_name(suit: int, lang: Lang = DEFAULT_LANG) -> str:
+    return suit_word(suit, lang)
+
+
+def seat_name(seat: int, me: int | None, lang: Lang = "en") -> str:
+    """"you" for ``me``, "seat N" for the others (in ``lang``)."""
+    return seat_names(lang, me)[seat]
+
+
+def signed(n: int) -> str:
+    return f"{n:+d}"
+
+
+def _who(lang: Lang, me: int | None, names: Sequence[str] | None) -> list[str]:
+    """Each seat's name: "you" for ``me``, ``names[seat]`` (when given) or "seat N" for the others."""
+    if names is None:
+        return seat_names(lang, me)
+    if len(names) != 4:
+        raise ValueError("four seat names are needed")
+    out = list(names)
+    if me is not None:
+        out[me] = i18n.t("explain.you", lang)
+    return out
+
+
+_TILED: Final = frozenset({"deal", "draw", "exchange", "exchange_received", "angang", "swap", "pass_hu"})
+"""Events that carry tiles; a view withholds them from the other seats when the event is private."""
+
+
+def event_words(ev: dict[str, Any], me: int | None, *, glyphs: bool = False, reveal: bool = False,
+                lang: Lang = "en", names: Sequence[str] | None = None) -> str | None:
+    """One event as ``me`` sees it (from :func:`xuezhan.engine.views.visible_events`, tiles as
+    numbers) as a line of the log, or ``None`` when it is not worth a line. ``reveal`` (a replay,
+    given the events whole) shows every private event; ``names`` names the seats but ``me``."""
+    kind = ev.get("type")
+    who_is = _who(lang, me, names)
+
+    def t(key: str, **params: Any) -> str:
+        return i18n.t(f"words.ev.{key}", lang, **params)
+
+    if kind in _TILED and "tile" not in ev and "tiles" not in ev:
+        # another seat's private event, its tiles withheld by the view
+        if kind == "angang":  # everyone sees the kong, face down
+            return t("angang_hidden", who=who_is[int(ev["seat"])])
+        return None  # another seat's secret (its deal, its draws, its exchange): not for us
+
+    def who(key: str = "seat") -> str:
+        return who_is[int(ev[key])]
+
+    def tile(key: str = "tile") -> str:
+        return tile_label(int(ev[key]), glyphs, lang)
+
+    def tiles(key: str = "tiles") -> str:
+        return tiles_words(ev[key], glyphs, lang)
+
+    if kind == "start":
+        return t("start_me") if ev["dealer"] == me else t("start", who=who("dealer"))
+    if kind == "exchange":
+        return t("exchange", who=who(), tiles=tiles(), to=who("to"))
+    if kind == "exchange_received" and not reveal:
+        return t("exchange_received", who=who(), tiles=tiles())
+    if kind == "exchange_done":
+        direction = _DIRECTION_WORDS.get(int(ev["direction"]))
+        return t("exchange_done", action=vocab.name_or_id(Kind.ACTION, "exchange", lang),
+                 direction=i18n.t(f"words.direction.{direction}", lang) if direction else str(ev["direction"]))
+    if kind == "dingque":
+        parts = [f"{who_is[s]} {suit_name(v, lang) if v is not None else '-'}" for s, v in enumerate(ev["voids"])]
+        return t("dingque", action=vocab.name_or_id(Kind.EVENT, "dingque", lang),
+                 parts=i18n.t("words.sep", lang).join(parts))
+    if kind == "draw":
+        if ev["seat"] != me and not reveal:
+            return None
+        return t("draw_replacement" if ev.get("replacement") else "draw", who=who(), tile=tile())
+    if kind == "discard":
+        return t("discard", who=who(), tile=tile())
+    if kind == "peng":
+        return t("peng", who=who(), tile=tile(), from_seat=who("from"))
+    if kind == "zhigang":
+        return t("zhigang", who=who(), tile=tile(), from_seat=who("from"))
+    if kind == "angang":
+        return t("angang", who=who(), tile=tile())
+    if kind == "bugang_declared":
+        return t("bugang", who=who(), tile=tile())
+    if kind == "hu":
+        score = i18n.t("explain.score", lang, pattern=vocab.name_or_id(Kind.PATTERN, str(ev["base"]), lang),
+                       fan=ev["fan"], multiple=ev["multiple"])
+        if ev.get("from") is None:
+            return t("hu_self", who=who(), tile=tile(), score=score)
+        return t("hu_rob" if ev.get("robbing") else "hu", who=who(), tile=tile(), from_seat=who("from"), score=score)
+    if kind == "pay":
+        return t("pay", payer=who("from"), payee=who("to"), points=ev["points"],
+                 reason=reason_words(str(ev["reason"]), lang))
+    if kind == "pass_hu":
+        return t("pass_hu_me", tile=tile()) if ev["seat"] == me else t("pass_hu", who=who(), tile=tile())
+    if kind == "wall_empty":
+        return t("wall_empty")
+    if kind == "end":
+        return t("end")
+    if kind == "escape":
+        return t("escape", who=who())
+    if kind == "swap":
+        return t("swap", who=who(), tile=tile(), tiles=tiles())
+    return None
+
+
+_MOVES: Final = frozenset({"discard", "peng", "zhigang", "angang", "bugang_declared", "hu", "dingque",
+                           "exchange_done", "escape", "wall_empty", "start"})
+
+
+def last_action_words(game: Game, me: int | None, *, glyphs: bool = False, reveal: bool = False,
+                      lang: Lang = "en") -> str:
+    """The latest public move (a discard, a claim, a kong, a win, a void choice), in words, as ``me``
+    sees it (``reveal``: a replay, every event whole)."""
+    events = game.events if reveal else visible_events(game, me)
+    for ev in reversed(events):
+        if ev.get("type") in _MOVES:
+            words = event_words(ev, me, glyphs=glyphs, reveal=reveal, lang=lang)
+            if words:
+                return words
+    return ""
