@@ -4,21 +4,58 @@ outbox (the table never waits for a client)."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from ..engine import views
 from ..engine.game import Phase
 from ..engine.state import RIVER_CLAIMED
 from ..explain import seat_names
 from ..i18n import LANGS, Lang
+from ..match import Hand, Match, RoomConfig, Tier
+from ..runtime import HandDriver, Pacer
 from ..words import event_words
 from .bank import is_bot
+from .config import ServerConfig
 from .conn import Conn, dumps
 from .status import Status
 from .words import display_name
 
-if TYPE_CHECKING:
-    from .play import TablePlay
+
+class TableFacts(Protocol):
+    """What the messages of a table read of it (:class:`xuezhan.server.play.TablePlay` has it all)."""
+
+    code: str
+    name: str
+    tier: Tier | None
+    room: RoomConfig
+    public: bool
+    owner: str
+    status: Status
+    players: list[str | None]
+    names: dict[str, str]
+    balances: dict[str, int]
+    ready: set[int]
+    conns: set[Conn]
+    seat_conn: dict[int, Conn]
+    pacer: Pacer
+    version: int
+    hand_key: int
+    next_hand_at: float
+    last_hand_end: dict[Lang, dict[str, Any]] | None
+
+    @property
+    def config(self) -> ServerConfig: ...
+    @property
+    def match(self) -> Match | None: ...
+    @property
+    def hand(self) -> Hand | None: ...
+    @property
+    def driver(self) -> HandDriver | None: ...
+    def hand_no(self) -> int: ...
+    def now(self) -> float: ...
+    def trustee(self, seat: int) -> bool: ...
+    def bot_controls(self, seat: int) -> bool: ...
+    def timeout_for(self, seat: int) -> float: ...
 
 
 def marked_entry(entry: dict[str, Any]) -> dict[str, Any]:
@@ -55,7 +92,7 @@ def view_texts(seen: dict[int | None, dict[str, Any]]) -> dict[int | None, str]:
 class Outbound:
     """The messages of one table."""
 
-    def __init__(self, table: TablePlay) -> None:
+    def __init__(self, table: TableFacts) -> None:
         self.table = table
         self._names: dict[tuple[Lang, tuple[str | None, ...], tuple[str | None, ...]], list[str]] = {}
 
