@@ -217,7 +217,7 @@ static void visible_counts(const XzGame *g, int me, int *vis) { /* SeatView.visi
 static const double RANK_WEIGHT[9] = XZ_H_RANK_WEIGHT;
 
 static double readiness(const XzGame *g, int o) { /* HeuristicBot.readiness */
-    static const double base_by_melds[5] = {0.04, 0.14, 0.35, 0.75, 0.95};
+    static const double base_by_melds[5] = XZ_H_READY_BY_MELDS;
     const XzSeat *s = &g->seats[o];
     int melds = s->nmelds; /* the melds in sight plus the face-down kongs: all of them */
     double base = base_by_melds[melds < 4 ? melds : 4];

@@ -325,6 +325,7 @@ def _heuristic() -> Iterator[str]:
     bot = heuristic.HeuristicBot
     yield "/* the heuristic bot's tunables (xuezhan.bots.heuristic.HeuristicBot) */"
     yield f"#define XZ_H_RANK_WEIGHT {_floats(heuristic._RANK_WEIGHT)}"
+    yield f"#define XZ_H_READY_BY_MELDS {_floats(heuristic._READY_BY_MELDS)}"
     yield f"#define XZ_H_FOLD_AT {float(bot.fold_at)!r}"
     yield f"#define XZ_H_DANGER_WEIGHT {float(bot.danger_weight)!r}"
     yield f"#define XZ_H_VOID_SAFE_AT {float(bot.void_safe_at)!r}"
