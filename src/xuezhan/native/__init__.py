@@ -76,7 +76,7 @@ _TYPES: Final = tuple(ActionType)
 _NOT_COMPILED: Final = (ActionType.ESCAPE, ActionType.SWAP)
 _TYPE_NAMES: Final = tuple(str(t) for t in _TYPES)
 _ENCODERS: Final = encoders()
-_PLAYED: Final = passed_fields() | IRRELEVANT.keys()
+_PLAYED: Final = frozenset(passed_fields() | IRRELEVANT.keys())
 _DEFAULTS: Final = Rules()
 
 
@@ -117,13 +117,19 @@ def refusal(rules: Rules, bots: Sequence[str] = ()) -> str | None:
 def unplayed(rules: Rules, implemented: Sequence[str]) -> str | None:
     """Why a core whose scorer implements the patterns and extras ``implemented`` cannot play
     ``rules`` as they stand (``None``: it can): fan given to another one, or an option it is not
-    passed set to anything but its default."""
+    passed set to anything but its default. Worked out once per rules (a search asks per world)."""
+    return _unplayed(rules, tuple(implemented), _PLAYED, tuple(REFUSED.items()))
+
+
+@lru_cache(maxsize=64)
+def _unplayed(rules: Rules, implemented: tuple[str, ...], played: frozenset[str],
+              refused: tuple[tuple[str, str], ...]) -> str | None:
     for pid, fan in rules.fan:
         if fan != 0 and pid not in implemented:
             return f"the compiled core does not score {pid!r} (fan {fan} under these rules)"
     for f in dataclasses.fields(Rules):
-        if f.name not in _PLAYED and getattr(rules, f.name) != getattr(_DEFAULTS, f.name):
-            why = REFUSED.get(f.name, "the compiled core is not passed it")
+        if f.name not in played and getattr(rules, f.name) != getattr(_DEFAULTS, f.name):
+            why = dict(refused).get(f.name, "the compiled core is not passed it")
             return f"the compiled core plays {f.name!r} only at its default ({why})"
     return None
 
