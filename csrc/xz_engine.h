@@ -159,7 +159,7 @@ void xz_random_bot(XzBot *bot, uint64_t salt);
 int xz_heuristic_bot(XzBot *bot, int quick);
 /* hand.shanten(counts, n_melds, meld_suits=..., void=...) on the three suit keys (void -1: none) */
 int xz_shanten(const int32_t keys[3], int n_melds, int meld_suits, int void_suit);
-/* the compiled bots by code (XZ_BOT_*, xuezhan.native.gen.BOT_CODES): 0 on success, -1 for an unknown code,
+/* the compiled bots by code (XZ_BOT_*, xuezhan.native.layout.BOT_CODES): 0 on success, -1 for an unknown code,
  * -2 when the bot's tables cannot be allocated */
 int xz_make_bot(XzBot *bot, int code, uint64_t salt);
 /* hand.is_complete_keys on suit keys; the points one payer pays for a plain discard win of the

@@ -19,7 +19,7 @@ from xuezhan import native, vocab
 from xuezhan.bots.heuristic import HeuristicBot
 from xuezhan.engine.actions import REASONS, ActionType
 from xuezhan.errors import XuezhanError
-from xuezhan.native import gen
+from xuezhan.native import gen, layout
 from xuezhan.rl.encoding import OBS_FIELDS, OBS_SIZE
 from xuezhan.rules import BASE_PATTERNS, EXTRAS, Rules
 
@@ -32,7 +32,7 @@ def _defines(text: str) -> dict[str, str]:
 
 def _other_value(name: str, value: Any) -> Any:
     """A valid value of the option ``name`` other than ``value``."""
-    values = gen.choices(name)
+    values = layout.choices(name)
     if values is not None:
         return next(v for v in values if v != value)
     if isinstance(value, bool):
@@ -48,26 +48,26 @@ def _other_value(name: str, value: Any) -> Any:
 # --- every Rules field reaches the core or is accounted for -------------------------------------
 
 def test_every_rules_field_is_passed_refused_or_irrelevant() -> None:
-    assert gen.unaccounted(f.name for f in dataclasses.fields(Rules)) == []
+    assert layout.unaccounted(f.name for f in dataclasses.fields(Rules)) == []
 
 
 def test_a_new_field_is_unaccounted_until_listed() -> None:
     names = [f.name for f in dataclasses.fields(Rules)]
-    assert gen.unaccounted([*names, "moon_rule"]) == ["moon_rule"]
+    assert layout.unaccounted([*names, "moon_rule"]) == ["moon_rule"]
 
 
 def test_the_lists_do_not_overlap_and_give_reasons() -> None:
-    passed = gen.passed_fields()
-    assert not passed & gen.IRRELEVANT.keys()
-    assert not passed & gen.REFUSED.keys()
-    assert not gen.IRRELEVANT.keys() & gen.REFUSED.keys()
-    assert all(reason.strip() for reason in (*gen.IRRELEVANT.values(), *gen.REFUSED.values()))
+    passed = layout.passed_fields()
+    assert not passed & layout.IRRELEVANT.keys()
+    assert not passed & layout.REFUSED.keys()
+    assert not layout.IRRELEVANT.keys() & layout.REFUSED.keys()
+    assert all(reason.strip() for reason in (*layout.IRRELEVANT.values(), *layout.REFUSED.values()))
     fields = {f.name for f in dataclasses.fields(Rules)}
-    assert {r for w in gen.RULE_WORDS for r in w.reads} <= fields
-    assert all(w.name in fields or isinstance(getattr(Rules, w.name, None), property) for w in gen.RULE_WORDS)
+    assert {r for w in layout.RULE_WORDS for r in w.reads} <= fields
+    assert all(w.name in fields or isinstance(getattr(Rules, w.name, None), property) for w in layout.RULE_WORDS)
 
 
-@pytest.mark.parametrize("name", sorted(gen.passed_fields() - {"fan"}))
+@pytest.mark.parametrize("name", sorted(layout.passed_fields() - {"fan"}))
 def test_each_passed_field_changes_what_the_core_is_given(name: str) -> None:
     base = Rules.preset("chengdu") if name == "hua_zhu_multiple" else Rules()
     changed = base.with_options({name: _other_value(name, getattr(base, name))})
@@ -80,14 +80,14 @@ def test_each_fan_is_passed_in_its_place() -> None:
     for k, pid in enumerate(native.FAN_IDS):
         changed = Rules().with_options({"fan": {pid: 2 if Rules().fan_of(pid) == 1 else 1}})
         diff = [i for i, (a, b) in enumerate(zip(words, native.marshal_rules(changed), strict=True)) if a != b]
-        assert diff == [len(gen.RULE_WORDS) + k]
+        assert diff == [len(layout.RULE_WORDS) + k]
 
 
 def test_the_marshalled_rules_fit_the_core() -> None:
     core: Any = native._core
     for rules in (Rules(), Rules.preset("chengdu"), Rules().with_options({"exchange_three": "random"})):
         words = native.marshal_rules(rules)
-        assert len(words) == core.RULE_WORDS == len(gen.RULE_WORDS) + len(native.FAN_IDS)
+        assert len(words) == core.RULE_WORDS == len(layout.RULE_WORDS) + len(native.FAN_IDS)
         core.Hand(1, 0, words)  # accepted
     with pytest.raises(ValueError, match="out of bounds"):
         core.Hand(1, 0, (*words[:3], 7, *words[4:]))  # self_draw_bonus has three values
@@ -101,7 +101,7 @@ def test_a_field_not_passed_is_refused_at_any_but_its_default(monkeypatch: pytes
 
 
 def test_a_refused_field_gives_its_reason(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setitem(gen.REFUSED, "must_hu_last_four", "not compiled yet")
+    monkeypatch.setitem(layout.REFUSED, "must_hu_last_four", "not compiled yet")
     monkeypatch.setattr(native, "_PLAYED", native._PLAYED - {"must_hu_last_four"})
     why = native.refusal(Rules.preset("chengdu"))
     assert why is not None and "not compiled yet" in why
@@ -133,7 +133,7 @@ def test_a_new_extra_gets_an_id_and_is_refused_until_scored(monkeypatch: pytest.
     defines = _defines(gen.header())
     assert defines["XZ_EXTRA_MOON_ON_THE_SEA"] == str(len(BASE_PATTERNS) + len(EXTRAS))
     assert defines["XZ_FAN_COUNT"] == str(len(BASE_PATTERNS) + len(EXTRAS) + 1)
-    assert defines["XZ_RULE_WORDS"] == str(len(gen.RULE_WORDS) + len(BASE_PATTERNS) + len(EXTRAS) + 1)
+    assert defines["XZ_RULE_WORDS"] == str(len(layout.RULE_WORDS) + len(BASE_PATTERNS) + len(EXTRAS) + 1)
     rules = Rules()
     assert native.refusal(rules) is None  # fan 0 under the default rules
     why = native.refusal(rules.with_options({"fan": {"moon_on_the_sea": 2}}))
@@ -163,8 +163,8 @@ def test_the_header_names_the_python_ids() -> None:
         assert d[f"XZ_REASON_{r.upper()}"] == str(i)
     for i, p in enumerate(BASE_PATTERNS):
         assert d[f"XZ_PAT_{p.upper()}"] == str(i)
-    for word in gen.RULE_WORDS:
-        values = gen.choices(word.name)
+    for word in layout.RULE_WORDS:
+        values = layout.choices(word.name)
         for k, v in enumerate(values or ()):
             assert d[f"XZ_{word.name.upper()}_{v.upper()}"] == str(k)
 
@@ -186,8 +186,8 @@ def test_the_header_carries_the_observation_layout_and_the_heuristics_tunables()
 
 
 def test_the_event_codes_are_event_types() -> None:
-    assert len(set(gen.EVENT_CODES)) == len(gen.EVENT_CODES)
-    for kind in gen.EVENT_CODES:
+    assert len(set(layout.EVENT_CODES)) == len(layout.EVENT_CODES)
+    for kind in layout.EVENT_CODES:
         vocab.term(vocab.Kind.EVENT, kind)  # raises for an unknown one
 
 

@@ -44,8 +44,8 @@ from ..engine.state import EXCHANGE_DIRECTIONS
 from ..errors import IllegalActionError, XuezhanError
 from ..rules import Rules
 from ..tiles import SUITS, format_tiles, tile_name
-from .gen import BOT_CODES, EVENT_CODES, IRRELEVANT, REFUSED, encoders, passed_fields
-from .gen import FAN_IDS as FAN_IDS
+from .layout import BOT_CODES, EVENT_CODES, IRRELEVANT, REFUSED, encoders, passed_fields
+from .layout import FAN_IDS as FAN_IDS
 
 
 def _load() -> tuple[ModuleType | None, str | None]:
@@ -96,7 +96,7 @@ def refusal(rules: Rules, bots: Sequence[str] = ()) -> str | None:
     Every option of RULES 14 is played natively; bystanders, item cards and escapes are not
     (self-play has none), nor any bot but those of :data:`NATIVE_BOTS`. Refused as well: a core
     built from other tables than these (:func:`stale`), an option it is not passed
-    (:data:`xuezhan.native.gen.REFUSED`, or one not listed at all) set to anything but its default,
+    (:data:`xuezhan.native.layout.REFUSED`, or one not listed at all) set to anything but its default,
     and fan given to a pattern or extra its scorer does not implement (``FAN_IMPLEMENTED``)."""
     if _core is None:
         return f"the compiled core is not built ({_IMPORT_ERROR})"
@@ -155,7 +155,7 @@ def stale() -> str | None:
 
 @lru_cache(maxsize=64)
 def marshal_rules(rules: Rules) -> tuple[int, ...]:
-    """The rules as the core reads them: one integer per :data:`xuezhan.native.gen.RULE_WORDS`
+    """The rules as the core reads them: one integer per :data:`xuezhan.native.layout.RULE_WORDS`
     entry (``XzRules`` in the generated header; a bool 0/1, a choice its place among the option's
     values, no cap 0), then the fan of each of :data:`FAN_IDS` (``"cap"`` -1). The one way rules
     reach the core; worked out once per rules (every play-out of a search passes them)."""

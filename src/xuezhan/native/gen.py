@@ -2,7 +2,7 @@
 
 The compiled core (``csrc/``) reads every id by the name this module gives it: action types,
 ledger reasons, phases, meld kinds, river states, fan patterns and extras, the choices of
-each rule option, the layout of the rules it is passed (:data:`RULE_WORDS`, one name per
+each rule option, the layout of the rules it is passed (:data:`xuezhan.native.layout.RULE_WORDS`, one name per
 ``Rules`` field it reads), the fixed action space, the observation layout and the heuristic
 bot's tunables. ``setup.py`` runs :func:`write_header` before compiling (the header lands in
 the build tree, never in the repository), so a base pattern, an action type or a reason
@@ -13,175 +13,70 @@ does not implement is refused by :func:`xuezhan.native.refusal` whenever the rul
 Run by hand: ``python -m xuezhan.native.gen OUT_DIR`` (writes ``OUT_DIR/xz_gen.h``).
 
 Only the standard-library rules core is imported (tiles, rules, scoring, the engine's
-enums); the observation layout is read from the source of :mod:`xuezhan.rl.encoding`
-without importing it (it needs numpy, which a build does not have).
+enums); the observation layout and the heuristic's tunables are read from the sources of
+:mod:`xuezhan.rl.encoding` and :mod:`xuezhan.bots.heuristic` without importing them (the
+encoder needs numpy, which a build does not have; the bots sit in a layer above this one).
 """
 
 from __future__ import annotations
 
 import ast
 import contextlib
-import dataclasses
 import hashlib
 import sys
 import typing
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, Final
 
 from .. import rules as _rules
-from ..rules import BASE_PATTERNS, EXTRAS, MAX_BASE_SCORE, MAX_FAN, MAX_MULTIPLE, Rules
+from ..rules import MAX_FAN
+from .layout import BOT_CODES, EVENT_CODES, RULE_WORDS, choices
 
 HEADER: Final = "xz_gen.h"
 """The generated header's file name (``#include "xz_gen.h"``)."""
 
-FAN_IDS: Final = (*BASE_PATTERNS, *EXTRAS)
-"""Base patterns then extras: the core's fan ids (``XZ_PAT_*``, ``XZ_EXTRA_*``) are their places here."""
+# --- the encoder's layout and the heuristic's tunables, read from their sources ---------------------
+# Neither module is imported: the encoder needs numpy (a build has none), and the bots sit in a
+# layer above this one.
 
-EVENT_CODES: Final = (
-    "start", "deal", "exchange_chosen", "dingque_chosen", "exchange", "exchange_received",
-    "exchange_done", "dingque", "turn", "draw", "discard", "pay", "pass_hu", "peng", "angang",
-    "bugang_declared", "bugang", "zhigang", "hu", "wall_empty", "end",
-)
-"""The events the core writes into its packed stream (``XZ_EVENT_*``), by the engine's event type;
-:mod:`xuezhan.native` reads the stream back with the same codes."""
-
-BOT_CODES: Final = ("random", "heuristic", "heuristic_quick")
-"""The compiled bots (``XZ_BOT_*``): ``heuristic_quick`` is ``HeuristicBot(quick=True)``."""
-
-
-# --- the rules layout ------------------------------------------------------------------------------
-
-@dataclass(frozen=True, slots=True)
-class RuleWord:
-    """One integer of the rules as the core reads them: ``XzRules.<name>``, at ``XZ_RULE_<NAME>``.
-
-    ``name`` is a ``Rules`` field (its value: a bool as 0/1, a choice as its place among the
-    option's values, ``None`` as 0) or a ``Rules`` property reading the fields of ``reads``."""
-
-    name: str
-    lo: int = 0
-    hi: int = 1
-    wide: bool = False
-    """An ``int64_t`` in ``XzRules`` (else an ``int``)."""
-    reads: tuple[str, ...] = ()
-
-
-RULE_WORDS: Final = (
-    RuleWord("base_score", 1, MAX_BASE_SCORE, wide=True),
-    RuleWord("cap_multiple", 0, MAX_MULTIPLE, wide=True),
-    RuleWord("dingque"),
-    RuleWord("self_draw_bonus"),
-    RuleWord("zhigang_payment"),
-    RuleWord("late_bugang_pays"),
-    RuleWord("call_transfer"),
-    RuleWord("dian_gang_hua"),
-    RuleWord("pass_hu_scope"),
-    RuleWord("must_hu_last_four"),
-    RuleWord("hua_zhu_points", 0, MAX_BASE_SCORE * MAX_MULTIPLE, wide=True,
-             reads=("base_score", "cap_multiple", "hua_zhu_multiple")),
-    RuleWord("cha_jiao_pays"),
-    RuleWord("dead_wait_counts"),
-    RuleWord("long_qi_dui_mode"),
-    RuleWord("dealer_rule"),
-    RuleWord("end_on_first_win"),
-    RuleWord("kong_draw_from_tail"),
-    RuleWord("exchange_three"),
-    RuleWord("blood_river"),
-)
-"""The rule options the core plays, in the order of its words; the fan table
-(``XzRules.fan``, ``"cap"`` as -1) follows them, one word per :data:`FAN_IDS`."""
-
-FAN_WORD: Final = "fan"
-"""The ``Rules`` field passed as the fan table after :data:`RULE_WORDS`."""
-
-IRRELEVANT: Final[dict[str, str]] = {
-    "preset_name": "a label: the options themselves carry the rules",
-    "escaped_winner_forfeits": "escapes are not compiled (the core refuses them: no seat of its hands escapes)",
-}
-"""``Rules`` fields the core does not read because they change nothing it plays, and why."""
-
-REFUSED: Final[dict[str, str]] = {}
-"""``Rules`` fields the core does not play yet, and why: rules with another value than the
-default are refused (the Python engine plays them)."""
-
-
-def _hints() -> dict[str, Any]:
-    return typing.get_type_hints(Rules)
-
-
-def choices(name: str) -> tuple[str, ...] | None:
-    """The values of a ``Rules`` field with a fixed set of them (``None`` for another field)."""
-    hint = _hints().get(name)
-    if typing.get_origin(hint) is typing.Literal:
-        return tuple(str(v) for v in typing.get_args(hint))
-    return None
-
-
-def _encoder(name: str) -> Callable[[Rules], int]:
-    values = choices(name)
-    if values is not None:
-        index = {v: i for i, v in enumerate(values)}
-
-        def choice(rules: Rules) -> int:
-            return index[getattr(rules, name)]
-
-        return choice
-
-    def number(rules: Rules) -> int:  # a bool as 0/1, None (no cap) as 0, a property's value
-        return int(getattr(rules, name) or 0)
-
-    return number
-
-
-def encoders() -> tuple[Callable[[Rules], int], ...]:
-    """One function per :data:`RULE_WORDS` entry: the rules to that word."""
-    return tuple(_encoder(word.name) for word in RULE_WORDS)
-
-
-def passed_fields() -> frozenset[str]:
-    """The ``Rules`` fields that reach the core."""
-    names = {w.name for w in RULE_WORDS} | {r for w in RULE_WORDS for r in w.reads} | {FAN_WORD}
-    return frozenset(names & {f.name for f in dataclasses.fields(Rules)})
-
-
-def unaccounted(fields: typing.Iterable[str]) -> list[str]:
-    """The fields of ``fields`` neither passed to the core nor listed as refused or irrelevant."""
-    known = passed_fields() | IRRELEVANT.keys() | REFUSED.keys()
-    return [f for f in fields if f not in known]
-
-
-# --- the observation layout, from the source of xuezhan.rl.encoding ---------------------------------
-
-def _encoding_rows() -> tuple[list[tuple[str, int]], list[tuple[str, int]]]:
-    """``_GLOBAL`` and ``_PER_SEAT`` of :mod:`xuezhan.rl.encoding` as (name, size) rows."""
-    source = Path(__file__).resolve().parent.parent / "rl" / "encoding.py"
-    tree = ast.parse(source.read_text(encoding="utf-8"))
-    consts: dict[str, Any] = {}
-    tables: dict[str, ast.expr] = {}
-    for node in tree.body:
+def _assignments(body: list[ast.stmt]) -> dict[str, ast.expr]:
+    """``NAME = value`` and ``NAME: T = value`` of a module or class body."""
+    out: dict[str, ast.expr] = {}
+    for node in body:
         if isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) and node.value is not None:
-            target, value = node.target.id, node.value
+            out[node.target.id] = node.value
         elif isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
-            target, value = node.targets[0].id, node.value
-        else:
-            continue
-        if target in ("_GLOBAL", "_PER_SEAT"):
-            tables[target] = value
-        else:
-            with contextlib.suppress(ValueError):
-                consts[target] = ast.literal_eval(value)
+            out[node.targets[0].id] = node.value
+    return out
+
+
+def _source_values(module: str, names: typing.Iterable[str], cls: str | None = None) -> dict[str, Any]:
+    """The values of ``names`` assigned in the source of ``xuezhan.<module>`` (in its class ``cls``
+    when given): literals, which may name the module's literal constants."""
+    path = Path(__file__).resolve().parent.parent.joinpath(*module.split(".")).with_suffix(".py")
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    consts: dict[str, Any] = {}
+    for name, value in _assignments(tree.body).items():
+        with contextlib.suppress(ValueError):
+            consts[name] = ast.literal_eval(value)
+    body = tree.body
+    if cls is not None:
+        body = next(n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == cls).body
 
     class _Names(ast.NodeTransformer):
         def visit_Name(self, node: ast.Name) -> ast.expr:
             return ast.copy_location(ast.Constant(consts[node.id]), node)
 
-    def rows(name: str) -> list[tuple[str, int]]:
-        table = ast.literal_eval(_Names().visit(tables[name]))
-        return [(str(r[0]), int(r[1])) for r in table]
+    found = _assignments(body)
+    return {name: ast.literal_eval(_Names().visit(found[name])) for name in names}
 
-    return rows("_GLOBAL"), rows("_PER_SEAT")
+
+def _encoding_rows() -> tuple[list[tuple[str, int]], list[tuple[str, int]]]:
+    """``_GLOBAL`` and ``_PER_SEAT`` of :mod:`xuezhan.rl.encoding` as (name, size) rows."""
+    tables = _source_values("rl.encoding", ("_GLOBAL", "_PER_SEAT"))
+    return ([(str(r[0]), int(r[1])) for r in tables["_GLOBAL"]],
+            [(str(r[0]), int(r[1])) for r in tables["_PER_SEAT"]])
 
 
 # --- the header ------------------------------------------------------------------------------------
@@ -239,8 +134,8 @@ def body() -> str:
     lines.append("/* 换三张 directions (xuezhan.engine.state.EXCHANGE_DIRECTIONS) */")
     lines += [f"#define XZ_DIRECTION_{_c(k)} {v}" for k, v in EXCHANGE_DIRECTIONS.items()]
     lines.append("")
-    lines += _enum("XZ_EVENT_", EVENT_CODES, "the core's event stream (xuezhan.native.gen.EVENT_CODES)")
-    lines += _enum("XZ_BOT_", BOT_CODES, "compiled bots (xuezhan.native.gen.BOT_CODES)")
+    lines += _enum("XZ_EVENT_", EVENT_CODES, "the core's event stream (xuezhan.native.layout.EVENT_CODES)")
+    lines += _enum("XZ_BOT_", BOT_CODES, "compiled bots (xuezhan.native.layout.BOT_CODES)")
     base, extras = _rules.BASE_PATTERNS, _rules.EXTRAS  # read now: a test may add one
     lines.append("/* fan ids: base patterns (xuezhan.rules.BASE_PATTERNS), then extras (EXTRAS) */")
     lines += [f"#define XZ_PAT_{_c(p)} {i}" for i, p in enumerate(base)]
@@ -320,18 +215,18 @@ def body() -> str:
 
 def _heuristic() -> Iterator[str]:
     """The tunables of :class:`xuezhan.bots.heuristic.HeuristicBot` the compiled one plays."""
-    from ..bots import heuristic
-
-    bot = heuristic.HeuristicBot
-    yield "/* the heuristic bot's tunables (xuezhan.bots.heuristic.HeuristicBot) */"
-    yield f"#define XZ_H_RANK_WEIGHT {_floats(heuristic._RANK_WEIGHT)}"
-    yield f"#define XZ_H_READY_BY_MELDS {_floats(heuristic._READY_BY_MELDS)}"
-    yield f"#define XZ_H_FOLD_AT {float(bot.fold_at)!r}"
-    yield f"#define XZ_H_DANGER_WEIGHT {float(bot.danger_weight)!r}"
-    yield f"#define XZ_H_VOID_SAFE_AT {float(bot.void_safe_at)!r}"
-    yield "#define XZ_H_QING_SLACK {" + ", ".join(str(int(x)) for x in bot.qing_slack) + "}"
-    yield f"#define XZ_H_FAR_KONG {int(bot.far_kong)}"
-    yield f"#define XZ_H_PUNG_PLAN {int(bot.pung_plan)}"
+    tables = _source_values("bots.heuristic", ("_RANK_WEIGHT", "_READY_BY_MELDS"))
+    bot = _source_values("bots.heuristic", ("fold_at", "danger_weight", "void_safe_at", "qing_slack", "far_kong",
+                                            "pung_plan"), cls="HeuristicBot")
+    yield "/* the heuristic bot's tunables (xuezhan.bots.heuristic: HeuristicBot and its tables) */"
+    yield f"#define XZ_H_RANK_WEIGHT {_floats(tables['_RANK_WEIGHT'])}"
+    yield f"#define XZ_H_READY_BY_MELDS {_floats(tables['_READY_BY_MELDS'])}"
+    yield f"#define XZ_H_FOLD_AT {float(bot['fold_at'])!r}"
+    yield f"#define XZ_H_DANGER_WEIGHT {float(bot['danger_weight'])!r}"
+    yield f"#define XZ_H_VOID_SAFE_AT {float(bot['void_safe_at'])!r}"
+    yield "#define XZ_H_QING_SLACK {" + ", ".join(str(int(x)) for x in bot["qing_slack"]) + "}"
+    yield f"#define XZ_H_FAR_KONG {int(bot['far_kong'])}"
+    yield f"#define XZ_H_PUNG_PLAN {int(bot['pung_plan'])}"
     yield ""
 
 
