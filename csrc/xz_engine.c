@@ -198,7 +198,7 @@ static void pay(XzGame *g, int payer, int payee, int64_t points, int reason) { /
     XzEntry *e = &g->ledger[g->nledger++];
     e->from = payer; e->to = payee; e->points = points; e->reason = reason;
     int64_t w[4] = {payer, payee, points, reason};
-    emit(g, E_PAY, 4, w);
+    emit(g, XZ_EVENT_PAY, 4, w);
 }
 
 void xz_deltas(const XzGame *g, int64_t out[4]) {
@@ -330,6 +330,15 @@ static int cap_fan(int64_t cap) {
     return fan;
 }
 
+/* what score_hand recognises: a pattern or extra added to xuezhan.rules gets an id in xz_gen.h, and
+ * until it is scored here (and listed) the Python side refuses rules that give it fan */
+const int xz_fan_implemented[] = {
+    XZ_PAT_PING_HU, XZ_PAT_DUI_DUI_HU, XZ_PAT_QING_YI_SE, XZ_PAT_DAI_YAO_JIU, XZ_PAT_QI_DUI, XZ_PAT_QING_DUI,
+    XZ_PAT_JIANG_DUI, XZ_PAT_LONG_QI_DUI, XZ_PAT_QING_QI_DUI, XZ_PAT_QING_YAO_JIU, XZ_PAT_QING_LONG_QI_DUI,
+    XZ_PAT_TIAN_HU, XZ_PAT_DI_HU, XZ_EXTRA_GEN, XZ_EXTRA_GANG_SHANG_HUA, XZ_EXTRA_GANG_SHANG_PAO,
+    XZ_EXTRA_QIANG_GANG_HU, XZ_EXTRA_HAI_DI, XZ_EXTRA_JIN_GOU_DIAO, XZ_EXTRA_JUE_ZHANG, XZ_EXTRA_ZI_MO_JIA_FAN, -1
+};
+
 /* score the 14 tile-equivalents: concealed counts (winning tile included) and the seat's melds */
 static void score_hand(const XzRules *R, const int8_t *counts_in, const XzSeat *s, const XzCtx *ctx, XzWin *out) {
     int8_t counts[27];
@@ -344,7 +353,7 @@ static void score_hand(const XzRules *R, const int8_t *counts_in, const XzSeat *
     int meld_terminal = 1;
     for (int i = 0; i < s->nmelds; i++) {
         int t = s->melds[i].tile;
-        owned[t] += s->melds[i].kind == M_PENG ? 3 : 4;
+        owned[t] += s->melds[i].kind == XZ_MELD_PENG ? 3 : 4;
         suit_mask |= 1 << (t / 9);
         if (t % 9 != 0 && t % 9 != 8) meld_terminal = 0;
     }
@@ -365,42 +374,42 @@ static void score_hand(const XzRules *R, const int8_t *counts_in, const XzSeat *
     int cand_p[32], cand_g[32], nc = 0;
 #define ADD(p, gadj) do { cand_p[nc] = (p); cand_g[nc] = (gadj); nc++; } while (0)
     if (any) {
-        ADD(F_PING_HU, 0);
+        ADD(XZ_PAT_PING_HU, 0);
         if (any_pungs) {
-            ADD(F_DUI_DUI_HU, 0);
-            if (jiang) ADD(F_JIANG_DUI, 0);
-            if (one_suit) ADD(F_QING_DUI, 0);
+            ADD(XZ_PAT_DUI_DUI_HU, 0);
+            if (jiang) ADD(XZ_PAT_JIANG_DUI, 0);
+            if (one_suit) ADD(XZ_PAT_QING_DUI, 0);
         }
-        if (one_suit) ADD(F_QING_YI_SE, 0);
+        if (one_suit) ADD(XZ_PAT_QING_YI_SE, 0);
         if (any_yao) {
-            ADD(F_DAI_YAO_JIU, 0);
-            if (one_suit) ADD(F_QING_YAO_JIU, 0);
+            ADD(XZ_PAT_DAI_YAO_JIU, 0);
+            if (one_suit) ADD(XZ_PAT_QING_YAO_JIU, 0);
         }
     }
     if (seven) {
-        ADD(F_QI_DUI, 0);
-        if (one_suit) ADD(F_QING_QI_DUI, 0);
-        if (R->long_qi_dui_pattern && quads) {
-            ADD(F_LONG_QI_DUI, -1);
-            if (one_suit) ADD(F_QING_LONG_QI_DUI, -1);
+        ADD(XZ_PAT_QI_DUI, 0);
+        if (one_suit) ADD(XZ_PAT_QING_QI_DUI, 0);
+        if ((R->long_qi_dui_mode == XZ_LONG_QI_DUI_MODE_PATTERN) && quads) {
+            ADD(XZ_PAT_LONG_QI_DUI, -1);
+            if (one_suit) ADD(XZ_PAT_QING_LONG_QI_DUI, -1);
         }
     }
     if (ctx->tian || ctx->di) {
         int n = nc;
-        for (int i = 0; i < n; i++) ADD(ctx->tian ? F_TIAN_HU : F_DI_HU, cand_g[i]);
+        for (int i = 0; i < n; i++) ADD(ctx->tian ? XZ_PAT_TIAN_HU : XZ_PAT_DI_HU, cand_g[i]);
     }
 #undef ADD
     int common_id[8], ncommon = 0;
     int self_drawn = ctx->self_drawn || ctx->tian || ctx->di;
-    if (ctx->after_kong && self_drawn) common_id[ncommon++] = F_GANG_SHANG_HUA;
-    if (ctx->after_kong && !self_drawn && !ctx->robbing) common_id[ncommon++] = F_GANG_SHANG_PAO;
-    if (ctx->robbing) common_id[ncommon++] = F_QIANG_GANG_HU;
-    if (ctx->last_tile) common_id[ncommon++] = F_HAI_DI;
-    if (s->nmelds == 4 && concealed == 2) common_id[ncommon++] = F_JIN_GOU_DIAO;
-    if (ctx->last_copy) common_id[ncommon++] = F_JUE_ZHANG;
-    if (self_drawn && R->self_draw_bonus == 1 && !ctx->no_bonus) common_id[ncommon++] = F_ZI_MO_JIA_FAN;
+    if (ctx->after_kong && self_drawn) common_id[ncommon++] = XZ_EXTRA_GANG_SHANG_HUA;
+    if (ctx->after_kong && !self_drawn && !ctx->robbing) common_id[ncommon++] = XZ_EXTRA_GANG_SHANG_PAO;
+    if (ctx->robbing) common_id[ncommon++] = XZ_EXTRA_QIANG_GANG_HU;
+    if (ctx->last_tile) common_id[ncommon++] = XZ_EXTRA_HAI_DI;
+    if (s->nmelds == 4 && concealed == 2) common_id[ncommon++] = XZ_EXTRA_JIN_GOU_DIAO;
+    if (ctx->last_copy) common_id[ncommon++] = XZ_EXTRA_JUE_ZHANG;
+    if (self_drawn && R->self_draw_bonus == XZ_SELF_DRAW_BONUS_FAN && !ctx->no_bonus) common_id[ncommon++] = XZ_EXTRA_ZI_MO_JIA_FAN;
 
-    int64_t bonus = (self_drawn && R->self_draw_bonus == 0 && !ctx->no_bonus) ? R->base_score : 0;
+    int64_t bonus = (self_drawn && R->self_draw_bonus == XZ_SELF_DRAW_BONUS_BASE && !ctx->no_bonus) ? R->base_score : 0;
     int64_t cap = R->cap_multiple;
     int64_t bk0 = -1;
     int bk1 = -1, bk2 = -1, bk3 = -1;
@@ -414,8 +423,8 @@ static void score_hand(const XzRules *R, const int8_t *counts_in, const XzSeat *
             multiple = cap;
         } else {
             int gen = quads + cand_g[i];
-            if (gen > 0 && R->fan[F_GEN] != 0) {
-                ex_id[nextras] = F_GEN; ex_fan[nextras] = R->fan[F_GEN] * gen; nextras++;
+            if (gen > 0 && R->fan[XZ_EXTRA_GEN] != 0) {
+                ex_id[nextras] = XZ_EXTRA_GEN; ex_fan[nextras] = R->fan[XZ_EXTRA_GEN] * gen; nextras++;
             }
             for (int k = 0; k < ncommon; k++) {
                 if (R->fan[common_id[k]]) {
@@ -492,7 +501,7 @@ void xz_new_game(XzGame *g, const XzRules *R, uint64_t seed, int dealer) {
     int a = (int)(xz_mt_random(&mt) * 6) + 1, b = (int)(xz_mt_random(&mt) * 6) + 1;
     g->dice[0] = a; g->dice[1] = b;
     g->exchange_direction = 0;
-    if (R->exchange == 4) g->exchange_direction = 1 + mt_randbelow(&mt, 3);
+    if (R->exchange_three == XZ_EXCHANGE_THREE_RANDOM) g->exchange_direction = 1 + mt_randbelow(&mt, 3);
     /* deal_from_layout */
     static const int break_offset[13] = {0, 0, 1, 2, 3, 0, 1, 2, 3, 0, 1, 2, 3};
     static const int offset_to_wall[4] = {0, 3, 2, 1};
@@ -562,7 +571,7 @@ static void init_game(XzGame *g, const XzRules *R, uint8_t hands[4][14], int hl[
     }
     g->head = 0;
     g->tail = g->nwall;
-    g->phase = P_EXCHANGE;
+    g->phase = XZ_PHASE_EXCHANGE;
     g->turn = dealer;
     g->drawn = hands[dealer][hl[dealer] - 1];
     g->after_kong = g->drew_last = g->must_discard = 0;
@@ -583,15 +592,15 @@ static void init_game(XzGame *g, const XzRules *R, uint8_t hands[4][14], int hl[
 static void start_play(XzGame *g);
 
 static void emit_start(XzGame *g, int hl[4], uint8_t hands[4][14]) {
-    emit3(g, E_START, g->dealer, g->tail - g->head, 0);
+    emit3(g, XZ_EVENT_START, g->dealer, g->tail - g->head, 0);
     for (int i = 0; i < 4; i++) {
         int64_t w[16];
         w[0] = i; w[1] = hl[i];
         for (int k = 0; k < hl[i]; k++) w[2 + k] = hands[i][k];
-        emit(g, E_DEAL, 2 + hl[i], w);
+        emit(g, XZ_EVENT_DEAL, 2 + hl[i], w);
     }
-    if (g->rules->exchange != 0) g->phase = P_EXCHANGE;
-    else if (g->rules->dingque) g->phase = P_DINGQUE;
+    if (g->rules->exchange_three != XZ_EXCHANGE_THREE_NONE) g->phase = XZ_PHASE_EXCHANGE;
+    else if (g->rules->dingque) g->phase = XZ_PHASE_DINGQUE;
     else start_play(g);
 }
 
@@ -614,16 +623,16 @@ static int next_active(const XzGame *g, int seat) {
 int xz_pending(const XzGame *g, int *out) {
     int n = 0;
     switch (g->phase) {
-    case P_TURN:
+    case XZ_PHASE_TURN:
         out[n++] = g->turn;
         break;
-    case P_CLAIM:
-    case P_ROB:
+    case XZ_PHASE_CLAIM:
+    case XZ_PHASE_ROB:
         for (int i = 0; i < g->w.nopt; i++)
             if (!g->w.answered[i]) out[n++] = g->w.options_seat[i];
         break;
-    case P_EXCHANGE:
-    case P_DINGQUE:
+    case XZ_PHASE_EXCHANGE:
+    case XZ_PHASE_DINGQUE:
         for (int i = 0; i < 4; i++)
             if (!g->seats[i].chosen) out[n++] = i;
         break;
@@ -645,7 +654,7 @@ static int discards(const XzGame *g, int seat, XzAction *out, int n) {
     while (held) {
         int t = __builtin_ctz(held);
         held &= held - 1;
-        out[n++] = mk(seat, A_DISCARD, t);
+        out[n++] = mk(seat, XZ_ACTION_DISCARD, t);
     }
     return n;
 }
@@ -655,32 +664,32 @@ int xz_legal(XzGame *g, int seat, XzAction *out) { /* Game._compute_legal */
     const XzRules *R = g->rules;
     int n = 0;
     switch (g->phase) {
-    case P_TURN: {
+    case XZ_PHASE_TURN: {
         if (seat != g->turn) return 0;
         if (s->won) {
             if (seat_is_complete(s)) {
-                out[n++] = mk(seat, A_HU, -1);
+                out[n++] = mk(seat, XZ_ACTION_HU, -1);
                 if (R->must_hu_last_four && g->tail - g->head <= 4) return n;
             }
-            if (g->drawn >= 0) out[n++] = mk(seat, A_DISCARD, g->drawn);
+            if (g->drawn >= 0) out[n++] = mk(seat, XZ_ACTION_DISCARD, g->drawn);
             return n;
         }
         if (g->must_discard) return discards(g, seat, out, 0);
         if (seat_is_complete(s)) {
-            out[n++] = mk(seat, A_HU, -1);
+            out[n++] = mk(seat, XZ_ACTION_HU, -1);
             if (R->must_hu_last_four && g->tail - g->head <= 4) return n;
         }
         if (g->tail > g->head) {
             for (int t = 0; t < 27; t++)
-                if (s->counts[t] == 4 && t / 9 != s->void_suit) out[n++] = mk(seat, A_GANG, t);
+                if (s->counts[t] == 4 && t / 9 != s->void_suit) out[n++] = mk(seat, XZ_ACTION_GANG, t);
             for (int i = 0; i < s->nmelds; i++)
-                if (s->melds[i].kind == M_PENG && s->counts[s->melds[i].tile])
-                    out[n++] = mk(seat, A_GANG, s->melds[i].tile);
+                if (s->melds[i].kind == XZ_MELD_PENG && s->counts[s->melds[i].tile])
+                    out[n++] = mk(seat, XZ_ACTION_GANG, s->melds[i].tile);
         }
         return discards(g, seat, out, n);
     }
-    case P_CLAIM:
-    case P_ROB:
+    case XZ_PHASE_CLAIM:
+    case XZ_PHASE_ROB:
         for (int i = 0; i < g->w.nopt; i++) {
             if (g->w.options_seat[i] != seat) continue;
             if (g->w.answered[i]) return 0;
@@ -688,7 +697,7 @@ int xz_legal(XzGame *g, int seat, XzAction *out) { /* Game._compute_legal */
             return n;
         }
         return 0;
-    case P_DINGQUE: {
+    case XZ_PHASE_DINGQUE: {
         if (s->chosen) return 0;
         int present[3], np = 0;
         for (int suit = 0; suit < 3; suit++)
@@ -698,11 +707,11 @@ int xz_legal(XzGame *g, int seat, XzAction *out) { /* Game._compute_legal */
             if (np == 2) ok = suit != present[0] && suit != present[1];
             else if (np == 1) ok = suit != present[0];
             else ok = 1;
-            if (ok) { XzAction a = mk(seat, A_DINGQUE, -1); a.suit = (uint8_t)suit; out[n++] = a; }
+            if (ok) { XzAction a = mk(seat, XZ_ACTION_DINGQUE, -1); a.suit = (uint8_t)suit; out[n++] = a; }
         }
         return n;
     }
-    case P_EXCHANGE: {
+    case XZ_PHASE_EXCHANGE: {
         if (s->chosen) return 0;
         for (int suit = 0; suit < 3; suit++) {
             if (s->sizes[suit] < 3) continue;
@@ -718,7 +727,7 @@ int xz_legal(XzGame *g, int seat, XzAction *out) { /* Game._compute_legal */
                             dup = out[q].tiles[0] == suit * 9 + ranks[i] && out[q].tiles[1] == suit * 9 + ranks[j]
                                   && out[q].tiles[2] == suit * 9 + ranks[k];
                         if (dup || n >= XZ_MAX_LEGAL) continue;
-                        XzAction a = mk(seat, A_EXCHANGE, -1);
+                        XzAction a = mk(seat, XZ_ACTION_EXCHANGE, -1);
                         a.tiles[0] = (uint8_t)(suit * 9 + ranks[i]);
                         a.tiles[1] = (uint8_t)(suit * 9 + ranks[j]);
                         a.tiles[2] = (uint8_t)(suit * 9 + ranks[k]);
@@ -743,11 +752,11 @@ static void resolve_window(XzGame *g);
 static void complete_bugang(XzGame *g, int seat, int t);
 
 static void start_play(XzGame *g) {
-    g->phase = P_TURN;
+    g->phase = XZ_PHASE_TURN;
     g->turn = g->dealer;
     g->must_discard = 0;
     g->after_kong = 0;
-    emit(g, E_TURN, 1, (int64_t[]){g->dealer});
+    emit(g, XZ_EVENT_TURN, 1, (int64_t[]){g->dealer});
 }
 
 static void draw(XzGame *g, int seat, int replacement) { /* Game._draw */
@@ -763,7 +772,7 @@ static void draw(XzGame *g, int seat, int replacement) { /* Game._draw */
     s->draws++;
     s->pass_hu = 0;
     s->pass_hu_any = 0;
-    g->phase = P_TURN;
+    g->phase = XZ_PHASE_TURN;
     g->turn = seat;
     g->drawn = t;
     g->after_kong = replacement;
@@ -773,7 +782,7 @@ static void draw(XzGame *g, int seat, int replacement) { /* Game._draw */
         g->nturn_kongs = 0;
         g->zhigang_source = -1;
     }
-    emit3(g, E_DRAW, seat, t, replacement);
+    emit3(g, XZ_EVENT_DRAW, seat, t, replacement);
 }
 
 static void next_draw(XzGame *g, int after) {
@@ -791,10 +800,10 @@ static int visible_copies(const XzGame *g, int seat, int t) {
     for (int i = 0; i < 4; i++) {
         const XzSeat *s = &g->seats[i];
         for (int m = 0; m < s->nmelds; m++)
-            if (s->melds[m].tile == t && (s->melds[m].kind != M_ANGANG || i == seat || s->revealed))
-                n += s->melds[m].kind == M_PENG ? 3 : 4;
+            if (s->melds[m].tile == t && (s->melds[m].kind != XZ_MELD_ANGANG || i == seat || s->revealed))
+                n += s->melds[m].kind == XZ_MELD_PENG ? 3 : 4;
         for (int k = 0; k < s->nriver; k++)
-            if (s->river[k] == t && s->river_state[k] != R_CLAIMED) n++;
+            if (s->river[k] == t && s->river_state[k] != XZ_RIVER_CLAIMED) n++;
         for (int k = 0; k < s->naside; k++)
             if (s->aside[k] == t) n++;
         if (i != seat && s->revealed) n += s->counts[t];
@@ -862,21 +871,21 @@ static void self_drawn_win(XzGame *g, int seat) { /* engine.wins.self_drawn_win 
     ctx.last_tile = g->drew_last;
     ctx.tian = first_action && seat == g->dealer && s->draws == 0;
     ctx.di = first_action && seat != g->dealer && s->draws == 1 && !g->after_kong;
-    ctx.last_copy = R->fan[F_JUE_ZHANG] != 0 && is_jue_zhang(g, seat, tile, 1); /* no fan, no need to look */
-    int zhigang_pays = g->after_kong && g->zhigang_source >= 0 && R->dian_gang_hua_discard && g->nturn_kongs
-                       && g->kongs[g->turn_kongs[g->nturn_kongs - 1]].kind == L_ZHIGANG;
+    ctx.last_copy = R->fan[XZ_EXTRA_JUE_ZHANG] != 0 && is_jue_zhang(g, seat, tile, 1); /* no fan, no need to look */
+    int zhigang_pays = g->after_kong && g->zhigang_source >= 0 && (R->dian_gang_hua == XZ_DIAN_GANG_HUA_DISCARD) && g->nturn_kongs
+                       && g->kongs[g->turn_kongs[g->nturn_kongs - 1]].kind == XZ_REASON_ZHIGANG;
     ctx.no_bonus = zhigang_pays; /* 点杠花 paid as a discard win: no self-draw bonus of either kind */
     XzWin *w = new_win(g);
     score_hand(R, s->counts, s, &ctx, w);
     g->win_groups++;
     w->seat = seat; w->from = -1; w->tile = tile; w->order = g->win_groups; w->robbed = 0;
     w->json_points = w->points;
-    emit2(g, E_HU, g->nwins - 1, -1);
+    emit2(g, XZ_EVENT_HU, g->nwins - 1, -1);
     if (zhigang_pays) {
-        pay(g, g->zhigang_source, seat, w->hand_points, L_HU);
+        pay(g, g->zhigang_source, seat, w->hand_points, XZ_REASON_HU);
     } else {
         for (int o = 0; o < 4; o++)
-            if (o != seat && active(g, o)) pay(g, o, seat, w->points, L_ZIMO);
+            if (o != seat && active(g, o)) pay(g, o, seat, w->points, XZ_REASON_ZIMO);
     }
     mark_won(g, seat, tile, 1);
     g->clean_start = 0;
@@ -915,7 +924,7 @@ static void discard_wins(XzGame *g, int *hu_seats, int nhu) { /* engine.wins.dis
         ctx.after_kong = w->after_kong && !w->robbing;
         ctx.robbing = w->robbing;
         ctx.last_tile = w->last_tile;
-        ctx.last_copy = R->fan[F_JUE_ZHANG] != 0 && is_jue_zhang(g, o, w->tile, 0);
+        ctx.last_copy = R->fan[XZ_EXTRA_JUE_ZHANG] != 0 && is_jue_zhang(g, o, w->tile, 0);
         int8_t counts[27];
         memcpy(counts, s->counts, 27);
         counts[w->tile]++;
@@ -924,9 +933,9 @@ static void discard_wins(XzGame *g, int *hu_seats, int nhu) { /* engine.wins.dis
         win->seat = o; win->from = w->source; win->tile = w->tile; win->order = g->win_groups;
         win->robbed = w->robbing;
         win->json_points = win->hand_points;
-        emit2(g, E_HU, g->nwins - 1, w->robbing);
-        pay(g, w->source, o, win->hand_points, L_HU);
-        if (transfer) pay(g, w->source, o, transfer, L_CALL_TRANSFER);
+        emit2(g, XZ_EVENT_HU, g->nwins - 1, w->robbing);
+        pay(g, w->source, o, win->hand_points, XZ_REASON_HU);
+        if (transfer) pay(g, w->source, o, transfer, XZ_REASON_CALL_TRANSFER);
     }
     for (int i = 0; i < ntk; i++) g->kongs[tk[i]].transferred = 1;
     for (int i = 0; i < n; i++) mark_won(g, order[i], w->tile, 0);
@@ -959,14 +968,14 @@ static void push_turn_kong(XzGame *g) {
 static void angang(XzGame *g, int seat, int t) {
     XzSeat *s = &g->seats[seat];
     seat_remove(s, t, 4);
-    s->melds[s->nmelds].kind = M_ANGANG; s->melds[s->nmelds].tile = (uint8_t)t; s->nmelds++;
+    s->melds[s->nmelds].kind = XZ_MELD_ANGANG; s->melds[s->nmelds].tile = (uint8_t)t; s->nmelds++;
     s->meld_suits |= 1 << (t / 9);
     g->clean_start = 0;
-    emit2(g, E_ANGANG, seat, t);
-    XzKong *k = new_kong(g, seat, L_ANGANG, t);
+    emit2(g, XZ_EVENT_ANGANG, seat, t);
+    XzKong *k = new_kong(g, seat, XZ_REASON_ANGANG, t);
     int64_t pts = 2 * g->rules->base_score;
     for (int o = 0; o < 4; o++)
-        if (o != seat && active(g, o)) kong_pay(g, k, o, pts, L_ANGANG);
+        if (o != seat && active(g, o)) kong_pay(g, k, o, pts, XZ_REASON_ANGANG);
     push_turn_kong(g);
     draw(g, seat, 1);
 }
@@ -978,7 +987,7 @@ static void start_bugang(XzGame *g, int seat, int t) {
     g->clean_start = 0;
     g->pending_bugang = t;
     g->bugang_late = late;
-    emit2(g, E_BUGANG_DECLARED, seat, t);
+    emit2(g, XZ_EVENT_BUGANG_DECLARED, seat, t);
     int force = g->rules->must_hu_last_four && g->tail - g->head <= 4;
     XzWindow *w = &g->w;
     memset(w, 0, sizeof *w);
@@ -989,15 +998,15 @@ static void start_bugang(XzGame *g, int seat, int t) {
         if (completes_with(so, t) && !(so->pass_hu_any || (so->pass_hu >> t & 1))) {
             int i = w->nopt++;
             w->options_seat[i] = o;
-            w->options[i][0] = mk(o, A_HU, -1);
+            w->options[i][0] = mk(o, XZ_ACTION_HU, -1);
             w->noptions[i] = 1;
-            if (!force) w->options[i][w->noptions[i]++] = mk(o, A_PASS, -1);
+            if (!force) w->options[i][w->noptions[i]++] = mk(o, XZ_ACTION_PASS, -1);
         }
     }
     if (w->nopt) {
         w->tile = t; w->source = seat; w->robbing = 1;
         g->has_window = 1;
-        g->phase = P_ROB;
+        g->phase = XZ_PHASE_ROB;
         return;
     }
     complete_bugang(g, seat, t);
@@ -1006,14 +1015,14 @@ static void start_bugang(XzGame *g, int seat, int t) {
 static void complete_bugang(XzGame *g, int seat, int t) {
     XzSeat *s = &g->seats[seat];
     for (int i = 0; i < s->nmelds; i++)
-        if (s->melds[i].kind == M_PENG && s->melds[i].tile == t) { s->melds[i].kind = M_GANG; break; }
+        if (s->melds[i].kind == XZ_MELD_PENG && s->melds[i].tile == t) { s->melds[i].kind = XZ_MELD_GANG; break; }
     g->pending_bugang = -1;
-    emit2(g, E_BUGANG, seat, t);
-    XzKong *k = new_kong(g, seat, L_BUGANG, t);
+    emit2(g, XZ_EVENT_BUGANG, seat, t);
+    XzKong *k = new_kong(g, seat, XZ_REASON_BUGANG, t);
     if (g->rules->late_bugang_pays || !g->bugang_late) {
         int64_t pts = g->rules->base_score;
         for (int o = 0; o < 4; o++)
-            if (o != seat && active(g, o)) kong_pay(g, k, o, pts, L_BUGANG);
+            if (o != seat && active(g, o)) kong_pay(g, k, o, pts, XZ_REASON_BUGANG);
     }
     push_turn_kong(g);
     draw(g, seat, 1);
@@ -1021,7 +1030,7 @@ static void complete_bugang(XzGame *g, int seat, int t) {
 
 static void claim_tile(XzGame *g) {
     XzSeat *src = &g->seats[g->w.source];
-    src->river_state[src->nriver - 1] = R_CLAIMED;
+    src->river_state[src->nriver - 1] = XZ_RIVER_CLAIMED;
     g->clean_start = 0;
 }
 
@@ -1031,15 +1040,15 @@ static void zhigang(XzGame *g, int seat) {
     claim_tile(g);
     XzSeat *s = &g->seats[seat];
     seat_remove(s, t, 3);
-    s->melds[s->nmelds].kind = M_GANG; s->melds[s->nmelds].tile = (uint8_t)t; s->nmelds++;
+    s->melds[s->nmelds].kind = XZ_MELD_GANG; s->melds[s->nmelds].tile = (uint8_t)t; s->nmelds++;
     s->meld_suits |= 1 << (t / 9);
-    emit3(g, E_ZHIGANG, seat, t, source);
-    XzKong *k = new_kong(g, seat, L_ZHIGANG, t);
+    emit3(g, XZ_EVENT_ZHIGANG, seat, t, source);
+    XzKong *k = new_kong(g, seat, XZ_REASON_ZHIGANG, t);
     int64_t base = g->rules->base_score;
-    kong_pay(g, k, source, 2 * base, L_ZHIGANG);
-    if (g->rules->zhigang_everyone)
+    kong_pay(g, k, source, 2 * base, XZ_REASON_ZHIGANG);
+    if ((g->rules->zhigang_payment == XZ_ZHIGANG_PAYMENT_EVERYONE))
         for (int o = 0; o < 4; o++)
-            if (o != seat && o != source && active(g, o)) kong_pay(g, k, o, base, L_ZHIGANG);
+            if (o != seat && o != source && active(g, o)) kong_pay(g, k, o, base, XZ_REASON_ZHIGANG);
     g->nturn_kongs = 0;
     push_turn_kong(g);
     g->zhigang_source = source;
@@ -1052,10 +1061,10 @@ static void peng(XzGame *g, int seat) {
     claim_tile(g);
     XzSeat *s = &g->seats[seat];
     seat_remove(s, t, 2);
-    s->melds[s->nmelds].kind = M_PENG; s->melds[s->nmelds].tile = (uint8_t)t; s->nmelds++;
+    s->melds[s->nmelds].kind = XZ_MELD_PENG; s->melds[s->nmelds].tile = (uint8_t)t; s->nmelds++;
     s->meld_suits |= 1 << (t / 9);
-    emit3(g, E_PENG, seat, t, w->source);
-    g->phase = P_TURN;
+    emit3(g, XZ_EVENT_PENG, seat, t, w->source);
+    g->phase = XZ_PHASE_TURN;
     g->turn = seat;
     g->drawn = -1;
     g->must_discard = 1;
@@ -1071,9 +1080,9 @@ static void discard_tile(XzGame *g, int seat, int t) { /* engine.claims.discard 
     seat_remove(s, t, 1);
     if (s->nriver >= XZ_RIVER) { g->overflow = 1; s->nriver = XZ_RIVER - 1; }
     s->river[s->nriver] = (uint8_t)t;
-    s->river_state[s->nriver] = R_OPEN;
+    s->river_state[s->nriver] = XZ_RIVER_OPEN;
     s->nriver++;
-    emit2(g, E_DISCARD, seat, t);
+    emit2(g, XZ_EVENT_DISCARD, seat, t);
     g->drawn = -1;
     XzWindow *w = &g->w;
     w->nopt = 0;
@@ -1086,15 +1095,15 @@ static void discard_tile(XzGame *g, int seat, int t) { /* engine.claims.discard 
         XzAction acts[4];
         int na = 0;
         int can_hu = (int)(wm >> t & 1) && !(so->pass_hu_any || (so->pass_hu >> t & 1));
-        if (can_hu) acts[na++] = mk(o, A_HU, -1);
+        if (can_hu) acts[na++] = mk(o, XZ_ACTION_HU, -1);
         if (!so->won && t / 9 != so->void_suit) {
             int c = so->counts[t];
-            if (c == 3 && g->tail - g->head > 0) acts[na++] = mk(o, A_GANG, t);
-            if (c >= 2) acts[na++] = mk(o, A_PENG, -1);
+            if (c == 3 && g->tail - g->head > 0) acts[na++] = mk(o, XZ_ACTION_GANG, t);
+            if (c >= 2) acts[na++] = mk(o, XZ_ACTION_PENG, -1);
         }
         if (na) {
             if (can_hu && R->must_hu_last_four && g->tail - g->head <= 4) na = 1;
-            else acts[na++] = mk(o, A_PASS, -1);
+            else acts[na++] = mk(o, XZ_ACTION_PASS, -1);
             int i = w->nopt++;
             w->options_seat[i] = o;
             memcpy(w->options[i], acts, sizeof(XzAction) * (size_t)na);
@@ -1112,7 +1121,7 @@ static void discard_tile(XzGame *g, int seat, int t) { /* engine.claims.discard 
     w->nanswers = 0;
     for (int i = 0; i < 3; i++) w->answered[i] = 0;
     g->has_window = 1;
-    g->phase = P_CLAIM;
+    g->phase = XZ_PHASE_CLAIM;
 }
 
 static void resolve_window(XzGame *g) { /* engine.claims.resolve_window */
@@ -1121,18 +1130,18 @@ static void resolve_window(XzGame *g) { /* engine.claims.resolve_window */
     int hu_seats[3], nhu = 0;
     for (int a = 0; a < w->nanswers; a++) {
         int i = w->answer_order[a];
-        if (w->answers[i].type == A_HU) hu_seats[nhu++] = w->options_seat[i];
+        if (w->answers[i].type == XZ_ACTION_HU) hu_seats[nhu++] = w->options_seat[i];
     }
     for (int i = 0; i < w->nopt; i++) {
         int o = w->options_seat[i];
         int is_hu = 0, had_hu = 0;
         for (int k = 0; k < nhu; k++) is_hu |= hu_seats[k] == o;
-        for (int k = 0; k < w->noptions[i]; k++) had_hu |= w->options[i][k].type == A_HU;
+        for (int k = 0; k < w->noptions[i]; k++) had_hu |= w->options[i][k].type == XZ_ACTION_HU;
         if (!is_hu && had_hu) {
             XzSeat *so = &g->seats[o];
-            if (g->rules->pass_hu_any) so->pass_hu_any = 1;
+            if ((g->rules->pass_hu_scope == XZ_PASS_HU_SCOPE_ANY_TILE)) so->pass_hu_any = 1;
             else so->pass_hu |= 1U << w->tile;
-            emit2(g, E_PASS_HU, o, w->tile);
+            emit2(g, XZ_EVENT_PASS_HU, o, w->tile);
         }
     }
     if (w->robbing) {
@@ -1140,7 +1149,7 @@ static void resolve_window(XzGame *g) { /* engine.claims.resolve_window */
             XzSeat *ks = &g->seats[w->source];
             if (ks->nriver >= XZ_RIVER) { g->overflow = 1; ks->nriver = XZ_RIVER - 1; }
             ks->river[ks->nriver] = (uint8_t)w->tile;
-            ks->river_state[ks->nriver] = R_ROBBED;
+            ks->river_state[ks->nriver] = XZ_RIVER_ROBBED;
             ks->nriver++;
             g->pending_bugang = -1;
             discard_wins(g, hu_seats, nhu);
@@ -1151,14 +1160,14 @@ static void resolve_window(XzGame *g) { /* engine.claims.resolve_window */
     }
     if (nhu) {
         XzSeat *src = &g->seats[w->source];
-        src->river_state[src->nriver - 1] = R_WON;
+        src->river_state[src->nriver - 1] = XZ_RIVER_WON;
         discard_wins(g, hu_seats, nhu);
         return;
     }
     for (int a = 0; a < w->nanswers; a++) {
         int i = w->answer_order[a];
-        if (w->answers[i].type == A_GANG) { zhigang(g, w->options_seat[i]); return; }
-        if (w->answers[i].type == A_PENG) { peng(g, w->options_seat[i]); return; }
+        if (w->answers[i].type == XZ_ACTION_GANG) { zhigang(g, w->options_seat[i]); return; }
+        if (w->answers[i].type == XZ_ACTION_PENG) { peng(g, w->options_seat[i]); return; }
     }
     if (g->tail == g->head) {
         end_exhausted(g);
@@ -1175,7 +1184,7 @@ static int waits_of(const XzSeat *s, int *out) { /* hand.winning_tiles with owne
     if (s->void_suit >= 0 && (mask >> s->void_suit & 1)) return 0;
     int owned[27];
     for (int t = 0; t < 27; t++) owned[t] = s->counts[t];
-    for (int i = 0; i < s->nmelds; i++) owned[s->melds[i].tile] += s->melds[i].kind == M_PENG ? 3 : 4;
+    for (int i = 0; i < s->nmelds; i++) owned[s->melds[i].tile] += s->melds[i].kind == XZ_MELD_PENG ? 3 : 4;
     int seven = s->nmelds == 0;
     for (int t = 0; t < 27; t++) {
         if (owned[t] >= 4 || s->counts[t] >= 4) continue;
@@ -1210,7 +1219,7 @@ static int64_t da_jiao(const XzGame *g, int seat) {
         XzWin w;
         memset(&w, 0, sizeof w);
         score_hand(g->rules, counts, s, &ctx, &w);
-        if (i == 0 || (g->rules->cha_jiao_min ? w.hand_points < best : w.hand_points > best)) best = w.hand_points;
+        if (i == 0 || ((g->rules->cha_jiao_pays == XZ_CHA_JIAO_PAYS_MIN) ? w.hand_points < best : w.hand_points > best)) best = w.hand_points;
     }
     return best;
 }
@@ -1230,7 +1239,7 @@ static void end_exhausted(XzGame *g) {
     for (int i = 0; i < 4; i++)
         if (!g->seats[i].won) players[np++] = i;
     g->wall_empty_at = g->nevents;
-    emit(g, E_WALL_EMPTY, 0, NULL);
+    emit(g, XZ_EVENT_WALL_EMPTY, 0, NULL);
     if (np >= 2) {
         int pig[4] = {0}, ready[4] = {0};
         for (int i = 0; i < np; i++) pig[players[i]] = is_hua_zhu(g, players[i]);
@@ -1241,13 +1250,13 @@ static void end_exhausted(XzGame *g) {
         for (int i = 0; i < np; i++) {
             if (!pig[players[i]]) continue;
             for (int j = 0; j < np; j++)
-                if (!pig[players[j]]) pay(g, players[i], players[j], g->rules->hua_zhu_points, L_HUA_ZHU);
+                if (!pig[players[j]]) pay(g, players[i], players[j], g->rules->hua_zhu_points, XZ_REASON_HUA_ZHU);
         }
         for (int i = 0; i < np; i++) {
             int p = players[i];
             if (pig[p] || ready[p]) continue;
             for (int j = 0; j < np; j++)
-                if (ready[players[j]]) pay(g, p, players[j], da_jiao(g, players[j]), L_CHA_JIAO);
+                if (ready[players[j]]) pay(g, p, players[j], da_jiao(g, players[j]), XZ_REASON_CHA_JIAO);
         }
         for (int i = 0; i < np; i++) {
             int p = players[i];
@@ -1255,7 +1264,7 @@ static void end_exhausted(XzGame *g) {
             for (int k = 0; k < g->nkongs; k++) {
                 XzKong *kg = &g->kongs[k];
                 if (kg->seat != p || kg->transferred) continue;
-                for (int q = 0; q < kg->npay; q++) pay(g, p, kg->payer[q], kg->pts[q], L_TUI_SHUI);
+                for (int q = 0; q < kg->npay; q++) pay(g, p, kg->payer[q], kg->pts[q], XZ_REASON_TUI_SHUI);
             }
         }
     }
@@ -1264,12 +1273,12 @@ static void end_exhausted(XzGame *g) {
 
 static int next_dealer(const XzGame *g) { /* settlement.next_dealer; -1: by dice */
     int rule = g->rules->dealer_rule;
-    if (rule == 1) return -1;
+    if (rule == XZ_DEALER_RULE_DICE) return -1;
     if (!g->nwins) return g->dealer;
     int nfirst = 0;
     for (int i = 0; i < g->nwins; i++) nfirst += g->wins[i].order == 1;
     const XzWin *f = &g->wins[0];
-    if (rule == 0) {
+    if (rule == XZ_DEALER_RULE_FIRST_WINNER) {
         if (nfirst > 1 && f->from >= 0) return f->from;
         return f->seat;
     }
@@ -1277,11 +1286,11 @@ static int next_dealer(const XzGame *g) { /* settlement.next_dealer; -1: by dice
 }
 
 static void finish(XzGame *g) {
-    g->phase = P_OVER;
+    g->phase = XZ_PHASE_OVER;
     g->has_window = 0;
     for (int i = 0; i < 4; i++) g->seats[i].revealed = 1;
     g->next_dealer = next_dealer(g);
-    emit(g, E_END, 0, NULL);
+    emit(g, XZ_EVENT_END, 0, NULL);
 }
 
 /* --- exchange and dingque (Game._choose) ------------------------------------------------------- */
@@ -1289,12 +1298,13 @@ static void choose(XzGame *g, const XzAction *a) {
     XzSeat *s = &g->seats[a->seat];
     s->chosen = 1;
     s->choice = *a;
-    emit(g, g->phase == P_EXCHANGE ? E_EXCHANGE_CHOSEN : E_DINGQUE_CHOSEN, 1, (int64_t[]){a->seat});
+    emit(g, g->phase == XZ_PHASE_EXCHANGE ? XZ_EVENT_EXCHANGE_CHOSEN : XZ_EVENT_DINGQUE_CHOSEN, 1, (int64_t[]){a->seat});
     for (int i = 0; i < 4; i++)
         if (!g->seats[i].chosen) return;
-    if (g->phase == P_EXCHANGE) {
-        static const int fixed[5] = {1, 1, 2, 3, 1};
-        int direction = g->exchange_direction ? g->exchange_direction : fixed[g->rules->exchange];
+    if (g->phase == XZ_PHASE_EXCHANGE) {
+        static const int fixed[] = XZ_EXCHANGE_THREE_DIRECTIONS; /* 0: none, or random (drawn at the deal) */
+        int direction = g->exchange_direction ? g->exchange_direction
+                                              : fixed[g->rules->exchange_three] ? fixed[g->rules->exchange_three] : 1;
         g->exchange_direction = direction;
         for (int i = 0; i < 4; i++)
             for (int k = 0; k < 3; k++) seat_remove(&g->seats[i], g->seats[i].choice.tiles[k], 1);
@@ -1303,14 +1313,14 @@ static void choose(XzGame *g, const XzAction *a) {
             const uint8_t *tl = g->seats[i].choice.tiles;
             for (int k = 0; k < 3; k++) seat_add(&g->seats[to], tl[k]);
             int64_t w1[5] = {i, to, tl[0], tl[1], tl[2]};
-            emit(g, E_EXCHANGE, 5, w1);
+            emit(g, XZ_EVENT_EXCHANGE, 5, w1);
             int64_t w2[4] = {to, tl[0], tl[1], tl[2]};
-            emit(g, E_EXCHANGE_RECEIVED, 4, w2);
+            emit(g, XZ_EVENT_EXCHANGE_RECEIVED, 4, w2);
         }
         if (g->drawn >= 0 && g->seats[g->dealer].counts[g->drawn] == 0) g->drawn = -1;
         for (int i = 0; i < 4; i++) g->seats[i].chosen = 0;
-        emit(g, E_EXCHANGE_DONE, 1, (int64_t[]){direction});
-        if (g->rules->dingque) g->phase = P_DINGQUE;
+        emit(g, XZ_EVENT_EXCHANGE_DONE, 1, (int64_t[]){direction});
+        if (g->rules->dingque) g->phase = XZ_PHASE_DINGQUE;
         else start_play(g);
         return;
     }
@@ -1321,7 +1331,7 @@ static void choose(XzGame *g, const XzAction *a) {
         g->seats[i].chosen = 0;
         voids[i] = g->seats[i].void_suit;
     }
-    emit(g, E_DINGQUE, 4, voids);
+    emit(g, XZ_EVENT_DINGQUE, 4, voids);
     start_play(g);
 }
 
@@ -1331,16 +1341,16 @@ void xz_apply(XzGame *g, const XzAction *a) {
     else g->overflow = 1;
     int seat = a->seat;
     switch (g->phase) {
-    case P_TURN:
-        if (a->type == A_DISCARD) discard_tile(g, seat, a->tile);
-        else if (a->type == A_HU) self_drawn_win(g, seat);
-        else if (a->type == A_GANG) {
+    case XZ_PHASE_TURN:
+        if (a->type == XZ_ACTION_DISCARD) discard_tile(g, seat, a->tile);
+        else if (a->type == XZ_ACTION_HU) self_drawn_win(g, seat);
+        else if (a->type == XZ_ACTION_GANG) {
             if (g->seats[seat].counts[a->tile] == 4) angang(g, seat, a->tile);
             else start_bugang(g, seat, a->tile);
         }
         break;
-    case P_CLAIM:
-    case P_ROB: {
+    case XZ_PHASE_CLAIM:
+    case XZ_PHASE_ROB: {
         XzWindow *w = &g->w;
         for (int i = 0; i < w->nopt; i++)
             if (w->options_seat[i] == seat) {
@@ -1351,8 +1361,8 @@ void xz_apply(XzGame *g, const XzAction *a) {
         if (w->nanswers == w->nopt) resolve_window(g);
         break;
     }
-    case P_EXCHANGE:
-    case P_DINGQUE:
+    case XZ_PHASE_EXCHANGE:
+    case XZ_PHASE_DINGQUE:
         choose(g, a);
         break;
     default:
@@ -1364,7 +1374,7 @@ void xz_apply(XzGame *g, const XzAction *a) {
 void xz_play(XzGame *g, XzBot *bots[4]) {
     XzAction legal[XZ_MAX_LEGAL];
     int seats[4];
-    while (g->phase != P_OVER && !g->overflow) {
+    while (g->phase != XZ_PHASE_OVER && !g->overflow) {
         int np = xz_pending(g, seats), acted = 0;
         if (!np) return;
         for (int i = 0; i < np; i++) {
@@ -1391,7 +1401,7 @@ static int same_action(const XzAction *a, const XzAction *b) {
 }
 
 const char *xz_try_apply(XzGame *g, const XzAction *a) {
-    if (g->phase == P_OVER) return "hand_over";
+    if (g->phase == XZ_PHASE_OVER) return "hand_over";
     if (a->seat > 3) return "bad_seat";
     XzAction legal[XZ_MAX_LEGAL];
     int n = xz_legal(g, a->seat, legal);
@@ -1406,9 +1416,9 @@ const char *xz_try_apply(XzGame *g, const XzAction *a) {
     unsigned types = 0;
     for (int i = 0; i < n; i++) types |= 1U << legal[i].type;
     const XzSeat *s = &g->seats[a->seat];
-    if (a->type > A_PASS || !(types >> a->type & 1)) {
-        if (types == 1U << A_HU) return "must_hu";
-        if (a->type == A_HU) {
+    if (a->type > XZ_ACTION_PASS || !(types >> a->type & 1)) {
+        if (types == 1U << XZ_ACTION_HU) return "must_hu";
+        if (a->type == XZ_ACTION_HU) {
             if (g->has_window && completes_with(&g->seats[a->seat], g->w.tile)
                 && (s->pass_hu_any || (s->pass_hu >> g->w.tile & 1)))
                 return "pass_hu_blocked";
@@ -1416,13 +1426,13 @@ const char *xz_try_apply(XzGame *g, const XzAction *a) {
         }
         return "action_not_available";
     }
-    if (a->type == A_DISCARD) {
+    if (a->type == XZ_ACTION_DISCARD) {
         if (a->tile >= XZ_KINDS || s->counts[a->tile] == 0) return "tile_not_in_hand";
         if (holds_void(s)) return "must_discard_void";
         return "must_discard_drawn";
     }
-    if (a->type == A_GANG) return "cannot_gang_tile";
-    if (a->type == A_EXCHANGE) return "bad_exchange_tiles";
-    if (a->type == A_DINGQUE) return "forced_dingque";
+    if (a->type == XZ_ACTION_GANG) return "cannot_gang_tile";
+    if (a->type == XZ_ACTION_EXCHANGE) return "bad_exchange_tiles";
+    if (a->type == XZ_ACTION_DINGQUE) return "forced_dingque";
     return "illegal_action";
 }

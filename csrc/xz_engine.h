@@ -19,53 +19,17 @@
 #define XZ_MAX_KONGS 32
 #define XZ_RIVER 64
 
-/* action types, as xuezhan.engine.actions.ActionType */
-enum { A_EXCHANGE = 0, A_DINGQUE, A_DISCARD, A_PENG, A_GANG, A_HU, A_PASS };
-/* phases */
-enum { P_EXCHANGE = 0, P_DINGQUE, P_TURN, P_CLAIM, P_ROB, P_OVER };
-/* meld kinds */
-enum { M_PENG = 0, M_GANG, M_ANGANG };
-/* river states */
-enum { R_OPEN = 0, R_CLAIMED, R_WON, R_ROBBED };
-/* ledger reasons, in the order of xuezhan.engine.actions.REASONS */
-enum { L_HU = 0, L_ZIMO, L_ANGANG, L_BUGANG, L_ZHIGANG, L_CALL_TRANSFER, L_HUA_ZHU, L_CHA_JIAO, L_TUI_SHUI };
-/* event codes (the Python side turns them into the engine's event dicts) */
-enum {
-    E_START = 0, E_DEAL, E_EXCHANGE_CHOSEN, E_DINGQUE_CHOSEN, E_EXCHANGE, E_EXCHANGE_RECEIVED,
-    E_EXCHANGE_DONE, E_DINGQUE, E_TURN, E_DRAW, E_DISCARD, E_PAY, E_PASS_HU, E_PENG, E_ANGANG,
-    E_BUGANG_DECLARED, E_BUGANG, E_ZHIGANG, E_HU, E_WALL_EMPTY, E_END
-};
-/* pattern and extra ids: the order of xuezhan.rules.BASE_PATTERNS then EXTRAS */
-enum {
-    F_PING_HU = 0, F_DUI_DUI_HU, F_QING_YI_SE, F_DAI_YAO_JIU, F_QI_DUI, F_QING_DUI, F_JIANG_DUI,
-    F_LONG_QI_DUI, F_QING_QI_DUI, F_QING_YAO_JIU, F_QING_LONG_QI_DUI, F_TIAN_HU, F_DI_HU,
-    F_GEN, F_GANG_SHANG_HUA, F_GANG_SHANG_PAO, F_QIANG_GANG_HU, F_HAI_DI, F_JIN_GOU_DIAO,
-    F_JUE_ZHANG, F_ZI_MO_JIA_FAN, F_COUNT
-};
-#define XZ_FAN_CAP (-1)
+/* Every id the core shares with the Python side (action types XZ_ACTION_*, ledger reasons
+ * XZ_REASON_*, phases XZ_PHASE_*, meld kinds XZ_MELD_*, river states XZ_RIVER_*, events
+ * XZ_EVENT_*, fan patterns XZ_PAT_* and extras XZ_EXTRA_*, the rule options' values), the rules
+ * (XzRules, read from the words of xuezhan.native.marshal_rules by xz_rules_from_words), the
+ * action space, the observation layout and the heuristic's tunables: generated at build time
+ * from the Python tables by xuezhan.native.gen (setup.py runs it; never committed). */
+#include "xz_gen.h"
 
-typedef struct {
-    int64_t base_score;
-    int64_t cap_multiple;      /* 0: no cap */
-    int dingque;
-    int self_draw_bonus;       /* 0 base, 1 fan, 2 none */
-    int zhigang_everyone;
-    int late_bugang_pays;
-    int call_transfer;
-    int dian_gang_hua_discard;
-    int pass_hu_any;
-    int must_hu_last_four;
-    int64_t hua_zhu_points;    /* what a flower pig pays each non-pig */
-    int cha_jiao_min;
-    int dead_wait_counts;
-    int long_qi_dui_pattern;
-    int dealer_rule;           /* 0 first_winner, 1 dice, 2 discarder */
-    int end_on_first_win;
-    int kong_draw_from_tail;
-    int exchange;              /* 0 none, 1 counter, 2 opposite, 3 clockwise, 4 random */
-    int blood_river;
-    int fan[F_COUNT];          /* XZ_FAN_CAP for "cap" */
-} XzRules;
+/* the fan patterns and extras the scorer (xz_engine.c) implements, ended by -1; the Python side
+ * refuses rules that give fan to any other (xuezhan.native.refusal) */
+extern const int xz_fan_implemented[];
 
 typedef struct {
     uint8_t seat, type, tile, suit; /* 255: none */
@@ -98,7 +62,7 @@ typedef struct {
 } XzSeat;
 
 typedef struct {
-    int seat, kind; /* kind: L_ANGANG, L_BUGANG, L_ZHIGANG */
+    int seat, kind; /* kind: XZ_REASON_ANGANG, XZ_REASON_BUGANG, XZ_REASON_ZHIGANG */
     int tile;
     int payer[3];
     int64_t pts[3];
@@ -195,9 +159,8 @@ void xz_random_bot(XzBot *bot, uint64_t salt);
 int xz_heuristic_bot(XzBot *bot, int quick);
 /* hand.shanten(counts, n_melds, meld_suits=..., void=...) on the three suit keys (void -1: none) */
 int xz_shanten(const int32_t keys[3], int n_melds, int meld_suits, int void_suit);
-/* the compiled bots by code, as xuezhan.native numbers them: 0 on success, -1 for an unknown code,
+/* the compiled bots by code (XZ_BOT_*, xuezhan.native.layout.BOT_CODES): 0 on success, -1 for an unknown code,
  * -2 when the bot's tables cannot be allocated */
-enum { XZ_BOT_RANDOM = 0, XZ_BOT_HEURISTIC = 1, XZ_BOT_HEURISTIC_QUICK = 2 };
 int xz_make_bot(XzBot *bot, int code, uint64_t salt);
 /* hand.is_complete_keys on suit keys; the points one payer pays for a plain discard win of the
  * concealed ``counts`` (winning tile included) with the melds of ``s`` (heuristic.wait_points) */
@@ -226,8 +189,6 @@ const char *xz_try_apply(XzGame *g, const XzAction *a);
 /* --- the reinforcement-learning environments (xz_env.c) -------------------------------------------
  * One seat's observation (the layout of xuezhan.rl.encoding) and its action mask over the fixed
  * action space of xuezhan.engine.actions.action_index, written from the state of a hand. */
-#define XZ_OBS_SIZE 1051
-#define XZ_ACTION_SPACE 556
 /* the action's index in the fixed action space (the seat is not part of it) */
 int xz_action_index(const XzAction *a);
 /* what ``seat`` may see of the hand, as XZ_OBS_SIZE floats */
@@ -244,7 +205,7 @@ typedef struct {
     int64_t *events;
 } HandObject;
 
-/* the rules from the Python side's tuple of integers (xuezhan.native.rule_words); -1 with an error set */
+/* the rules from the Python side's XZ_RULE_WORDS integers (xuezhan.native.marshal_rules); -1 with an error set */
 int xz_py_rules(PyObject *seq, XzRules *R);
 /* add the types of xz_env.c (Table, a Hand with learners, bots and the encoders) to the module */
 int xz_env_add_types(PyObject *module, PyTypeObject *hand_type);

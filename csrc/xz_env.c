@@ -17,33 +17,23 @@
 
 #include "xz_engine.h"
 
-/* --- the observation layout (xuezhan.rl.encoding._GLOBAL and _PER_SEAT) ------------------------ */
-enum {
-    O_HAND = 0, O_DRAWN = 27, O_OFFERED = 54, O_PHASE = 81, O_WALL = 87, O_DEALER = 88, O_TURN = 92,
-    O_UNSEEN = 96, O_SEAT0 = 123
-};
-enum { /* offsets in a seat's block */
-    B_PENG = 0, B_GANG = 27, B_ANGANG = 54, B_HIDDEN_KONGS = 81, B_RIVER = 82, B_RIVER_ORDER = 109,
-    B_WON_ON = 169, B_SHOWN = 196, B_CONCEALED = 223, B_VOID = 224, B_WON = 228, B_WINS = 229, B_ESCAPED = 230,
-    B_POINTS = 231, B_SIZE = 232
-};
-#define RIVER_PLACES 60
+/* --- the observation layout: XZ_OBS_* (xuezhan.rl.encoding._GLOBAL) and XZ_SEAT_* (offsets in a
+ * seat's block, _PER_SEAT), generated into xz_gen.h ---------------------------------------------- */
+#define RIVER_PLACES XZ_SEAT_RIVER_ORDER_SIZE
 
-_Static_assert(O_SEAT0 + 4 * B_SIZE == XZ_OBS_SIZE, "the observation layout adds up to XZ_OBS_SIZE");
-_Static_assert(M_PENG == 0 && M_GANG == 1 && M_ANGANG == 2, "meld kinds index the peng, gang, angang fields");
+_Static_assert(XZ_OBS_SEAT0 + 4 * XZ_SEAT_SIZE == XZ_OBS_SIZE, "the observation layout adds up to XZ_OBS_SIZE");
+_Static_assert(XZ_MELD_PENG == 0 && XZ_MELD_GANG == 1 && XZ_MELD_ANGANG == 2, "meld kinds index the peng, gang, angang fields");
 
-/* --- the fixed action space (xuezhan.engine.actions) ------------------------------------------- */
-enum { I_DISCARD = 0, I_GANG = 27, I_PENG = 54, I_HU = 55, I_PASS = 56, I_DINGQUE = 57, I_EXCHANGE = 60 };
-
+/* --- the fixed action space (xuezhan.engine.actions: XZ_INDEX_* in xz_gen.h) -------------------- */
 int xz_action_index(const XzAction *a) {
     switch (a->type) {
-    case A_DISCARD: return I_DISCARD + a->tile;
-    case A_GANG: return I_GANG + a->tile;
-    case A_PENG: return I_PENG;
-    case A_HU: return I_HU;
-    case A_PASS: return I_PASS;
-    case A_DINGQUE: return I_DINGQUE + a->suit;
-    case A_EXCHANGE: {
+    case XZ_ACTION_DISCARD: return XZ_INDEX_DISCARD + a->tile;
+    case XZ_ACTION_GANG: return XZ_INDEX_GANG + a->tile;
+    case XZ_ACTION_PENG: return XZ_INDEX_PENG;
+    case XZ_ACTION_HU: return XZ_INDEX_HU;
+    case XZ_ACTION_PASS: return XZ_INDEX_PASS;
+    case XZ_ACTION_DINGQUE: return XZ_INDEX_DINGQUE + a->suit;
+    case XZ_ACTION_EXCHANGE: {
         /* three tiles of one suit: that suit's block of 165, then the place of the sorted ranks in
          * itertools.combinations_with_replacement(range(9), 3) */
         int t[3] = {a->tiles[0], a->tiles[1], a->tiles[2]};
@@ -52,7 +42,7 @@ int xz_action_index(const XzAction *a) {
         int r0 = t[0] % 9, r1 = t[1] % 9, r2 = t[2] % 9, at = 0;
         for (int x = 0; x < r0; x++) at += (9 - x) * (10 - x) / 2; /* combinations that begin lower */
         for (int y = r0; y < r1; y++) at += 9 - y;
-        return I_EXCHANGE + 165 * (t[0] / 9) + at + (r2 - r1);
+        return XZ_INDEX_EXCHANGE + 165 * (t[0] / 9) + at + (r2 - r1);
     }
     default: return XZ_ACTION_SPACE - 1; /* escape: never offered by the core */
     }
@@ -64,39 +54,39 @@ void xz_observe(const XzGame *g, int me, float *o) {
     const XzSeat *mine = &g->seats[me];
     int visible[XZ_KINDS]; /* SeatView.visible_counts */
     for (int t = 0; t < XZ_KINDS; t++) {
-        o[O_HAND + t] = (float)mine->counts[t];
+        o[XZ_OBS_HAND + t] = (float)mine->counts[t];
         visible[t] = mine->counts[t];
     }
-    if (g->phase == P_TURN && g->turn == me && g->drawn >= 0) o[O_DRAWN + g->drawn] = 1.0f;
-    if (g->has_window) o[O_OFFERED + g->w.tile] = 1.0f;
-    o[O_PHASE + g->phase] = 1.0f;
-    o[O_WALL] = (float)(g->tail - g->head);
-    o[O_DEALER + ((g->dealer - me) & 3)] = 1.0f;
-    o[O_TURN + ((g->turn - me) & 3)] = 1.0f;
+    if (g->phase == XZ_PHASE_TURN && g->turn == me && g->drawn >= 0) o[XZ_OBS_DRAWN + g->drawn] = 1.0f;
+    if (g->has_window) o[XZ_OBS_OFFERED + g->w.tile] = 1.0f;
+    o[XZ_OBS_PHASE + g->phase] = 1.0f;
+    o[XZ_OBS_WALL] = (float)(g->tail - g->head);
+    o[XZ_OBS_DEALER + ((g->dealer - me) & 3)] = 1.0f;
+    o[XZ_OBS_TURN + ((g->turn - me) & 3)] = 1.0f;
     int64_t deltas[4];
     xz_deltas(g, deltas);
     for (int k = 0; k < 4; k++) {
         int seat = (me + k) & 3;
         const XzSeat *s = &g->seats[seat];
-        float *b = o + O_SEAT0 + k * B_SIZE;
+        float *b = o + XZ_OBS_SEAT0 + k * XZ_SEAT_SIZE;
         int shown = seat == me || s->revealed; /* its concealed tiles and concealed kongs face up */
         for (int m = 0; m < s->nmelds; m++) {
             int kind = s->melds[m].kind, t = s->melds[m].tile;
-            if (kind == M_ANGANG && !shown) {
-                b[B_HIDDEN_KONGS] += 1.0f;
+            if (kind == XZ_MELD_ANGANG && !shown) {
+                b[XZ_SEAT_HIDDEN_KONGS] += 1.0f;
                 continue;
             }
             b[kind * XZ_KINDS + t] = 1.0f;
-            visible[t] += kind == M_PENG ? 3 : 4;
+            visible[t] += kind == XZ_MELD_PENG ? 3 : 4;
         }
         for (int i = 0; i < s->nriver; i++) {
             int t = s->river[i];
-            if (s->river_state[i] == R_CLAIMED) {
-                if (i < RIVER_PLACES) b[B_RIVER_ORDER + i] = (float)-(t + 1);
+            if (s->river_state[i] == XZ_RIVER_CLAIMED) {
+                if (i < RIVER_PLACES) b[XZ_SEAT_RIVER_ORDER + i] = (float)-(t + 1);
                 continue;
             }
-            if (i < RIVER_PLACES) b[B_RIVER_ORDER + i] = (float)(t + 1);
-            b[B_RIVER + t] += 1.0f;
+            if (i < RIVER_PLACES) b[XZ_SEAT_RIVER_ORDER + i] = (float)(t + 1);
+            b[XZ_SEAT_RIVER + t] += 1.0f;
             visible[t]++;
         }
         for (int i = 0; i < s->naside; i++) visible[s->aside[i]]++;
@@ -104,24 +94,24 @@ void xz_observe(const XzGame *g, int me, float *o) {
         for (int t = 0; t < XZ_KINDS; t++) {
             int c = s->counts[t];
             concealed += c;
-            if (shown) b[B_SHOWN + t] = (float)c;
+            if (shown) b[XZ_SEAT_SHOWN + t] = (float)c;
             if (seat != me && s->revealed) visible[t] += c;
         }
-        b[B_CONCEALED] = (float)concealed;
-        b[B_VOID + (s->void_suit < 0 ? 3 : s->void_suit)] = 1.0f;
-        b[B_WON] = s->won ? 1.0f : 0.0f;
-        b[B_WINS] = (float)s->wins;
-        b[B_POINTS] = (float)(double)deltas[seat];
+        b[XZ_SEAT_CONCEALED] = (float)concealed;
+        b[XZ_SEAT_VOID + (s->void_suit < 0 ? 3 : s->void_suit)] = 1.0f;
+        b[XZ_SEAT_WON] = s->won ? 1.0f : 0.0f;
+        b[XZ_SEAT_WINS] = (float)s->wins;
+        b[XZ_SEAT_POINTS] = (float)(double)deltas[seat];
     }
     for (int i = 0; i < g->nwins; i++)
-        o[O_SEAT0 + ((g->wins[i].seat - me) & 3) * B_SIZE + B_WON_ON + g->wins[i].tile] += 1.0f;
+        o[XZ_OBS_SEAT0 + ((g->wins[i].seat - me) & 3) * XZ_SEAT_SIZE + XZ_SEAT_WON_ON + g->wins[i].tile] += 1.0f;
     if (g->pending_bugang >= 0) visible[g->pending_bugang]++; /* declared, open to robbing: face up */
-    for (int t = 0; t < XZ_KINDS; t++) o[O_UNSEEN + t] = (float)(4 - visible[t]);
+    for (int t = 0; t < XZ_KINDS; t++) o[XZ_OBS_UNSEEN + t] = (float)(4 - visible[t]);
 }
 
 int xz_mask(XzGame *g, int seat, int8_t *out) {
     memset(out, 0, XZ_ACTION_SPACE);
-    if (g->phase == P_OVER) return 0;
+    if (g->phase == XZ_PHASE_OVER) return 0;
     XzAction legal[XZ_MAX_LEGAL];
     int n = xz_legal(g, seat, legal);
     for (int i = 0; i < n; i++) out[xz_action_index(&legal[i])] = 1;
@@ -152,7 +142,7 @@ static void run_bots(TableObject *t) {
         for (int i = 0; i < np; i++) {
             int s = seats[i];
             if (t->bot_code[s] < 0) continue; /* a learner decides */
-            int n = g->phase == P_OVER ? 0 : xz_legal(g, s, legal);
+            int n = g->phase == XZ_PHASE_OVER ? 0 : xz_legal(g, s, legal);
             if (!n) continue;
             int k = n > 1 ? t->bots[s].choose(&t->bots[s], g, s, legal, n) : 0;
             if (k < 0 || k >= n) k = 0;
@@ -166,7 +156,7 @@ static void run_bots(TableObject *t) {
 /* the first learner with something to decide, in the engine's order; -1 when none */
 static int first_learner(TableObject *t) {
     XzGame *g = t->hand.g;
-    if (g->phase == P_OVER) return -1;
+    if (g->phase == XZ_PHASE_OVER) return -1;
     XzAction legal[XZ_MAX_LEGAL];
     int seats[4], np = xz_pending(g, seats);
     for (int i = 0; i < np; i++)
@@ -283,7 +273,7 @@ static PyObject *table_deciding(TableObject *self, PyObject *unused) {
     (void)unused;
     XzGame *g = self->hand.g;
     XzAction legal[XZ_MAX_LEGAL];
-    int seats[4], np = g->phase == P_OVER ? 0 : xz_pending(g, seats);
+    int seats[4], np = g->phase == XZ_PHASE_OVER ? 0 : xz_pending(g, seats);
     PyObject *out = PyList_New(0);
     for (int i = 0; out && i < np; i++) {
         if (self->bot_code[seats[i]] >= 0 || !xz_legal(g, seats[i], legal)) continue;
@@ -296,7 +286,7 @@ static PyObject *table_deciding(TableObject *self, PyObject *unused) {
 
 /* the legal action of ``seat`` with index ``index``, or NULL */
 static const XzAction *find_legal(XzGame *g, int seat, long index, XzAction *legal) {
-    if (g->phase == P_OVER || index < 0 || index >= XZ_ACTION_SPACE) return NULL;
+    if (g->phase == XZ_PHASE_OVER || index < 0 || index >= XZ_ACTION_SPACE) return NULL;
     int n = xz_legal(g, seat, legal);
     for (int i = 0; i < n; i++)
         if (xz_action_index(&legal[i]) == index) return &legal[i];
@@ -322,7 +312,7 @@ static PyObject *table_take(TableObject *self, PyObject *const *args, Py_ssize_t
     long index;
     if (seat_and_index(args, nargs, "take", &seat, &index) < 0) return NULL;
     XzGame *g = self->hand.g;
-    if (g->phase == P_OVER) return PyLong_FromLong(-3);
+    if (g->phase == XZ_PHASE_OVER) return PyLong_FromLong(-3);
     XzAction legal[XZ_MAX_LEGAL];
     const XzAction *a = find_legal(g, seat, index, legal);
     if (!a) return PyLong_FromLong(-2);
@@ -409,7 +399,7 @@ static PyObject *table_action_index(PyObject *cls, PyObject *args) {
     (void)cls;
     int v[6];
     if (!PyArg_ParseTuple(args, "iiiiii", &v[0], &v[1], &v[2], &v[3], &v[4], &v[5])) return NULL;
-    if (v[0] < 0 || v[0] > A_PASS) {
+    if (v[0] < 0 || v[0] > XZ_ACTION_PASS) {
         PyErr_SetString(PyExc_ValueError, "no such action type");
         return NULL;
     }
@@ -421,11 +411,11 @@ static PyObject *table_action_index(PyObject *cls, PyObject *args) {
     XzAction a = {0, (uint8_t)v[0], (uint8_t)(v[1] < 0 ? 255 : v[1]), (uint8_t)(v[2] < 0 ? 255 : v[2]),
                   {(uint8_t)(v[3] < 0 ? 0 : v[3]), (uint8_t)(v[4] < 0 ? 0 : v[4]), (uint8_t)(v[5] < 0 ? 0 : v[5])},
                   (uint8_t)(v[3] < 0 ? 0 : 3)};
-    if ((a.type == A_DISCARD || a.type == A_GANG) && v[1] < 0) {
+    if ((a.type == XZ_ACTION_DISCARD || a.type == XZ_ACTION_GANG) && v[1] < 0) {
         PyErr_SetString(PyExc_ValueError, "a discard or a kong names its tile");
         return NULL;
     }
-    if ((a.type == A_DINGQUE && v[2] < 0) || (a.type == A_EXCHANGE && (v[3] < 0 || v[4] < 0 || v[5] < 0
+    if ((a.type == XZ_ACTION_DINGQUE && v[2] < 0) || (a.type == XZ_ACTION_EXCHANGE && (v[3] < 0 || v[4] < 0 || v[5] < 0
         || v[3] / 9 != v[4] / 9 || v[4] / 9 != v[5] / 9))) {
         PyErr_SetString(PyExc_ValueError, "a dingque names its suit, an exchange three tiles of one suit");
         return NULL;

@@ -191,11 +191,11 @@ static inline int hb_shanten(const Hb *h, int n, int meld_suits) {
     return xz_shanten(h->keys, n, meld_suits, h->void_suit);
 }
 
-static inline int meld_size(const XzMeld *m) { return m->kind == M_PENG ? 3 : 4; }
+static inline int meld_size(const XzMeld *m) { return m->kind == XZ_MELD_PENG ? 3 : 4; }
 
 /* SeatView.melds(o) as another seat sees them: face-down kongs left out until the hand is laid down */
 static inline int meld_in_sight(const XzGame *g, int me, int o, const XzMeld *m) {
-    return o == me || g->seats[o].revealed || m->kind != M_ANGANG;
+    return o == me || g->seats[o].revealed || m->kind != XZ_MELD_ANGANG;
 }
 
 static void visible_counts(const XzGame *g, int me, int *vis) { /* SeatView.visible_counts */
@@ -205,7 +205,7 @@ static void visible_counts(const XzGame *g, int me, int *vis) { /* SeatView.visi
         for (int k = 0; k < s->nmelds; k++)
             if (meld_in_sight(g, me, i, &s->melds[k])) vis[s->melds[k].tile] += meld_size(&s->melds[k]);
         for (int k = 0; k < s->nriver; k++)
-            if (s->river_state[k] != R_CLAIMED) vis[s->river[k]]++;
+            if (s->river_state[k] != XZ_RIVER_CLAIMED) vis[s->river[k]]++;
         for (int k = 0; k < s->naside; k++) vis[s->aside[k]]++;
         if (i != me && s->revealed)
             for (int t = 0; t < 27; t++) vis[t] += s->counts[t];
@@ -213,10 +213,11 @@ static void visible_counts(const XzGame *g, int me, int *vis) { /* SeatView.visi
     if (g->pending_bugang >= 0) vis[g->pending_bugang]++;
 }
 
-static const double RANK_WEIGHT[9] = {0.55, 0.8, 1.0, 1.0, 1.0, 1.0, 1.0, 0.8, 0.55};
+/* HeuristicBot's tunables come from xz_gen.h (XZ_H_*: written from the Python class) */
+static const double RANK_WEIGHT[9] = XZ_H_RANK_WEIGHT;
 
 static double readiness(const XzGame *g, int o) { /* HeuristicBot.readiness */
-    static const double base_by_melds[5] = {0.04, 0.14, 0.35, 0.75, 0.95};
+    static const double base_by_melds[5] = XZ_H_READY_BY_MELDS;
     const XzSeat *s = &g->seats[o];
     int melds = s->nmelds; /* the melds in sight plus the face-down kongs: all of them */
     double base = base_by_melds[melds < 4 ? melds : 4];
@@ -269,7 +270,7 @@ static void threats(Hb *h) { /* HeuristicBot.threats */
         for (int k = 0; k < s->nmelds; k++) {
             if (!meld_in_sight(g, h->seat, o, &s->melds[k])) continue;
             n++;
-            kongs += s->melds[k].kind != M_PENG;
+            kongs += s->melds[k].kind != XZ_MELD_PENG;
         }
         int i = h->nthreats++;
         h->th_seat[i] = o;
@@ -380,7 +381,8 @@ static int qing_suit(Hb *h, int now) {
     int32_t one[3] = {0, 0, 0};
     one[suit] = h->keys[suit];
     int qsh = xz_shanten(one, me->nmelds, 1 << suit, -1);
-    int slack = live > 45 ? 3 : live > 25 ? 2 : 1; /* qing_slack */
+    static const int qing_slack[3] = XZ_H_QING_SLACK;
+    int slack = qing_slack[live > 45 ? 0 : live > 25 ? 1 : 2];
     int64_t cap = h->g->rules->cap_multiple;
     if (cap && cap <= 8) slack -= 1; /* a capped hand gains less from 清一色's ×4 */
     return qsh <= now + slack ? suit : -1;
@@ -397,17 +399,17 @@ static int claim(Hb *h, const XzAction *legal, int n) { /* HeuristicBot._claim *
     int nm = h->n, ms = h->meld_suits;
     int now = hb_shanten(h, nm, ms);
     int qing = qing_suit(h, now);
-    if (qing >= 0 && t / 9 != qing) return find_type(legal, n, A_PASS);
+    if (qing >= 0 && t / 9 != qing) return find_type(legal, n, XZ_ACTION_PASS);
     int ms2 = ms | 1 << (t / 9);
     for (int i = 0; i < n; i++) {
-        if (legal[i].type != A_GANG) continue;
+        if (legal[i].type != XZ_ACTION_GANG) continue;
         hb_move(h, t, -3);
         int after = hb_shanten(h, nm + 1, ms2);
         hb_move(h, t, 3);
-        if (after <= now || (now >= 2 && after == now + 1 && h->live > 20)) return i;
+        if (after <= now || (XZ_H_FAR_KONG && now >= 2 && after == now + 1 && h->live > 20)) return i;
     }
     for (int i = 0; i < n; i++) {
-        if (legal[i].type != A_PENG) continue;
+        if (legal[i].type != XZ_ACTION_PENG) continue;
         hb_move(h, t, -2);
         int best = 99;
         for (int d = 0; d < 27; d++) {
@@ -419,19 +421,19 @@ static int claim(Hb *h, const XzAction *legal, int n) { /* HeuristicBot._claim *
         }
         hb_move(h, t, 2);
         if (best < now || (best == now && now <= 1)) return i;
-        if (best == now) { /* pung_plan: 对对胡 shape (pung_shape) or the 清一色 suit */
+        if (XZ_H_PUNG_PLAN && best == now) { /* pung_plan: 对对胡 shape (pung_shape) or the 清一色 suit */
             int shape = nm;
             for (int u = 0; u < 27; u++) shape += h->counts[u] >= 2;
             if (qing >= 0 || shape >= 5) return i;
         }
     }
-    return find_type(legal, n, A_PASS);
+    return find_type(legal, n, XZ_ACTION_PASS);
 }
 
 /* HeuristicBot._kong: a concealed or added kong that costs no shanten, or -1 */
 static int kong(Hb *h, const XzAction *legal, int n, int now) {
     for (int i = 0; i < n; i++) {
-        if (legal[i].type != A_GANG) continue;
+        if (legal[i].type != XZ_ACTION_GANG) continue;
         int t = legal[i].tile, after;
         if (t / 9 == h->void_suit) continue;
         if (h->counts[t] == 4) {
@@ -443,7 +445,7 @@ static int kong(Hb *h, const XzAction *legal, int n, int now) {
             after = hb_shanten(h, h->n, h->meld_suits);
             hb_move(h, t, 1);
         }
-        if (after <= now || (now >= 2 && after == now + 1 && h->live > 20)) return i;
+        if (after <= now || (XZ_H_FAR_KONG && now >= 2 && after == now + 1 && h->live > 20)) return i;
     }
     return -1;
 }
@@ -508,8 +510,8 @@ static int turn(Hb *h, const XzAction *legal, int n) { /* HeuristicBot._turn */
     int nm = h->n, ms = h->meld_suits, v = h->void_suit;
     int disc[XZ_KINDS], nd = 0, has_gang = 0;
     for (int i = 0; i < n; i++) {
-        if (legal[i].type == A_DISCARD && nd < XZ_KINDS) disc[nd++] = i;
-        has_gang |= legal[i].type == A_GANG;
+        if (legal[i].type == XZ_ACTION_DISCARD && nd < XZ_KINDS) disc[nd++] = i;
+        has_gang |= legal[i].type == XZ_ACTION_GANG;
     }
     int now = hb_shanten(h, nm, ms);
     if (has_gang) {
@@ -541,7 +543,7 @@ static int turn(Hb *h, const XzAction *legal, int n) { /* HeuristicBot._turn */
         }
         int best = -1;
         double bd = 0.0;
-        int safest = top >= 0.45; /* someone may be ready: the safest void tile; else the most dangerous early */
+        int safest = top >= XZ_H_VOID_SAFE_AT; /* someone may be ready: the safest void tile; else the most dangerous early */
         for (int k = 0; k < nv; k++) {
             int i = voids[k], t = legal[i].tile;
             double d = danger(h, t);
@@ -562,7 +564,7 @@ static int turn(Hb *h, const XzAction *legal, int n) { /* HeuristicBot._turn */
         hb_move(h, t, 1);
         if (k == 0 || sh[k] < best_sh) best_sh = sh[k];
     }
-    int fold = (best_sh >= 2 && top >= 0.7) || (best_sh == 1 && top >= 0.85 && h->live < 20);
+    int fold = (best_sh >= 2 && top >= XZ_H_FOLD_AT) || (best_sh == 1 && top >= 0.85 && h->live < 20);
     if (h->nthreats && fold) { /* the safest tile (the closest hand among equally safe ones) */
         int best = -1;
         double bd = 0.0;
@@ -632,7 +634,7 @@ static int turn(Hb *h, const XzAction *legal, int n) { /* HeuristicBot._turn */
         hb_move(h, t, 1);
         double d = danger(h, t);
         double bonus = 1.0 + (nm == 0 && pairs >= 5 && h->counts[t] != 2 ? 0.4 : 0.0);
-        double val = uk * bonus - 6.0 * d;
+        double val = uk * bonus - XZ_H_DANGER_WEIGHT * d;
         if (best < 0 || val > bv || (val == bv && t < legal[best].tile)) {
             best = i; bv = val;
         }
@@ -643,7 +645,7 @@ static int turn(Hb *h, const XzAction *legal, int n) { /* HeuristicBot._turn */
 static int heuristic_decide(const XzGame *g, int seat, const XzAction *legal, int n, int quick) {
     if (n <= 1) return 0;
     for (int i = 0; i < n; i++)
-        if (legal[i].type == A_HU) return i;
+        if (legal[i].type == XZ_ACTION_HU) return i;
     Hb h;
     const XzSeat *s = &g->seats[seat];
     h.g = g;
@@ -657,12 +659,12 @@ static int heuristic_decide(const XzGame *g, int seat, const XzAction *legal, in
     h.live = g->tail - g->head;
     h.nthreats = 0;
     switch (legal[0].type) {
-    case A_DINGQUE:
+    case XZ_ACTION_DINGQUE:
         return dingque(&h, legal, n);
-    case A_EXCHANGE:
+    case XZ_ACTION_EXCHANGE:
         return exchange(&h, legal, n);
     default:
-        return g->phase == P_TURN ? turn(&h, legal, n) : claim(&h, legal, n);
+        return g->phase == XZ_PHASE_TURN ? turn(&h, legal, n) : claim(&h, legal, n);
     }
 }
 

@@ -33,7 +33,7 @@ static const int32_t POW5_[9] = {1, 5, 25, 125, 625, 3125, 15625, 78125, 390625}
 static XzAction read_action(Reader *r) {
     XzAction a;
     a.seat = (uint8_t)next(r, 0, 3);
-    a.type = (uint8_t)next(r, A_EXCHANGE, A_PASS);
+    a.type = (uint8_t)next(r, XZ_ACTION_EXCHANGE, XZ_ACTION_PASS);
     int64_t tile = next(r, -1, 26), suit = next(r, -1, 2);
     a.tile = (uint8_t)(tile < 0 ? 255 : tile);
     a.suit = (uint8_t)(suit < 0 ? 255 : suit);
@@ -49,7 +49,7 @@ int xz_load_game(XzGame *g, const XzRules *rules, const int64_t *words, size_t n
     memset(g, 0, sizeof *g);
     g->rules = rules;
     g->dealer = (int)next(&r, 0, 3);
-    g->phase = (int)next(&r, P_EXCHANGE, P_OVER);
+    g->phase = (int)next(&r, XZ_PHASE_EXCHANGE, XZ_PHASE_OVER);
     g->turn = (int)next(&r, 0, 3);
     g->drawn = (int)next(&r, -1, 26);
     g->after_kong = (int)next(&r, 0, 1);
@@ -87,7 +87,7 @@ int xz_load_game(XzGame *g, const XzRules *rules, const int64_t *words, size_t n
         if (s->chosen) s->choice = read_action(&r);
         s->nmelds = (int)next(&r, 0, 4);
         for (int k = 0; k < s->nmelds; k++) {
-            s->melds[k].kind = (uint8_t)next(&r, M_PENG, M_ANGANG);
+            s->melds[k].kind = (uint8_t)next(&r, XZ_MELD_PENG, XZ_MELD_ANGANG);
             s->melds[k].tile = (uint8_t)next(&r, 0, 26);
             s->meld_suits |= 1 << (s->melds[k].tile / 9);
         }
@@ -95,7 +95,7 @@ int xz_load_game(XzGame *g, const XzRules *rules, const int64_t *words, size_t n
         s->nriver = (int)next(&r, 0, XZ_RIVER - 1);
         for (int k = 0; k < s->nriver; k++) {
             s->river[k] = (uint8_t)next(&r, 0, 26);
-            s->river_state[k] = (uint8_t)next(&r, R_OPEN, R_ROBBED);
+            s->river_state[k] = (uint8_t)next(&r, XZ_RIVER_OPEN, XZ_RIVER_ROBBED);
         }
         s->naside = (int)next(&r, 0, XZ_RIVER - 1);
         for (int k = 0; k < s->naside; k++) s->aside[k] = (uint8_t)next(&r, 0, 26);
@@ -104,7 +104,7 @@ int xz_load_game(XzGame *g, const XzRules *rules, const int64_t *words, size_t n
     for (int i = 0; i < g->nkongs; i++) {
         XzKong *k = &g->kongs[i];
         k->seat = (int)next(&r, 0, 3);
-        k->kind = (int)next(&r, L_ANGANG, L_ZHIGANG);
+        k->kind = (int)next(&r, XZ_REASON_ANGANG, XZ_REASON_ZHIGANG);
         k->tile = (int)next(&r, 0, 26);
         k->transferred = (int)next(&r, 0, 1);
         k->npay = (int)next(&r, 0, 3);
@@ -130,7 +130,7 @@ int xz_load_game(XzGame *g, const XzRules *rules, const int64_t *words, size_t n
         e->from = (int)next(&r, 0, 3);
         e->to = (int)next(&r, 0, 3);
         e->points = next(&r, 0, BIG);
-        e->reason = (int)next(&r, L_HU, L_TUI_SHUI);
+        e->reason = (int)next(&r, XZ_REASON_HU, XZ_REASON_TUI_SHUI);
     }
     g->has_window = (int)next(&r, 0, 1);
     if (g->has_window) {
@@ -155,7 +155,7 @@ int xz_load_game(XzGame *g, const XzRules *rules, const int64_t *words, size_t n
             w->answers[i] = read_action(&r);
         }
     }
-    if ((g->phase == P_CLAIM || g->phase == P_ROB) != g->has_window || r.i != n) r.bad = 1;
+    if ((g->phase == XZ_PHASE_CLAIM || g->phase == XZ_PHASE_ROB) != g->has_window || r.i != n) r.bad = 1;
     g->next_dealer = -1;
     g->wall_empty_at = -1;
     return r.bad ? -1 : 0;

@@ -14,18 +14,34 @@
 
 #include "xz_engine.h"
 
-#define RULE_WORDS (19 + F_COUNT)
+/* the fan patterns and extras the scorer implements (xz_engine.c's xz_fan_implemented), by name */
+static PyObject *fan_implemented(void) {
+    static const char *const names[XZ_FAN_COUNT] = XZ_FAN_NAMES;
+    int n = 0;
+    while (xz_fan_implemented[n] >= 0) n++;
+    PyObject *out = PyTuple_New(n);
+    if (!out) return NULL;
+    for (int i = 0; i < n; i++) {
+        PyObject *name = PyUnicode_FromString(names[xz_fan_implemented[i]]);
+        if (!name) {
+            Py_DECREF(out);
+            return NULL;
+        }
+        PyTuple_SET_ITEM(out, i, name);
+    }
+    return out;
+}
 
 static int read_rules(PyObject *seq, XzRules *R) {
     PyObject *fast = PySequence_Fast(seq, "rules must be a sequence of integers");
     if (!fast) return -1;
-    if (PySequence_Fast_GET_SIZE(fast) != RULE_WORDS) {
-        PyErr_Format(PyExc_ValueError, "rules must hold %d integers", RULE_WORDS);
+    if (PySequence_Fast_GET_SIZE(fast) != XZ_RULE_WORDS) {
+        PyErr_Format(PyExc_ValueError, "rules must hold %d integers", XZ_RULE_WORDS);
         Py_DECREF(fast);
         return -1;
     }
-    long long v[RULE_WORDS];
-    for (int i = 0; i < RULE_WORDS; i++) {
+    long long v[XZ_RULE_WORDS];
+    for (int i = 0; i < XZ_RULE_WORDS; i++) {
         v[i] = PyLong_AsLongLong(PySequence_Fast_GET_ITEM(fast, i));
         if (v[i] == -1 && PyErr_Occurred()) {
             Py_DECREF(fast);
@@ -34,38 +50,14 @@ static int read_rules(PyObject *seq, XzRules *R) {
     }
     Py_DECREF(fast);
     memset(R, 0, sizeof *R);
-    R->base_score = v[0];
-    R->cap_multiple = v[1];
-    R->dingque = (int)v[2];
-    R->self_draw_bonus = (int)v[3];
-    R->zhigang_everyone = (int)v[4];
-    R->late_bugang_pays = (int)v[5];
-    R->call_transfer = (int)v[6];
-    R->dian_gang_hua_discard = (int)v[7];
-    R->pass_hu_any = (int)v[8];
-    R->must_hu_last_four = (int)v[9];
-    R->hua_zhu_points = v[10];
-    R->cha_jiao_min = (int)v[11];
-    R->dead_wait_counts = (int)v[12];
-    R->long_qi_dui_pattern = (int)v[13];
-    R->dealer_rule = (int)v[14];
-    R->end_on_first_win = (int)v[15];
-    R->kong_draw_from_tail = (int)v[16];
-    R->exchange = (int)v[17];
-    R->blood_river = (int)v[18];
-    for (int i = 0; i < F_COUNT; i++) R->fan[i] = (int)v[19 + i];
-    /* the bounds of xuezhan.rules (the Python side validated them; a bad tuple is refused, not played) */
-    int ok = R->base_score >= 1 && R->base_score <= 1000 && R->cap_multiple >= 0 && R->cap_multiple <= (1 << 19)
-             && R->self_draw_bonus >= 0 && R->self_draw_bonus <= 2 && R->hua_zhu_points >= 0
-             && R->hua_zhu_points <= 1000LL * (1 << 19) && R->dealer_rule >= 0 && R->dealer_rule <= 2
-             && R->exchange >= 0 && R->exchange <= 4;
-    for (int i = 0; i < 19; i++)
-        if (i != 0 && i != 1 && i != 3 && i != 10 && i != 14 && i != 17 && (v[i] < 0 || v[i] > 1)) ok = 0;
-    for (int i = 0; i < F_COUNT; i++) {
+    /* each word within the bounds of xuezhan.rules (the Python side validated them; a bad tuple is
+     * refused, not played) */
+    int ok = xz_rules_from_words(v, R) == 0;
+    for (int i = 0; ok && i < XZ_FAN_COUNT; i++) {
         int f = R->fan[i];
         if (f == XZ_FAN_CAP) {
-            if (i >= F_GEN || R->cap_multiple == 0) ok = 0;
-        } else if (f < 0 || f > 20 || (i < F_GEN && f == 0)) {
+            if (i >= XZ_EXTRA_FIRST || R->cap_multiple == 0) ok = 0;
+        } else if (f < 0 || f > XZ_MAX_FAN || (i < XZ_EXTRA_FIRST && f == 0)) {
             ok = 0;
         }
     }
@@ -85,7 +77,7 @@ static PyObject *packed(const int64_t *words, Py_ssize_t n) {
 static PyObject *hand_detail(const XzGame *g) {
     PyObject *dice = g->dice[0] ? Py_BuildValue("(ii)", g->dice[0], g->dice[1]) : Py_NewRef(Py_None);
     PyObject *layout = PyBytes_FromStringAndSize((const char *)g->layout, 108);
-    PyObject *direction = g->rules->exchange && g->exchange_direction ? PyLong_FromLong(g->exchange_direction)
+    PyObject *direction = g->rules->exchange_three != XZ_EXCHANGE_THREE_NONE && g->exchange_direction ? PyLong_FromLong(g->exchange_direction)
                                                                        : Py_NewRef(Py_None);
     int64_t *buf = PyMem_Malloc(sizeof(int64_t) * (size_t)(g->nactions * 7 + g->nledger * 4 + g->nwins * 26 + 1));
     if (!dice || !layout || !direction || !buf) {
@@ -221,7 +213,7 @@ static PyObject *core_play(PyObject *self, PyObject *args) {
         xz_new_game(g, &R, (uint64_t)seed, dealer);
         xz_play(g, bp);
         Py_END_ALLOW_THREADS
-        if (g->overflow || g->phase != P_OVER) {
+        if (g->overflow || g->phase != XZ_PHASE_OVER) {
             PyErr_Format(PyExc_RuntimeError, "hand %zd ran past the compiled core's buffers", k);
             goto fail;
         }
@@ -376,7 +368,7 @@ static PyObject *core_play_outs(PyObject *self, PyObject *args) {
             Py_BEGIN_ALLOW_THREADS
             xz_play(g, bp);
             Py_END_ALLOW_THREADS
-            if (g->overflow || g->phase != P_OVER) {
+            if (g->overflow || g->phase != XZ_PHASE_OVER) {
                 PyErr_SetString(PyExc_RuntimeError, "the hand state could not be played to its end");
                 goto fail;
             }
@@ -493,7 +485,7 @@ static PyObject *hand_legal(HandObject *self, PyObject *arg) {
         return NULL;
     }
     XzAction legal[XZ_MAX_LEGAL];
-    int n = self->g->phase == P_OVER ? 0 : xz_legal(self->g, (int)seat, legal);
+    int n = self->g->phase == XZ_PHASE_OVER ? 0 : xz_legal(self->g, (int)seat, legal);
     PyObject *out = PyList_New(n);
     for (int i = 0; out && i < n; i++) {
         PyObject *t = action_tuple(&legal[i]);
@@ -534,7 +526,7 @@ static PyObject *hand_summary(HandObject *self, PyObject *unused) {
 static PyObject *hand_get_over(HandObject *self, void *closure) {
     (void)closure;
     if (!ready(self)) return NULL;
-    return PyBool_FromLong(self->g->phase == P_OVER);
+    return PyBool_FromLong(self->g->phase == XZ_PHASE_OVER);
 }
 
 static PyObject *hand_get_step(HandObject *self, void *closure) {
@@ -558,7 +550,7 @@ static PyObject *hand_choose(HandObject *self, PyObject *args) {
     XzBot bot;
     if (make_bot(&bot, code, (uint64_t)salt) < 0) return NULL;
     XzAction legal[XZ_MAX_LEGAL];
-    int n = self->g->phase == P_OVER ? 0 : xz_legal(self->g, seat, legal);
+    int n = self->g->phase == XZ_PHASE_OVER ? 0 : xz_legal(self->g, seat, legal);
     if (!n) Py_RETURN_NONE;
     return PyLong_FromLong(n > 1 ? bot.choose(&bot, self->g, seat, legal, n) : 0);
 }
@@ -608,7 +600,12 @@ PyMODINIT_FUNC PyInit__core(void) {
     if (PyType_Ready(&HandType) < 0) return NULL;
     PyObject *m = PyModule_Create(&module);
     if (!m) return NULL;
-    if (PyModule_AddIntConstant(m, "RULE_WORDS", RULE_WORDS) < 0
+    PyObject *fan = fan_implemented();
+    int added = fan ? PyModule_AddObjectRef(m, "FAN_IMPLEMENTED", fan) : -1;
+    Py_XDECREF(fan);
+    if (added < 0
+        || PyModule_AddIntConstant(m, "RULE_WORDS", XZ_RULE_WORDS) < 0
+        || PyModule_AddStringConstant(m, "GEN_DIGEST", XZ_GEN_DIGEST) < 0
         || PyModule_AddObjectRef(m, "Hand", (PyObject *)&HandType) < 0
         || xz_env_add_types(m, &HandType) < 0) {
         Py_DECREF(m);

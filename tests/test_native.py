@@ -270,10 +270,10 @@ def test_a_malformed_batch_is_a_clear_error(kwargs: dict[str, Any], code: str) -
     [
         lambda: core.play([1], -1, True, (1,) * 3, (0, 0, 0, 0), False),  # too few rule words
         lambda: core.play([1], -1, True, (0,) * core.RULE_WORDS, (0, 0, 0, 0), False),  # base score 0
-        lambda: core.play([1], -1, True, native.rule_words(Rules.preset("qq")), (0, 0, 9, 0), False),
-        lambda: core.play([1], 7, True, native.rule_words(Rules.preset("qq")), (0, 0, 0, 0), False),
-        lambda: core.play([-5], -1, True, native.rule_words(Rules.preset("qq")), (0, 0, 0, 0), False),
-        lambda: core.play(None, -1, True, native.rule_words(Rules.preset("qq")), (0, 0, 0, 0), False),  # type: ignore[arg-type]
+        lambda: core.play([1], -1, True, native.marshal_rules(Rules.preset("qq")), (0, 0, 9, 0), False),
+        lambda: core.play([1], 7, True, native.marshal_rules(Rules.preset("qq")), (0, 0, 0, 0), False),
+        lambda: core.play([-5], -1, True, native.marshal_rules(Rules.preset("qq")), (0, 0, 0, 0), False),
+        lambda: core.play(None, -1, True, native.marshal_rules(Rules.preset("qq")), (0, 0, 0, 0), False),  # type: ignore[arg-type]
         lambda: core.play([1], -1, True, ["x"] * core.RULE_WORDS, (0, 0, 0, 0), False),  # type: ignore[list-item]
     ],
 )

@@ -86,7 +86,7 @@ def test_the_quick_variant_plays_as_in_python() -> None:
     quick = (native.HEURISTIC_QUICK,) * 4
     rng = random.Random(3)
     for preset in (rules, Rules.preset("qq")):
-        words = native.rule_words(preset)
+        words = native.marshal_rules(preset)
         for _ in range(120):
             seed = rng.getrandbits(64)
             game = Game.new(preset, rng=random.Random(seed))

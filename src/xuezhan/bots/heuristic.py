@@ -37,6 +37,8 @@ from ..scoring import Meld, NoWin, WinContext, score_win
 
 _RANK_WEIGHT = (0.55, 0.8, 1.0, 1.0, 1.0, 1.0, 1.0, 0.8, 0.55)
 """How often a ready hand waits on a rank (edge tiles close fewer shapes)."""
+_READY_BY_MELDS = (0.04, 0.14, 0.35, 0.75, 0.95)
+"""How likely an opponent is ready before its river is read, by its melds (four or more: the last)."""
 
 
 _NONE_SEEN: tuple[int, ...] = (0,) * 27
@@ -93,7 +95,7 @@ class HeuristicBot:
         """How likely opponent ``o`` is ready, from what is on the table."""
         melds = len(view.melds(o)) + view.hidden_kongs(o)
         river = view.river(o)
-        base = (0.04, 0.14, 0.35, 0.75, 0.95)[min(melds, 4)]
+        base = _READY_BY_MELDS[min(melds, 4)]
         turns = len(river)
         late = min(0.65, max(0, turns - 5) * 0.065)
         p = 1.0 - (1.0 - base) * (1.0 - late)

@@ -15,6 +15,10 @@ without it where none is; :func:`available` says which, and everything falls bac
 Python engine. What the core does not implement (:func:`refusal` says what) is refused, so
 that the Python engine plays it.
 
+The C sources read every id, enum and fan table by name from a header written at build time
+from the Python tables (:mod:`xuezhan.native.gen`); the rules reach them through one
+marshaller, :func:`marshal_rules`, in the layout that header declares.
+
 Compiled bots: ``random`` (:class:`xuezhan.bots.random_bot.RandomBot`, the same hash of seed
 and step) and ``heuristic`` (:class:`xuezhan.bots.heuristic.HeuristicBot`, the same decisions:
 the same shanten, the same floats in the same order, the same ties). Other bots run on the
@@ -23,6 +27,7 @@ Python engine.
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
 from array import array
 from collections.abc import Iterator, Sequence
@@ -37,8 +42,10 @@ from ..engine.game import Game
 from ..engine.packed import pack_action, pack_state
 from ..engine.state import EXCHANGE_DIRECTIONS
 from ..errors import IllegalActionError, XuezhanError
-from ..rules import BASE_PATTERNS, EXTRAS, Rules
+from ..rules import Rules
 from ..tiles import SUITS, format_tiles, tile_name
+from .layout import BOT_CODES, EVENT_CODES, IRRELEVANT, REFUSED, encoders, passed_fields
+from .layout import FAN_IDS as FAN_IDS
 
 
 def _load() -> tuple[ModuleType | None, str | None]:
@@ -56,22 +63,21 @@ NATIVE_BOTS: Final = ("random", "heuristic")
 BATCH: Final = 512
 """Hands per call into the core (bounds the memory held for records)."""
 
-_BOT_CODES: Final = {"random": 0, "heuristic": 1}
+_BOT_CODES: Final = {name: BOT_CODES.index(name) for name in NATIVE_BOTS}
 HEURISTIC: Final = _BOT_CODES["heuristic"]
 """The core's code for ``HeuristicBot``."""
-HEURISTIC_QUICK: Final = 2
+HEURISTIC_QUICK: Final = BOT_CODES.index("heuristic_quick")
 """The core's code for ``HeuristicBot(quick=True)`` (search play-outs; no name of its own)."""
 QUICK_BOTS: Final = (HEURISTIC_QUICK,) * 4
 """Four quick heuristic bots (play-outs; the expert's by default)."""
-_SELF_DRAW_BONUS: Final = {"base": 0, "fan": 1, "none": 2}
-_DEALER_RULE: Final = {"first_winner": 0, "dice": 1, "discarder": 2}
-_EXCHANGE: Final = {"none": 0, "counter": 1, "opposite": 2, "clockwise": 3, "random": 4}
-FAN_IDS: Final = (*BASE_PATTERNS, *EXTRAS)
-"""Base patterns and extras by the numbers the core gives them."""
 _DIRECTION_NAMES: Final = {v: k for k, v in EXCHANGE_DIRECTIONS.items()}
-_TYPES: Final = (ActionType.EXCHANGE, ActionType.DINGQUE, ActionType.DISCARD, ActionType.PENG, ActionType.GANG,
-                 ActionType.HU, ActionType.PASS)
+_TYPES: Final = tuple(ActionType)
+"""Action types by the core's numbers (``XZ_ACTION_*``); it plays all but escapes and item cards."""
+_NOT_COMPILED: Final = (ActionType.ESCAPE, ActionType.SWAP)
 _TYPE_NAMES: Final = tuple(str(t) for t in _TYPES)
+_ENCODERS: Final = encoders()
+_PLAYED: Final = frozenset(passed_fields() | IRRELEVANT.keys())
+_DEFAULTS: Final = Rules()
 
 
 def available() -> bool:
@@ -88,45 +94,73 @@ def refusal(rules: Rules, bots: Sequence[str] = ()) -> str | None:
     """Why the compiled core cannot play these rules with these bots (``None``: it can).
 
     Every option of RULES 14 is played natively; bystanders, item cards and escapes are not
-    (self-play has none), nor any bot but those of :data:`NATIVE_BOTS`. ``rules`` stays in the
-    signature so that an option added later and not compiled yet is refused here."""
+    (self-play has none), nor any bot but those of :data:`NATIVE_BOTS`. Refused as well: a core
+    built from other tables than these (:func:`stale`), an option it is not passed
+    (:data:`xuezhan.native.layout.REFUSED`, or one not listed at all) set to anything but its default,
+    and fan given to a pattern or extra its scorer does not implement (``FAN_IMPLEMENTED``)."""
     if _core is None:
         return f"the compiled core is not built ({_IMPORT_ERROR})"
     if not isinstance(rules, Rules):
         return "no rules given"
+    why = stale()
+    if why is not None:
+        return why
+    why = unplayed(rules, _core.FAN_IMPLEMENTED)
+    if why is not None:
+        return why
     for name in bots:
         if name not in _BOT_CODES:
             return f"the compiled core has no {name!r} bot"
     return None
 
 
+def unplayed(rules: Rules, implemented: Sequence[str]) -> str | None:
+    """Why a core whose scorer implements the patterns and extras ``implemented`` cannot play
+    ``rules`` as they stand (``None``: it can): fan given to another one, or an option it is not
+    passed set to anything but its default. Worked out once per rules (a search asks per world)."""
+    return _unplayed(rules, tuple(implemented), _PLAYED, tuple(REFUSED.items()))
+
+
 @lru_cache(maxsize=64)
-def rule_words(rules: Rules) -> tuple[int, ...]:
-    """The rules as the core's tuple of integers (``"cap"`` fan is -1, no cap is 0); worked out
-    once per rules (every play-out of a search passes them)."""
+def _unplayed(rules: Rules, implemented: tuple[str, ...], played: frozenset[str],
+              refused: tuple[tuple[str, str], ...]) -> str | None:
+    for pid, fan in rules.fan:
+        if fan != 0 and pid not in implemented:
+            return f"the compiled core does not score {pid!r} (fan {fan} under these rules)"
+    for f in dataclasses.fields(Rules):
+        if f.name not in played and getattr(rules, f.name) != getattr(_DEFAULTS, f.name):
+            why = dict(refused).get(f.name, "the compiled core is not passed it")
+            return f"the compiled core plays {f.name!r} only at its default ({why})"
+    return None
+
+
+_STALE: list[str | None] = []
+
+
+def stale() -> str | None:
+    """Why the built core does not match the Python tables (``None``: it does, or it is not built):
+    it was compiled from a header other than the one :mod:`xuezhan.native.gen` writes now (a
+    table changed since; rebuild it). Worked out once per process."""
+    if _core is None:
+        return None
+    if not _STALE:
+        from . import gen
+
+        built = getattr(_core, "GEN_DIGEST", None)
+        now = gen.digest(gen.body())
+        _STALE.append(None if built == now else
+                      f"the compiled core was built from other tables ({built} here, {now} now): rebuild it")
+    return _STALE[0]
+
+
+@lru_cache(maxsize=64)
+def marshal_rules(rules: Rules) -> tuple[int, ...]:
+    """The rules as the core reads them: one integer per :data:`xuezhan.native.layout.RULE_WORDS`
+    entry (``XzRules`` in the generated header; a bool 0/1, a choice its place among the option's
+    values, no cap 0), then the fan of each of :data:`FAN_IDS` (``"cap"`` -1). The one way rules
+    reach the core; worked out once per rules (every play-out of a search passes them)."""
     fan = dict(rules.fan)
-    return (
-        rules.base_score,
-        rules.cap_multiple or 0,
-        int(rules.dingque),
-        _SELF_DRAW_BONUS[rules.self_draw_bonus],
-        int(rules.zhigang_payment == "everyone"),
-        int(rules.late_bugang_pays),
-        int(rules.call_transfer),
-        int(rules.dian_gang_hua == "discard"),
-        int(rules.pass_hu_scope == "any_tile"),
-        int(rules.must_hu_last_four),
-        rules.hua_zhu_points,
-        int(rules.cha_jiao_pays == "min"),
-        int(rules.dead_wait_counts),
-        int(rules.long_qi_dui_mode == "pattern"),
-        _DEALER_RULE[rules.dealer_rule],
-        int(rules.end_on_first_win),
-        int(rules.kong_draw_from_tail),
-        _EXCHANGE[rules.exchange_three],
-        int(rules.blood_river),
-        *(-1 if fan[pid] == "cap" else int(fan[pid]) for pid in FAN_IDS),
-    )
+    return (*(encode(rules) for encode in _ENCODERS), *(-1 if fan[pid] == "cap" else int(fan[pid]) for pid in FAN_IDS))
 
 
 @dataclass(frozen=True, slots=True)
@@ -220,6 +254,16 @@ def _action_json(words: list[int]) -> dict[str, Any]:
     return out
 
 
+# the codes of the core's event stream (XZ_EVENT_*), by event type
+(_E_START, _E_DEAL, _E_EXCHANGE_CHOSEN, _E_DINGQUE_CHOSEN, _E_EXCHANGE, _E_EXCHANGE_RECEIVED, _E_EXCHANGE_DONE,
+ _E_DINGQUE, _E_TURN, _E_DRAW, _E_DISCARD, _E_PAY, _E_PASS_HU, _E_PENG, _E_ANGANG, _E_BUGANG_DECLARED, _E_BUGANG,
+ _E_ZHIGANG, _E_HU, _E_WALL_EMPTY, _E_END) = (EVENT_CODES.index(name) for name in (
+    "start", "deal", "exchange_chosen", "dingque_chosen", "exchange", "exchange_received", "exchange_done",
+    "dingque", "turn", "draw", "discard", "pay", "pass_hu", "peng", "angang", "bugang_declared", "bugang",
+    "zhigang", "hu", "wall_empty", "end"))
+_SEAT_TILE: Final = {_E_ANGANG: "angang", _E_BUGANG_DECLARED: "bugang_declared", _E_BUGANG: "bugang"}
+
+
 def _events(words: list[int], winners: list[dict[str, Any]], hand: NativeHand) -> Iterator[dict[str, Any]]:
     """The engine's events as ``views.event_json`` writes them, from the core's packed stream."""
     i = 0
@@ -228,53 +272,52 @@ def _events(words: list[int], winners: list[dict[str, Any]], hand: NativeHand) -
     while i < n:
         code = words[i]
         i += 1
-        if code == 9:
+        if code == _E_DRAW:
             yield {"type": "draw", "seat": words[i], "tile": names[words[i + 1]], "replacement": bool(words[i + 2])}
             i += 3
-        elif code == 10:
+        elif code == _E_DISCARD:
             yield {"type": "discard", "seat": words[i], "tile": names[words[i + 1]]}
             i += 2
-        elif code == 11:
+        elif code == _E_PAY:
             yield {"type": "pay", "from": words[i], "to": words[i + 1], "points": words[i + 2],
                    "reason": REASONS[words[i + 3]]}
             i += 4
-        elif code == 8:
+        elif code == _E_TURN:
             yield {"type": "turn", "seat": words[i]}
             i += 1
-        elif code == 0:
+        elif code == _E_START:
             yield {"type": "start", "dealer": words[i], "wall": words[i + 1], "bystanders": words[i + 2]}
             i += 3
-        elif code == 1:
+        elif code == _E_DEAL:
             k = words[i + 1]
             yield {"type": "deal", "seat": words[i], "tiles": format_tiles(words[i + 2:i + 2 + k])}
             i += 2 + k
-        elif code in (2, 3):
-            yield {"type": "exchange_chosen" if code == 2 else "dingque_chosen", "seat": words[i]}
+        elif code in (_E_EXCHANGE_CHOSEN, _E_DINGQUE_CHOSEN):
+            yield {"type": "exchange_chosen" if code == _E_EXCHANGE_CHOSEN else "dingque_chosen", "seat": words[i]}
             i += 1
-        elif code == 4:
+        elif code == _E_EXCHANGE:
             yield {"type": "exchange", "seat": words[i], "to": words[i + 1], "tiles": format_tiles(words[i + 2:i + 5])}
             i += 5
-        elif code == 5:
+        elif code == _E_EXCHANGE_RECEIVED:
             yield {"type": "exchange_received", "seat": words[i], "tiles": format_tiles(words[i + 1:i + 4])}
             i += 4
-        elif code == 6:
+        elif code == _E_EXCHANGE_DONE:
             yield {"type": "exchange_done", "direction": words[i]}
             i += 1
-        elif code == 7:
+        elif code == _E_DINGQUE:
             yield {"type": "dingque", "voids": [_VOIDS[v] for v in words[i:i + 4]]}
             i += 4
-        elif code == 12:
+        elif code == _E_PASS_HU:
             yield {"type": "pass_hu", "seat": words[i], "tile": names[words[i + 1]]}
             i += 2
-        elif code in (13, 17):
-            yield {"type": "peng" if code == 13 else "zhigang", "seat": words[i], "tile": names[words[i + 1]],
+        elif code in (_E_PENG, _E_ZHIGANG):
+            yield {"type": "peng" if code == _E_PENG else "zhigang", "seat": words[i], "tile": names[words[i + 1]],
                    "from": words[i + 2]}
             i += 3
-        elif code in (14, 15, 16):
-            kind = ("angang", "bugang_declared", "bugang")[code - 14]
-            yield {"type": kind, "seat": words[i], "tile": names[words[i + 1]]}
+        elif code in _SEAT_TILE:
+            yield {"type": _SEAT_TILE[code], "seat": words[i], "tile": names[words[i + 1]]}
             i += 2
-        elif code == 18:
+        elif code == _E_HU:
             w = winners[words[i]]
             ev: dict[str, Any] = {"type": "hu", "seat": w["seat"], "from": w["from"], "tile": w["tile"],
                                   "fan": w["fan"], "multiple": w["multiple"], "base": w["base"],
@@ -283,9 +326,9 @@ def _events(words: list[int], winners: list[dict[str, Any]], hand: NativeHand) -
                 ev["robbing"] = bool(words[i + 1])
             yield ev
             i += 2
-        elif code == 19:
+        elif code == _E_WALL_EMPTY:
             yield {"type": "wall_empty"}
-        elif code == 20:
+        elif code == _E_END:
             yield {"type": "end", "deltas": list(hand.deltas), "next_dealer": hand.next_dealer}
         else:  # cannot happen: the stream comes from the core
             raise XuezhanError("bad_batch", f"unknown event code {code} from the compiled core")
@@ -327,7 +370,7 @@ def play_hands(
     for k, s in enumerate(seeds):
         if isinstance(s, bool) or not isinstance(s, int) or not 0 <= s < 1 << 64:
             raise XuezhanError("bad_batch", f"seeds[{k}] must be an integer from 0 to 2**64 - 1, not {s!r}")
-    words = rule_words(rules)
+    words = marshal_rules(rules)
     codes = tuple(_BOT_CODES[b] for b in bots)
     dealer = -1 if first_dealer is None else first_dealer
     out: list[NativeHand] = []
@@ -378,7 +421,7 @@ def play_outs(game: Game, state: bytes, actions: Sequence[Action | None], bots: 
             raise XuezhanError("bad_batch", f"a wall seed is an integer from 0 to 2**64 - 1, not {seed!r}")
     try:
         deltas: list[tuple[int, int, int, int]] = _core.play_outs(
-            rule_words(game.rules), state, [None if a is None else pack_action(a) for a in actions],
+            marshal_rules(game.rules), state, [None if a is None else pack_action(a) for a in actions],
             tuple(bots), list(wall_seeds))
     except (ValueError, TypeError, OverflowError, RuntimeError) as exc:
         raise XuezhanError("bad_batch", f"the compiled core refused the play-out: {exc}") from None
@@ -419,13 +462,13 @@ class NativeGame:
         self.rules = rules
         self.seed = seed
         if deal is None:
-            self._hand = _core.Hand(seed, -1 if dealer is None else dealer, rule_words(rules))
+            self._hand = _core.Hand(seed, -1 if dealer is None else dealer, marshal_rules(rules))
             return
         if dealer is None:
             raise XuezhanError("bad_batch", "a prepared deal needs its dealer")
         validate_deal(deal, dealer)
         tiles = bytes([t for hand in deal.hands for t in hand] + list(deal.wall))
-        self._hand = _core.Hand(seed, dealer, rule_words(rules), tiles, exchange_direction or 0)
+        self._hand = _core.Hand(seed, dealer, marshal_rules(rules), tiles, exchange_direction or 0)
 
     @classmethod
     def from_deal(cls, rules: Rules, deal: Deal, dealer: int, exchange_direction: int | None = None) -> NativeGame:
@@ -458,9 +501,9 @@ class NativeGame:
         try:
             kind = ActionType(action.type)
         except (ValueError, TypeError):
-            code = 7  # no such type: never legal
+            code = len(_TYPES)  # no such type: never legal
         else:
-            if kind in (ActionType.ESCAPE, ActionType.SWAP):
+            if kind in _NOT_COMPILED:
                 raise XuezhanError("native_refused", "escapes and item cards are not compiled")
             code = _TYPES.index(kind)
         tiles = action.tiles
@@ -527,6 +570,6 @@ def learning_table(rules: Rules, bots: Sequence[str | None]) -> Any:
     if why is not None:
         raise XuezhanError("native_refused", why)
     try:
-        return _core.Table(rule_words(rules), tuple(-1 if b is None else _BOT_CODES[b] for b in bots))
+        return _core.Table(marshal_rules(rules), tuple(-1 if b is None else _BOT_CODES[b] for b in bots))
     except ValueError as exc:  # a bot the core plays in batches but not at a table yet
         raise XuezhanError("native_refused", f"the compiled core's table refused the bots: {exc}") from None

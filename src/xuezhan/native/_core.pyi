@@ -2,6 +2,8 @@ from collections.abc import Sequence
 from typing import Any
 
 RULE_WORDS: int
+GEN_DIGEST: str
+FAN_IMPLEMENTED: tuple[str, ...]
 OBS_SIZE: int
 ACTION_SPACE_SIZE: int
 
