@@ -120,6 +120,8 @@ OWNERS: Final[dict[str, dict[str, str]]] = {
 EVERY_OPTION: Final = {
     "rules": "defines, validates and writes the options",
     "bots.protocol": "the bot protocol sends every option to an outside program (INTERFACES)",
+    "native": "refusal() checks every option the core does not play is at its default",
+    "native.layout": "the marshaller's layout passes every option the core plays, by name (RULE_WORDS)",
 }
 """Modules that read every option by name."""
 
