@@ -8,7 +8,7 @@
 The rows of the dataset where a ``heuristic`` seat had a choice are the examples (its
 discards above all, and its wins, claims and void choices, so that the learnt policy can
 play a whole hand); the hands are split into training and held-out hands (no hand in
-both), a small network (:func:`xuezhan.rl.policy.build_policy`) learns to score the action
+both), a small network (:func:`xuezhan.bots.policy.build_policy`) learns to score the action
 the heuristic took highest among the legal ones, and the top-1 accuracy on the held-out
 discards is printed (JSON with ``--json``), beside that of always discarding the lowest
 legal tile. The network is saved as a policy file that sits at a table as the bot
@@ -26,10 +26,10 @@ from pathlib import Path
 import numpy as np
 import torch
 
+from xuezhan.bots.policy import build_policy, save_policy
+from xuezhan.encoding import OBS_SIZE
 from xuezhan.engine.actions import GANG_BASE
 from xuezhan.rl.dataset import read_dataset
-from xuezhan.rl.encoding import OBS_SIZE
-from xuezhan.rl.policy import build_policy, save_policy
 
 
 def load_decisions(folder: Path, bot: str) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:

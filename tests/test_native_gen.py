@@ -17,10 +17,10 @@ import pytest
 import xuezhan.rules
 from xuezhan import native, vocab
 from xuezhan.bots.heuristic import HeuristicBot
+from xuezhan.encoding import OBS_FIELDS, OBS_SIZE
 from xuezhan.engine.actions import REASONS, ActionType
 from xuezhan.errors import XuezhanError
 from xuezhan.native import gen, layout
-from xuezhan.rl.encoding import OBS_FIELDS, OBS_SIZE
 from xuezhan.rules import BASE_PATTERNS, EXTRAS, Rules
 
 CSRC = Path(__file__).resolve().parent.parent / "csrc"

@@ -16,13 +16,13 @@ from gymnasium.utils.env_checker import check_env
 from pettingzoo.test import api_test, parallel_api_test
 
 from xuezhan import rl
+from xuezhan.encoding import OBS_FIELDS, OBS_SIZE, ObservationCache
 from xuezhan.engine.actions import Action, ActionType, action_index
 from xuezhan.engine.deal import Deal
 from xuezhan.engine.game import Game
 from xuezhan.engine.views import SeatView, seat_view_json, visible_events
 from xuezhan.errors import IllegalActionError, XuezhanError
 from xuezhan.native import NativeGame
-from xuezhan.rl.encoding import OBS_FIELDS, OBS_SIZE, ObservationCache
 from xuezhan.rl.table import NativeTable, load_rules
 from xuezhan.rules import Rules
 

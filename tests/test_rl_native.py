@@ -3,7 +3,7 @@
 Differential: over a few hundred seeded hands (both presets, 换三张 with 血流成河, and random
 mixes of every option of RULES 14), the two engines step side by side with the same actions
 (taken keenly: wins, kongs and pengs when offered, so that the rare moves happen) and give the
-same observations (every field of :mod:`xuezhan.rl.encoding`, byte for byte), masks, rewards,
+same observations (every field of :mod:`xuezhan.encoding`, byte for byte), masks, rewards,
 terminations, next agents and final game records. Then the parallel and single-seat
 environments, the index of every action, and what is refused."""
 
@@ -19,10 +19,10 @@ import pytest
 from test_native import _FANS, _VALUES, _build
 
 from xuezhan import native, rl
+from xuezhan.encoding import OBS_FIELDS, OBS_SIZE
 from xuezhan.engine.actions import ACTION_SPACE_SIZE, HU_INDEX, PENG_INDEX, ActionType, action_from_index, action_index
 from xuezhan.errors import IllegalActionError, XuezhanError
 from xuezhan.records import record_json
-from xuezhan.rl.encoding import OBS_FIELDS, OBS_SIZE
 from xuezhan.rl.table import NativeTable, Obs, Table
 from xuezhan.rules import Rules
 

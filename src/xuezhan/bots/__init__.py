@@ -2,7 +2,7 @@
 
 A bot by name (INTERFACES.md "Bots by name"): ``random``, ``heuristic``, ``expert``, ``cmd:COMMAND``
 (an outside program speaking the JSON-lines bot protocol, :mod:`xuezhan.bots.outside`)
-or ``policy:FILE`` (a trained policy, :mod:`xuezhan.rl.policy`, needs PyTorch).
+or ``policy:FILE`` (a trained policy, :mod:`xuezhan.bots.policy`, needs PyTorch).
 """
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ def make_bot(name: str, rng: random.Random | None = None, *, timeout: float = DE
     if name.startswith("cmd:"):
         return OutsideBot(name[4:], rng, timeout=timeout)
     if name.startswith("policy:"):
-        from ..rl.policy import PolicyBot  # numpy and PyTorch are imported only for a policy
+        from .policy import PolicyBot  # numpy and PyTorch are imported only for a policy
 
         policy: Bot = PolicyBot(name[7:], rng)
         return policy

@@ -14,7 +14,7 @@ Run by hand: ``python -m xuezhan.native.gen OUT_DIR`` (writes ``OUT_DIR/xz_gen.h
 
 Only the standard-library rules core is imported (tiles, rules, scoring, the engine's
 enums); the observation layout and the heuristic's tunables are read from the sources of
-:mod:`xuezhan.rl.encoding` and :mod:`xuezhan.bots.heuristic` without importing them (the
+:mod:`xuezhan.encoding` and :mod:`xuezhan.bots.heuristic` without importing them (the
 encoder needs numpy, which a build does not have; the bots sit in a layer above this one).
 """
 
@@ -73,8 +73,8 @@ def _source_values(module: str, names: typing.Iterable[str], cls: str | None = N
 
 
 def _encoding_rows() -> tuple[list[tuple[str, int]], list[tuple[str, int]]]:
-    """``_GLOBAL`` and ``_PER_SEAT`` of :mod:`xuezhan.rl.encoding` as (name, size) rows."""
-    tables = _source_values("rl.encoding", ("_GLOBAL", "_PER_SEAT"))
+    """``_GLOBAL`` and ``_PER_SEAT`` of :mod:`xuezhan.encoding` as (name, size) rows."""
+    tables = _source_values("encoding", ("_GLOBAL", "_PER_SEAT"))
     return ([(str(r[0]), int(r[1])) for r in tables["_GLOBAL"]],
             [(str(r[0]), int(r[1])) for r in tables["_PER_SEAT"]])
 
@@ -197,7 +197,7 @@ def body() -> str:
         "",
     ]
     glob, seat = _encoding_rows()
-    lines.append("/* the observation layout (xuezhan.rl.encoding._GLOBAL, then one _PER_SEAT block per seat) */")
+    lines.append("/* the observation layout (xuezhan.encoding._GLOBAL, then one _PER_SEAT block per seat) */")
     offset = 0
     for name, n in glob:
         lines += [f"#define XZ_OBS_{_c(name)} {offset}", f"#define XZ_OBS_{_c(name)}_SIZE {n}"]

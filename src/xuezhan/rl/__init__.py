@@ -4,7 +4,7 @@
 - :func:`parallel_env`: the same hand as a PettingZoo ``ParallelEnv``;
 - :func:`single_agent_env`: a Gymnasium ``Env``, one seat against bots;
 - :func:`encode`, :func:`encode_batch`, :func:`action_mask`, :func:`mask_batch`: the numpy
-  observation (layout in :mod:`xuezhan.rl.encoding`) and action masks of seat views, for
+  observation (layout in :mod:`xuezhan.encoding`) and action masks of seat views, for
   training loops of one's own.
 
 Actions are the fixed ``Discrete`` space of :func:`xuezhan.engine.actions.action_index`
@@ -13,8 +13,8 @@ compiled core (:mod:`xuezhan.native`) when it is built and plays the rules and t
 opponents, else on the Python engine, with the same results (``engine=`` chooses).
 """
 
+from ..encoding import OBS_FIELDS, OBS_SIZE, action_mask, encode, encode_batch, mask_batch
 from ..engine.actions import ACTION_SPACE_SIZE, action_from_index, action_index
-from .encoding import OBS_FIELDS, OBS_SIZE, action_mask, encode, encode_batch, mask_batch
 from .envs import XuezhanAEC, XuezhanParallel, XuezhanSingle, env, parallel_env, single_agent_env
 
 __all__ = [

@@ -18,7 +18,7 @@ played by any worker in any order (:func:`xuezhan.scale.map_shards`, ``--workers
   ``bot``            string                            the bot at that seat
   ``phase``          string                            exchange, dingque, turn, claim, rob
   ``observation``    fixed_size_list<float32>[OBS]     the seat's observation before deciding
-                                                       (:mod:`xuezhan.rl.encoding`)
+                                                       (:mod:`xuezhan.encoding`)
   ``action_mask``    fixed_size_list<int8>[ACTIONS]    its legal actions then
   ``action``         int16                             the action taken (its index)
   ``legal_count``    int16                             how many actions were legal
@@ -32,7 +32,7 @@ played by any worker in any order (:func:`xuezhan.scale.map_shards`, ``--workers
 The observations are rebuilt by replaying each finished hand on a learning table
 (:func:`xuezhan.rl.table.make_table`: the compiled core when it plays the rules, which
 writes each observation and mask straight into the shard's arrays; else the Python
-engine and its :class:`~xuezhan.rl.encoding.ObservationCache`), so the bots play at full
+engine and its :class:`~xuezhan.encoding.ObservationCache`), so the bots play at full
 speed and every row is exactly what the seat saw, the same values as the environments give.
 """
 
@@ -47,6 +47,7 @@ from typing import Any
 
 import numpy as np
 
+from ..encoding import OBS_FIELDS, OBS_SIZE
 from ..engine.actions import ACTION_SPACE_SIZE, action_index
 from ..errors import XuezhanError
 from ..match import Hand, hand_record, hand_seed
@@ -54,7 +55,6 @@ from ..records import json_line
 from ..rules import Rules
 from ..scale import Shard, map_shards, shards
 from ..selfplay import simulate
-from .encoding import OBS_FIELDS, OBS_SIZE
 from .table import Table, make_table
 
 DEFAULT_SHARD_HANDS = 500

@@ -8,7 +8,7 @@
 - :func:`single_agent_env`: a Gymnasium ``Env``: one seat against bots.
 
 One episode is one hand. Observations are ``{"observation": float32 vector, "action_mask":
-int8 vector}`` (:mod:`xuezhan.rl.encoding`), the action space is the fixed ``Discrete``
+int8 vector}`` (:mod:`xuezhan.encoding`), the action space is the fixed ``Discrete``
 space of :func:`xuezhan.engine.actions.action_index`, and rewards are points, paid when they
 change hands (a kong's payment at once, a win's at the win, 查叫 and 退税 at the end), so
 that a seat's rewards over the hand add up to its points for the hand.
@@ -42,10 +42,10 @@ import numpy.typing as npt
 from gymnasium import spaces
 from pettingzoo import AECEnv, ParallelEnv
 
+from ..encoding import OBS_HIGH, OBS_LOW, OBS_SIZE
 from ..engine.actions import ACTION_SPACE_SIZE
 from ..errors import IllegalActionError, XuezhanError
 from ..rules import Rules
-from .encoding import OBS_HIGH, OBS_LOW, OBS_SIZE
 from .table import PLAYERS, Obs, make_table
 
 _SEAT: Final = {a: s for s, a in enumerate(PLAYERS)}

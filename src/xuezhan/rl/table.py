@@ -23,6 +23,7 @@ import numpy.typing as npt
 
 from .. import native
 from ..bots import make_bot
+from ..encoding import OBS_SIZE, PHASES, ObservationCache, action_mask, encode_batch
 from ..engine.actions import ACTION_SPACE_SIZE, Action, action_index
 from ..engine.deal import Deal, validate_deal
 from ..engine.game import Game
@@ -32,7 +33,6 @@ from ..match import Match, RoomConfig, hand_seed
 from ..rules import Rules
 from ..runtime import HandDriver, MatchRuntime, Seat, bot_seed
 from ..tiles import format_tiles, tile_name
-from .encoding import OBS_SIZE, PHASES, ObservationCache, action_mask, encode_batch
 
 PLAYERS: Final = ("seat_0", "seat_1", "seat_2", "seat_3")
 ENGINES: Final = ("auto", "python", "native")

@@ -54,12 +54,12 @@ from typing import TYPE_CHECKING, Any, Final
 import numpy as np
 import numpy.typing as npt
 
-from ..engine.actions import ACTION_SPACE_SIZE, Action, action_index
-from ..engine.state import RIVER_CLAIMED
-from ..engine.views import SeatView, visible_events
+from .engine.actions import ACTION_SPACE_SIZE, Action, action_index
+from .engine.state import RIVER_CLAIMED
+from .engine.views import SeatView, visible_events
 
 if TYPE_CHECKING:
-    from ..engine.game import Game
+    from .engine.game import Game
 
 RIVER_PLACES: Final = 60
 PHASES: Final = ("exchange", "dingque", "turn", "claim", "rob", "over")

@@ -1,7 +1,7 @@
 """A trained policy at the table: ``policy:FILE`` as a bot name (``pip install 'xuezhan[train]'``).
 
 A policy file holds a small network that maps the observation of
-:mod:`xuezhan.rl.encoding` to one score per action of the fixed action space; the bot
+:mod:`xuezhan.encoding` to one score per action of the fixed action space; the bot
 takes the legal action with the highest score. :func:`save_policy` writes such a file
 (``examples/train_imitation.py`` trains one), :class:`PolicyBot` plays it. PyTorch is
 imported only when a policy is made or loaded.
@@ -14,10 +14,10 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from ..encoding import OBS_SIZE, observation_list
 from ..engine.actions import ACTION_SPACE_SIZE, Action, action_index
 from ..engine.views import SeatView
 from ..errors import XuezhanError
-from .encoding import OBS_SIZE, observation_list
 
 FORMAT = "xuezhan-policy-1"
 
