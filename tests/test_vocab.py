@@ -91,7 +91,7 @@ def scanned_error_codes() -> dict[str, set[str]]:
     - ``_refuse(conn, "type", "code", ...)`` (the web table's answers),
       ``_error(status, "code", ...)`` (HTTP);
     - ``code = "..."`` (a code chosen before raising);
-    - ``return "..."`` in ``_why_illegal`` and ``can_*`` (the engine's reasons an action is illegal).
+    - ``return "..."`` in ``why_illegal`` and ``can_*`` (the engine's reasons an action is illegal).
     """
     classes = _error_classes()
     out: dict[str, set[str]] = {}
@@ -117,7 +117,8 @@ def scanned_error_codes() -> dict[str, set[str]]:
             elif isinstance(node, ast.Assign):
                 if any(isinstance(t, ast.Name) and t.id == "code" for t in node.targets):
                     add(_strings(node.value), path)
-            elif isinstance(node, ast.FunctionDef) and (node.name == "_why_illegal" or node.name.startswith("can_")):
+            elif isinstance(node, ast.FunctionDef) and (
+                    node.name.endswith("why_illegal") or node.name.startswith("can_")):
                 for sub in ast.walk(node):
                     if isinstance(sub, ast.Return):
                         add(_strings(sub.value), path)
@@ -147,6 +148,8 @@ def scanned_event_types() -> set[str]:
                 for t in node.targets:
                     if isinstance(t, ast.Name):
                         assigned.setdefault(t.id, set()).update(_strings(node.value))
+            elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
+                assigned.setdefault(node.target.id, set()).update(_strings(node.value))
         for node in ast.walk(tree):
             if isinstance(node, ast.Call) and _name(node.func) in ("emit", "_emit", "append") and node.args:
                 ev = node.args[0]

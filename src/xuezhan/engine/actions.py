@@ -1,4 +1,4 @@
-"""Actions, ledger entries and events of one hand.
+"""Actions and ledger entries of one hand.
 
 An :class:`Action` is a small frozen value that round-trips through the JSON of a
 game record (``{"seat": 0, "type": "discard", "tile": "5m"}``) and maps to a fixed
