@@ -274,6 +274,13 @@ def test_an_enum_member_is_its_id_in_json() -> None:
     assert ActionType is vocab.ActionKind
 
 
+def test_an_error_takes_its_code_as_a_member_or_as_text() -> None:
+    by_member = RulesError(vocab.ErrorCode.BAD_OPTION, "no such value")
+    by_text = RulesError("bad_option", "no such value")
+    assert by_member.code == by_text.code == vocab.ErrorCode.BAD_OPTION
+    assert type(by_member.code) is str and by_member.to_json() == {"code": "bad_option", "message": "no such value"}
+
+
 # --- every id the code can emit has an entry --------------------------------------------------------------
 
 
