@@ -53,4 +53,4 @@ class DealError(XuezhanError):
 
     def __init__(self, problem: ErrorCode | str, message: str) -> None:
         super().__init__(ErrorCode.BAD_DEAL, message)
-        self.problem = problem
+        self.problem = str(problem)

@@ -170,7 +170,8 @@ def check_hand(concealed: Sequence[Tile], melds: Sequence[Meld], win_tile: Tile 
                             f"more than 4 copies of {tile_name(t)} across the hand and its melds")
     total = len(concealed) + 3 * len(melds)
     if total != size:
-        raise HandError(ErrorCode.WRONG_TILE_COUNT,
+        raise HandError(
+            ErrorCode.WRONG_TILE_COUNT,
             f"the hand has {total} tile-equivalents (concealed {len(concealed)}, melds count 3 each); expected {size}",
         )
     if win_tile is not None and win_tile not in concealed:
@@ -190,7 +191,8 @@ def _check_context_against_hand(
         # The robbed tile is the fourth copy (three are in the konger's peng): the winner holds no other.
         owned = sum(1 for t in concealed if t == win_tile) + sum(m.size for m in melds if m.tile == win_tile)
         if owned != 1:
-            raise HandError(ErrorCode.CONFLICTING_CONTEXT,
+            raise HandError(
+                ErrorCode.CONFLICTING_CONTEXT,
                 f"a robbed kong tile is the last copy of {tile_name(win_tile)}: the winner cannot hold another",
             )
     if (ctx.tian_hu or ctx.di_hu) and melds:

@@ -62,7 +62,8 @@ def validate_deal(deal: Deal, dealer: int) -> None:
     counts = counts_of(tiles)
     if len(tiles) != NUM_TILES or counts != [COPIES] * NUM_KINDS:
         bad = [t for t, c in enumerate(counts) if c != COPIES]
-        raise DealError(ErrorCode.NOT_108_TILES,
+        raise DealError(
+            ErrorCode.NOT_108_TILES,
             f"hands + wall must be exactly the 108 tiles ({len(tiles)} given); wrong count of {format_tiles(bad)}",
         )
 
