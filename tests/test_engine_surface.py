@@ -164,6 +164,30 @@ def test_the_engine_imports_without_a_circle() -> None:
     assert "game" not in set().union(*(graph[m] for m in graph if m not in ("views", "packed", "__init__")))
 
 
+LAYERS = (
+    ("actions", "deal", "events"),  # values: actions and ledger entries, deals, event kinds
+    ("state",),  # the hand's state and its records
+    ("worth", "legal"),  # queries: what a hand is worth and sees, what each seat may do
+    ("settlement",),  # the next draw, the end of the hand
+    ("kongs",),
+    ("wins",),
+    ("claims",),  # the claim window resolves into a win, a kong, a peng or the next draw
+    ("visibility",),  # what a seat may see
+    ("game",),  # the public face of a hand
+    ("views", "packed"),  # worlds for a search, the state for the compiled core
+    ("__init__",),
+)
+"""The engine's modules, bottom up: a module imports only from the layers below its own."""
+
+
+def test_each_engine_module_imports_only_from_below() -> None:
+    graph = package_imports()
+    level = {m: i for i, layer in enumerate(LAYERS) for m in layer}
+    assert set(level) == set(graph), "a module of the engine has no layer"
+    upward = sorted(f"{m} -> {d}" for m, deps in graph.items() for d in deps if level[d] >= level[m])
+    assert upward == []
+
+
 def test_the_scan_sees_lazy_and_type_checking_imports(tmp_path: Path) -> None:
     (tmp_path / "__init__.py").write_text("from .a import A\n")
     (tmp_path / "a.py").write_text("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from .b import B\nA = 1\n")
