@@ -37,6 +37,7 @@ from test_engine_rules import (
 
 from xuezhan.engine.actions import Action, ActionType
 from xuezhan.engine.game import RIVER_OPEN, RIVER_ROBBED, RIVER_WON, Game, KongRecord, Phase
+from xuezhan.ids import Reason
 from xuezhan.rules import Rules
 from xuezhan.scoring import Meld, MeldKind, Score, WinContext, score_win
 from xuezhan.tiles import parse_tiles
@@ -52,13 +53,13 @@ def event(game: Game, kind: str) -> tuple[dict[str, Any], int | None]:
 
 def test_angang_record_and_its_face_down_event() -> None:
     game = play(transfer_record({}))  # seat 1 konges 9999p, paid 12 by each other seat
-    assert game.kongs[0] == KongRecord(1, "angang", T("9p"), [(0, 12), (2, 12), (3, 12)], transferred=True)
+    assert game.kongs[0] == KongRecord(1, Reason.ANGANG, T("9p"), [(0, 12), (2, 12), (3, 12)], transferred=True)
     assert event(game, "angang") == ({"type": "angang", "seat": 1, "tile": T("9p")}, 1)  # only seat 1 sees it
 
 
 def test_bugang_record_and_events() -> None:
     game = play(build(BUGANG_HANDS, "2m3m4m5p6m", actions=BUGANG_NOW, autoplay=False))
-    assert list(game.kongs) == [KongRecord(2, "bugang", T("5p"), [(0, 6), (1, 6), (3, 6)])]
+    assert list(game.kongs) == [KongRecord(2, Reason.BUGANG, T("5p"), [(0, 6), (1, 6), (3, 6)])]
     assert event(game, "bugang_declared") == ({"type": "bugang_declared", "seat": 2, "tile": T("5p")}, None)
     assert event(game, "bugang") == ({"type": "bugang", "seat": 2, "tile": T("5p")}, None)
     assert event(game, "peng") == ({"type": "peng", "seat": 2, "tile": T("5p"), "from": 0}, None)
@@ -67,7 +68,7 @@ def test_bugang_record_and_events() -> None:
 
 def test_zhigang_record_and_event() -> None:
     game = play(build(ZHIGANG_HANDS, "7m", actions=[discard(0, "5p"), gang(2, "5p")], autoplay=False))
-    assert list(game.kongs) == [KongRecord(2, "zhigang", T("5p"), [(0, 12)])]
+    assert list(game.kongs) == [KongRecord(2, Reason.ZHIGANG, T("5p"), [(0, 12)])]
     assert event(game, "zhigang") == ({"type": "zhigang", "seat": 2, "tile": T("5p"), "from": 0}, None)
 
 
@@ -83,7 +84,7 @@ def test_a_bugang_tile_offered_to_rob_is_pending() -> None:
     assert game.pending_bugang is None and game.phase is Phase.TURN and game.drawn == T("6m")
     # nobody robbed it: the peng is a kong now
     assert game.seat_state(2).melds == (Meld(MeldKind.GANG, T("5p")),) and game.tile_total() == 108
-    assert list(game.kongs) == [KongRecord(2, "bugang", T("5p"), [(0, 6), (1, 6), (3, 6)])]
+    assert list(game.kongs) == [KongRecord(2, Reason.BUGANG, T("5p"), [(0, 6), (1, 6), (3, 6)])]
 
 
 def test_the_seats_that_may_rob_a_bugang_in_play_order_past_a_winner() -> None:

@@ -16,12 +16,14 @@ from test_match import PEOPLE, make_deal, room
 from xuezhan.engine.actions import Action, ActionType
 from xuezhan.engine.deal import Deal, random_deal, validate_deal
 from xuezhan.engine.game import ClaimWindow, Game, Phase, SeatState
+from xuezhan.engine.state import HandState
 from xuezhan.errors import DealError, IllegalActionError, RecordError, XuezhanError
 from xuezhan.match import Match
 from xuezhan.records import parse_record
 from xuezhan.rules import Rules
 
-SRC = Path(__file__).resolve().parent.parent / "src" / "xuezhan"
+ROOT = Path(__file__).resolve().parent.parent
+SRC = ROOT / "src" / "xuezhan"
 ENGINE = SRC / "engine"
 
 
@@ -51,6 +53,149 @@ def test_no_code_outside_the_engine_reads_a_private_attribute() -> None:
     found = [f"{p.relative_to(SRC)}:{line}: {expr}"
              for p in outside for line, expr in private_reads(p.read_text(encoding="utf-8"))]
     assert found == []
+
+
+# --- one internal surface: no private field of a Game outside engine/game.py -------------------------------
+
+
+def game_private_names() -> set[str]:
+    """The ``_``-prefixed names a :class:`Game` has: the methods and fields game.py defines, and
+    the hand's fields under the private names they had before they moved to :class:`HandState`."""
+    tree = ast.parse((ENGINE / "game.py").read_text(encoding="utf-8"))
+    game = next(n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == "Game")
+    names = {f"_{field}" for field in HandState.__slots__}
+    for node in ast.walk(game):
+        if isinstance(node, ast.FunctionDef) and node.name.startswith("_") and not node.name.startswith("__"):
+            names.add(node.name)
+        elif isinstance(node, ast.Attribute) and node.attr.startswith("_") and not node.attr.startswith("__"):
+            names.add(node.attr)
+    return names
+
+
+def test_the_private_names_of_a_game_are_found() -> None:
+    names = game_private_names()
+    assert {"_st", "_choose", "_escape", "_seats", "_events", "_ledger", "_winners", "_window"} <= names
+    assert not [n for n in names if not n.startswith("_")]
+
+
+def test_no_module_but_game_py_uses_a_private_game_attribute() -> None:
+    names = game_private_names()
+    files = [p for top in ("src", "tests", "benchmarks", "tools") for p in sorted((ROOT / top).rglob("*.py"))]
+    files = [p for p in files if p != ENGINE / "game.py"]
+    assert len(files) > 100 and ENGINE / "claims.py" in files  # the scan sees the tree, the engine included
+    found = [f"{p.relative_to(ROOT)}:{line}: {expr}"
+             for p in files for line, expr in private_reads(p.read_text(encoding="utf-8"))
+             if expr.rsplit(".", 1)[-1] in names]
+    assert found == []
+
+
+# --- the engine's import graph has no circle ----------------------------------------------------------------
+
+
+def package_imports(folder: Path = ENGINE, package: str = "xuezhan.engine") -> dict[str, set[str]]:
+    """For each module of a package (the engine's by default), the package's modules it imports:
+    at the top, in a function or under ``TYPE_CHECKING`` alike (``__init__`` stands for the
+    package itself)."""
+    modules = {p.stem for p in folder.glob("*.py")}
+    graph: dict[str, set[str]] = {}
+    for name in sorted(modules):
+        edges: set[str] = set()
+        tree = ast.parse((folder / f"{name}.py").read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom):
+                if node.level == 1:
+                    base = node.module
+                elif node.level == 0 and node.module and (node.module + ".").startswith(package + "."):
+                    base = node.module.removeprefix(package).lstrip(".") or None
+                else:
+                    continue
+                if base is not None:
+                    edges.add(base.split(".")[0])
+                else:  # ``from . import x``: the module x, or a name of the package itself
+                    edges.update(a.name if a.name in modules else "__init__" for a in node.names)
+            elif isinstance(node, ast.Import):
+                for a in node.names:
+                    if a.name.startswith(package + "."):
+                        edges.add(a.name.removeprefix(package + ".").split(".")[0])
+        edges.discard(name)
+        graph[name] = edges & modules
+    return graph
+
+
+def find_cycle(graph: dict[str, set[str]]) -> list[str] | None:
+    """One circle of ``graph`` as the path around it, or ``None``."""
+    state: dict[str, int] = {}  # 1: on the path, 2: done
+    path: list[str] = []
+
+    def visit(node: str) -> list[str] | None:
+        state[node] = 1
+        path.append(node)
+        for nxt in sorted(graph.get(node, ())):
+            if state.get(nxt) == 1:
+                return [*path[path.index(nxt):], nxt]
+            if nxt not in state:
+                found = visit(nxt)
+                if found:
+                    return found
+        path.pop()
+        state[node] = 2
+        return None
+
+    for node in sorted(graph):
+        if node not in state:
+            found = visit(node)
+            if found:
+                return found
+    return None
+
+
+def test_the_cycle_finder_finds_a_circle() -> None:
+    assert find_cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": set()}) == ["a", "b", "c", "a"]
+    assert find_cycle({"a": {"b", "c"}, "b": {"c"}, "c": set()}) is None
+
+
+def test_the_engine_imports_without_a_circle() -> None:
+    graph = package_imports()
+    assert {"game", "claims", "kongs", "wins", "settlement", "views", "state"} <= set(graph)
+    assert "state" in graph["claims"] and "game" in graph["views"]  # the scan sees the imports
+    assert find_cycle(graph) is None
+    # the layers, bottom up: each rule module over the hand's state, the game above them all
+    assert graph["state"] <= {"actions", "deal", "events"}
+    assert "game" not in set().union(*(graph[m] for m in graph if m not in ("views", "packed", "__init__")))
+
+
+LAYERS = (
+    ("actions", "deal", "events"),  # values: actions and ledger entries, deals, event kinds
+    ("state",),  # the hand's state and its records
+    ("worth", "legal"),  # queries: what a hand is worth and sees, what each seat may do
+    ("settlement",),  # the next draw, the end of the hand
+    ("kongs",),
+    ("wins",),
+    ("claims",),  # the claim window resolves into a win, a kong, a peng or the next draw
+    ("visibility",),  # what a seat may see
+    ("game",),  # the public face of a hand
+    ("views", "packed"),  # worlds for a search, the state for the compiled core
+    ("__init__",),
+)
+"""The engine's modules, bottom up: a module imports only from the layers below its own."""
+
+
+def test_each_engine_module_imports_only_from_below() -> None:
+    graph = package_imports()
+    level = {m: i for i, layer in enumerate(LAYERS) for m in layer}
+    assert set(level) == set(graph), "a module of the engine has no layer"
+    upward = sorted(f"{m} -> {d}" for m, deps in graph.items() for d in deps if level[d] >= level[m])
+    assert upward == []
+
+
+def test_the_scan_sees_lazy_and_type_checking_imports(tmp_path: Path) -> None:
+    (tmp_path / "__init__.py").write_text("from .a import A\n")
+    (tmp_path / "a.py").write_text("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from .b import B\nA = 1\n")
+    (tmp_path / "b.py").write_text("import pkg.c\ndef f():\n    from . import a\n")
+    (tmp_path / "c.py").write_text("from pkg import a\n")
+    graph = package_imports(tmp_path, "pkg")
+    assert graph == {"__init__": {"a"}, "a": {"b"}, "b": {"a", "c"}, "c": {"a"}}
+    assert find_cycle(graph) == ["a", "b", "a"]
 
 
 # --- legal actions and read-only state ------------------------------------------------------------------

@@ -7,13 +7,16 @@ multiple = 2^(fan - 1); points = base_score × multiple (capped) + the self-draw
 
 from __future__ import annotations
 
+import ast
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
+from xuezhan import scoring
 from xuezhan.errors import HandError, XuezhanError
 from xuezhan.rules import Rules
 from xuezhan.scoring import Meld, MeldKind, NoWin, Score, WinContext, multiple_of, score_win
@@ -605,3 +608,36 @@ def test_every_complete_two_suit_hand_scores_consistently(
     # The split puts back exactly the hand's tiles.
     assert sorted(t for part in s.split for t in parse_tiles(part)) == sorted(tiles)
     assert len(s.split) in (5, 7)
+
+
+# --- what each payment is worth: scoring is the one reader of base_score -----------------------------------
+
+
+@pytest.mark.parametrize("base", [1, 2, 6])
+def test_each_payment_is_a_multiple_of_the_base(base: int) -> None:
+    rules = Rules.preset("qq").with_options({"base_score": base})
+    assert scoring.angang_points(rules) == 2 * base
+    assert scoring.bugang_points(rules) == base
+    assert scoring.zhigang_points(rules) == (2 * base, base)
+    assert scoring.escape_points(rules) == 16 * base
+    assert scoring.hand_points(rules, 8) == 8 * base
+    assert scoring.hua_zhu_points(rules) == rules.hua_zhu_points
+    assert scoring.self_draw_bonus_points(rules) == (base if rules.self_draw_bonus == "base" else 0)
+    assert scoring.self_draw_bonus_points(rules.with_options({"self_draw_bonus": "base"})) == base
+    assert scoring.self_draw_bonus_points(rules.with_options({"self_draw_bonus": "fan"})) == 0
+
+
+def test_a_score_is_paid_by_the_same_rule() -> None:
+    rules = Rules.preset("qq").with_options({"base_score": 3, "self_draw_bonus": "base"})
+    s = score_win(parse_tiles("11123456789999m"), [], parse_tile("9m"), WinContext(self_drawn=True), rules)
+    assert isinstance(s, Score)
+    assert s.hand_points == scoring.hand_points(rules, s.multiple) and s.points == s.hand_points + 3
+
+
+def test_no_engine_module_reads_the_base_score() -> None:
+    src = Path(__file__).resolve().parent.parent / "src" / "xuezhan"
+    readers = sorted(
+        str(p.relative_to(src)) for p in [src / "scoring.py", *sorted((src / "engine").glob("*.py"))]
+        if any(isinstance(n, ast.Attribute) and n.attr == "base_score" for n in ast.walk(ast.parse(p.read_text())))
+    )
+    assert readers == ["scoring.py"]

@@ -17,6 +17,7 @@ from xuezhan.engine.game import Game, Phase, WinRecord
 from xuezhan.engine.views import visible_events
 from xuezhan.errors import IllegalActionError, XuezhanError
 from xuezhan.explain import explain_hand
+from xuezhan.ids import EventKind, Reason
 from xuezhan.records import load_record, parse_record, replay, tsumogiri
 from xuezhan.rules import Rules
 from xuezhan.scoring import Score, WinContext, score_win
@@ -195,19 +196,25 @@ def test_ledger_in_words_groups_payers_and_payees() -> None:
     game = known_game()
     flush = _score("11123456789999m", "9m", rules, self_drawn=True)  # qing_yi_se + gen
     plain = _score("123m456m789m123p55p", "5p", rules)
-    # a made-up end of hand: the records are set directly
-    game._winners = [WinRecord(2, None, parse_tile("9m"), flush, 1), WinRecord(0, 1, parse_tile("5p"), plain, 2)]
+    # a made-up end of hand, written through the engine's own state as the rule modules write it
+    st = game.state
+    wins = [WinRecord(2, None, parse_tile("9m"), flush, 1), WinRecord(0, 1, parse_tile("5p"), plain, 2)]
     entries = [
-        LedgerEntry(0, 2, flush.points, "zimo"), LedgerEntry(1, 2, flush.points, "zimo"),
-        LedgerEntry(3, 2, flush.points, "zimo"),
-        LedgerEntry(1, 0, plain.hand_points, "hu"),
-        LedgerEntry(3, 0, 96, "hua_zhu"), LedgerEntry(3, 1, 96, "hua_zhu"),
-        LedgerEntry(1, 3, 12, "zhigang"),
+        LedgerEntry(0, 2, flush.points, Reason.ZIMO), LedgerEntry(1, 2, flush.points, Reason.ZIMO),
+        LedgerEntry(3, 2, flush.points, Reason.ZIMO),
+        LedgerEntry(1, 0, plain.hand_points, Reason.HU),
+        LedgerEntry(3, 0, 96, Reason.HUA_ZHU), LedgerEntry(3, 1, 96, Reason.HUA_ZHU),
+        LedgerEntry(1, 3, 12, Reason.ZHIGANG),
     ]
-    game._events = [{"type": "hu", "seat": 2}, *({"type": "pay"} for _ in entries[:3]),
-                   {"type": "hu", "seat": 0}, {"type": "pay"},
-                   *({"type": "pay"} for _ in entries[4:])]
-    game._ledger = entries
+    for win, paid in ((wins[0], entries[:3]), (wins[1], entries[3:4]), (None, entries[4:])):
+        if win is not None:
+            st.winners.append(win)
+            st.emit({"type": EventKind.HU, "seat": win.seat, "from": win.from_seat, "tile": win.tile,
+                     "fan": win.score.fan, "multiple": win.score.multiple, "base": win.score.base,
+                     "extras": win.score.extras_dict})
+        for e in paid:
+            st.pay(e.from_seat, e.to_seat, e.points, Reason(e.reason))
+    assert list(game.ledger) == entries
     assert [p.win for p in payments(game)][:4] == [game.winners[0]] * 3 + [game.winners[1]]
     assert win_amounts(game) == {0: 3 * flush.points, 1: plain.hand_points}
     assert explain_hand(game, "en", me=HUMAN)[:4] == [

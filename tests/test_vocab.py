@@ -11,8 +11,9 @@ import dataclasses
 import importlib.util
 import re
 from collections.abc import Iterator
+from enum import StrEnum
 from pathlib import Path
-from typing import get_args, get_type_hints
+from typing import Final, get_args, get_type_hints
 
 import pytest
 
@@ -41,10 +42,19 @@ def _trees() -> dict[Path, ast.Module]:
 TREES = _trees()
 
 
+_ENUMS: Final = {"Reason": vocab.Reason, "ActionKind": vocab.ActionKind, "ActionType": vocab.ActionKind,
+                  "EventKind": vocab.EventKind, "ErrorCode": vocab.ErrorCode}
+"""The vocabulary's enums, by the names the sources use for them."""
+
+
 def _strings(node: ast.AST | None) -> Iterator[str]:
-    """The string constants a value can take: a literal, or either branch of ``a if c else b``."""
+    """The ids a value can take: a literal, a member of one of the vocabulary's enums
+    (``Reason.ZIMO``), or either branch of ``a if c else b``."""
     if isinstance(node, ast.Constant) and isinstance(node.value, str):
         yield node.value
+    elif (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id in _ENUMS
+          and node.attr.isupper()):
+        yield _ENUMS[node.value.id][node.attr].value
     elif isinstance(node, ast.IfExp):
         yield from _strings(node.body)
         yield from _strings(node.orelse)
@@ -81,7 +91,7 @@ def scanned_error_codes() -> dict[str, set[str]]:
     - ``_refuse(conn, "type", "code", ...)`` (the web table's answers),
       ``_error(status, "code", ...)`` (HTTP);
     - ``code = "..."`` (a code chosen before raising);
-    - ``return "..."`` in ``_why_illegal`` and ``can_*`` (the engine's reasons an action is illegal).
+    - ``return "..."`` in ``why_illegal`` and ``can_*`` (the engine's reasons an action is illegal).
     """
     classes = _error_classes()
     out: dict[str, set[str]] = {}
@@ -107,7 +117,8 @@ def scanned_error_codes() -> dict[str, set[str]]:
             elif isinstance(node, ast.Assign):
                 if any(isinstance(t, ast.Name) and t.id == "code" for t in node.targets):
                     add(_strings(node.value), path)
-            elif isinstance(node, ast.FunctionDef) and (node.name == "_why_illegal" or node.name.startswith("can_")):
+            elif isinstance(node, ast.FunctionDef) and (
+                    node.name.endswith("why_illegal") or node.name.startswith("can_")):
                 for sub in ast.walk(node):
                     if isinstance(sub, ast.Return):
                         add(_strings(sub.value), path)
@@ -115,11 +126,11 @@ def scanned_error_codes() -> dict[str, set[str]]:
 
 
 def scanned_ledger_reasons() -> set[str]:
-    """Reasons given to ``_pay``/``LedgerEntry``/``Transfer`` as literals (the fourth argument)."""
+    """Reasons given to ``pay``/``LedgerEntry``/``Transfer`` as literals or members (the fourth argument)."""
     out: set[str] = set()
     for tree in TREES.values():
         for node in ast.walk(tree):
-            if (isinstance(node, ast.Call) and _name(node.func) in ("_pay", "LedgerEntry", "Transfer")
+            if (isinstance(node, ast.Call) and _name(node.func) in ("pay", "_pay", "LedgerEntry", "Transfer")
                     and len(node.args) > 3):
                 out.update(_strings(node.args[3]))
     return out
@@ -137,8 +148,10 @@ def scanned_event_types() -> set[str]:
                 for t in node.targets:
                     if isinstance(t, ast.Name):
                         assigned.setdefault(t.id, set()).update(_strings(node.value))
+            elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
+                assigned.setdefault(node.target.id, set()).update(_strings(node.value))
         for node in ast.walk(tree):
-            if isinstance(node, ast.Call) and _name(node.func) in ("_emit", "append") and node.args:
+            if isinstance(node, ast.Call) and _name(node.func) in ("emit", "_emit", "append") and node.args:
                 ev = node.args[0]
                 if not isinstance(ev, ast.Dict):
                     continue
@@ -239,6 +252,33 @@ def test_json_export() -> None:
     assert data["kinds"]["pattern"]["qing_yi_se"] == {"zh-CN": "清一色", "zh-TW": "清一色", "en": "pure one suit"}
     assert sum(len(v) for v in data["kinds"].values()) == len(vocab.TERMS)
     assert list(data["kinds"]["pattern"]) == list(BASE_PATTERNS)  # table order kept
+
+
+@pytest.mark.parametrize(("kind", "enum"), [(Kind.REASON, vocab.Reason), (Kind.ACTION, vocab.ActionKind),
+                                            (Kind.EVENT, vocab.EventKind), (Kind.ERROR, vocab.ErrorCode)])
+def test_each_enum_is_its_table_in_order(kind: Kind, enum: type[StrEnum]) -> None:
+    assert vocab.ids(kind) == tuple(m.value for m in enum)
+    assert all(m.name == m.value.upper() for m in enum)
+    assert vocab.term(kind, enum(vocab.ids(kind)[0])).id == vocab.ids(kind)[0]
+
+
+def test_an_enum_member_is_its_id_in_json() -> None:
+    import json
+
+    import orjson
+
+    event = {"type": vocab.EventKind.PAY, "reason": vocab.Reason.ZIMO}
+    assert json.dumps(event) == '{"type": "pay", "reason": "zimo"}'
+    assert orjson.dumps(event) == b'{"type":"pay","reason":"zimo"}'
+    assert event == {"type": "pay", "reason": "zimo"} and str(vocab.ErrorCode.BAD_TILE) == "bad_tile"
+    assert ActionType is vocab.ActionKind
+
+
+def test_an_error_takes_its_code_as_a_member_or_as_text() -> None:
+    by_member = RulesError(vocab.ErrorCode.BAD_OPTION, "no such value")
+    by_text = RulesError("bad_option", "no such value")
+    assert by_member.code == by_text.code == vocab.ErrorCode.BAD_OPTION
+    assert type(by_member.code) is str and by_member.to_json() == {"code": "bad_option", "message": "no such value"}
 
 
 # --- every id the code can emit has an entry --------------------------------------------------------------

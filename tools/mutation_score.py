@@ -28,6 +28,7 @@ MODULES = (
     "xuezhan.engine.kongs",
     "xuezhan.engine.wins",
     "xuezhan.engine.settlement",
+    "xuezhan.engine.worth",
 )
 IMPORT_TIME = ("built once when xuezhan.hand is imported, before any mutant can be switched on; "
                "tests/test_hand_properties.py checks the tables they build against brute force")

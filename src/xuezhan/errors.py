@@ -2,18 +2,21 @@
 
 Every error the project raises for bad input is an :class:`XuezhanError` (a
 ``ValueError``) carrying a ``code`` that never changes; the CLI and the server
-pass the code on unchanged.
+pass the code on unchanged. Codes are the members of :class:`~xuezhan.ids.ErrorCode`
+(a ``StrEnum``: a code given as its text is the same code).
 """
 
 from __future__ import annotations
+
+from .ids import ErrorCode
 
 
 class XuezhanError(ValueError):
     """Base class: bad input of any kind. ``code`` is stable, ``message`` is for people."""
 
-    def __init__(self, code: str, message: str) -> None:
+    def __init__(self, code: ErrorCode | str, message: str) -> None:
         super().__init__(message)
-        self.code = code
+        self.code = str(code)  # the id as plain text, whichever way it was given
         self.message = message
 
     def to_json(self) -> dict[str, str]:
@@ -48,6 +51,6 @@ class DealError(XuezhanError):
     0-26) or ``not_108_tiles`` (hands and wall are not exactly the 108 tiles).
     """
 
-    def __init__(self, problem: str, message: str) -> None:
-        super().__init__("bad_deal", message)
-        self.problem = problem
+    def __init__(self, problem: ErrorCode | str, message: str) -> None:
+        super().__init__(ErrorCode.BAD_DEAL, message)
+        self.problem = str(problem)

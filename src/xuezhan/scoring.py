@@ -16,6 +16,7 @@ from typing import Any
 
 from .errors import HandError
 from .hand import Block, WinBlock, standard_splits, win_block
+from .ids import ErrorCode
 from .rules import BASE_PATTERNS, Rules
 from .tiles import NUM_KINDS, Tile, rank_of, suit_of, tile_name
 
@@ -68,16 +69,18 @@ class WinContext:
     def check(self) -> None:
         """Raise ``conflicting_context`` for flags that cannot go together."""
         if self.robbing_kong and self.is_self_drawn:
-            raise HandError("conflicting_context", "robbing a kong is a win on another seat's tile, not self-drawn")
+            raise HandError(ErrorCode.CONFLICTING_CONTEXT,
+                            "robbing a kong is a win on another seat's tile, not self-drawn")
         if self.robbing_kong and self.after_kong:
-            raise HandError("conflicting_context", "robbing a kong cannot also be a win after a kong")
+            raise HandError(ErrorCode.CONFLICTING_CONTEXT, "robbing a kong cannot also be a win after a kong")
         if self.tian_hu and self.di_hu:
-            raise HandError("conflicting_context", "a win cannot be both tian_hu and di_hu")
+            raise HandError(ErrorCode.CONFLICTING_CONTEXT, "a win cannot be both tian_hu and di_hu")
         if (self.tian_hu or self.di_hu) and (self.after_kong or self.last_tile):
-            raise HandError("conflicting_context", "tian_hu and di_hu are wins on the first tiles")
+            raise HandError(ErrorCode.CONFLICTING_CONTEXT, "tian_hu and di_hu are wins on the first tiles")
         if self.paid_as_discard and not (self.self_drawn and self.after_kong):
             raise HandError(
-                "conflicting_context", "only a self-drawn win on a kong's replacement (点杠花) is paid as a discard"
+                ErrorCode.CONFLICTING_CONTEXT,
+                "only a self-drawn win on a kong's replacement (点杠花) is paid as a discard",
             )
 
 
@@ -163,15 +166,16 @@ def check_hand(concealed: Sequence[Tile], melds: Sequence[Meld], win_tile: Tile 
         owned[m.tile] += m.size
     for t in range(NUM_KINDS):
         if owned[t] > 4:
-            raise HandError("too_many_copies", f"more than 4 copies of {tile_name(t)} across the hand and its melds")
+            raise HandError(ErrorCode.TOO_MANY_COPIES,
+                            f"more than 4 copies of {tile_name(t)} across the hand and its melds")
     total = len(concealed) + 3 * len(melds)
     if total != size:
         raise HandError(
-            "wrong_tile_count",
+            ErrorCode.WRONG_TILE_COUNT,
             f"the hand has {total} tile-equivalents (concealed {len(concealed)}, melds count 3 each); expected {size}",
         )
     if win_tile is not None and win_tile not in concealed:
-        raise HandError("win_tile_not_in_hand", f"the winning tile {tile_name(win_tile)} is not in the hand")
+        raise HandError(ErrorCode.WIN_TILE_NOT_IN_HAND, f"the winning tile {tile_name(win_tile)} is not in the hand")
 
 
 def _check_context_against_hand(
@@ -180,18 +184,19 @@ def _check_context_against_hand(
     """Raise ``conflicting_context`` for a win context the hand itself rules out."""
     if ctx.after_kong and ctx.is_self_drawn and not any(m.is_kong for m in melds):
         raise HandError(
-            "conflicting_context", "a win on a kong's replacement tile (杠上花) needs a kong of the winner's own"
+            ErrorCode.CONFLICTING_CONTEXT,
+            "a win on a kong's replacement tile (杠上花) needs a kong of the winner's own",
         )
     if ctx.robbing_kong:
         # The robbed tile is the fourth copy (three are in the konger's peng): the winner holds no other.
         owned = sum(1 for t in concealed if t == win_tile) + sum(m.size for m in melds if m.tile == win_tile)
         if owned != 1:
             raise HandError(
-                "conflicting_context",
+                ErrorCode.CONFLICTING_CONTEXT,
                 f"a robbed kong tile is the last copy of {tile_name(win_tile)}: the winner cannot hold another",
             )
     if (ctx.tian_hu or ctx.di_hu) and melds:
-        raise HandError("conflicting_context", "tian_hu and di_hu are wins on the first tiles, before any meld")
+        raise HandError(ErrorCode.CONFLICTING_CONTEXT, "tian_hu and di_hu are wins on the first tiles, before any meld")
 
 
 def score_win(
@@ -279,7 +284,7 @@ def _best_score(counts: list[int], melds: Sequence[Meld], win_tile: Tile, ctx: W
             if one_suit:
                 add("qing_long_qi_dui", text, -1)
     if not candidates:  # cannot happen for a complete hand
-        raise HandError("not_complete", "the hand is not complete")
+        raise HandError(ErrorCode.NOT_COMPLETE, "the hand is not complete")
     if ctx.tian_hu or ctx.di_hu:
         pattern = "tian_hu" if ctx.tian_hu else "di_hu"
         for _, gen_adjust, split in list(candidates):
@@ -304,7 +309,7 @@ def _best_score(counts: list[int], melds: Sequence[Meld], win_tile: Tile, ctx: W
     if bonus_due and rules.self_draw_bonus == "fan":
         extras_common.append(("zi_mo_jia_fan", 1))
 
-    bonus = rules.base_score if bonus_due and rules.self_draw_bonus == "base" else 0
+    bonus = self_draw_bonus_points(rules) if bonus_due else 0
     cap = rules.cap_multiple
     best: Score | None = None
     # Most points first; at equal points a "cap" pattern (tian_hu/di_hu = 满格) is the one reported,
@@ -334,13 +339,54 @@ def _best_score(counts: list[int], melds: Sequence[Meld], win_tile: Tile, ctx: W
             capped = cap is not None and multiple > cap
             if cap is not None:
                 multiple = min(multiple, cap)
-        hand_points = rules.base_score * multiple
-        key = (hand_points, int(base_fv == "cap"), fan, BASE_PATTERNS.index(pattern))
+        points = hand_points(rules, multiple)
+        key = (points, int(base_fv == "cap"), fan, BASE_PATTERNS.index(pattern))
         if key > best_key:
             best_key = key
-            best = Score(pattern, base_fan, extras, fan, multiple, hand_points, hand_points + bonus, split, capped)
+            best = Score(pattern, base_fan, extras, fan, multiple, points, points + bonus, split, capped)
     assert best is not None
     return best
+
+
+# --- what each payment is worth (RULES.md sections 6-10) ---------------------------------------------------
+# The one place that reads ``base_score``: the engine asks these for every amount it pays.
+
+
+def hand_points(rules: Rules, multiple: int) -> int:
+    """What a win of ``multiple`` is worth from one payer, before any self-draw bonus: base × multiple."""
+    return rules.base_score * multiple
+
+
+def self_draw_bonus_points(rules: Rules) -> int:
+    """The self-draw bonus each payer adds under ``self_draw_bonus = "base"`` (one base), else 0."""
+    return rules.base_score if rules.self_draw_bonus == "base" else 0
+
+
+def angang_points(rules: Rules) -> int:
+    """暗杠: what each other active seat pays, 2 × base."""
+    return 2 * rules.base_score
+
+
+def bugang_points(rules: Rules) -> int:
+    """补杠: what each other active seat pays, 1 × base (when it pays at all: ``late_bugang_pays``)."""
+    return rules.base_score
+
+
+def zhigang_points(rules: Rules) -> tuple[int, int]:
+    """直杠: what the discarder pays (2 × base) and what each other active seat pays under
+    ``zhigang_payment = "everyone"`` (1 × base)."""
+    base = rules.base_score
+    return 2 * base, base
+
+
+def hua_zhu_points(rules: Rules) -> int:
+    """花猪: what a flower pig pays each seat that is not one (base × ``hua_zhu_multiple``)."""
+    return rules.hua_zhu_points
+
+
+def escape_points(rules: Rules) -> int:
+    """逃跑: what an escaping seat pays each active seat, at least (16 × base; a 大叫 may be more)."""
+    return 16 * rules.base_score
 
 
 def _text_key(text: str) -> tuple[int, str]:

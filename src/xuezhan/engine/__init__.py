@@ -9,7 +9,8 @@ from .actions import (
     action_index,
 )
 from .deal import Deal, deal_from_layout, random_deal, validate_deal
-from .game import ClaimWindow, Game, Phase, SeatState, WinRecord
+from .events import Event, EventKind
+from .game import ClaimWindow, Game, HandState, Phase, SeatState, WinRecord
 from .views import SeatView, events_for, sample_world, seat_view_json, table_views, visible_events
 
 __all__ = [
@@ -18,7 +19,10 @@ __all__ = [
     "ActionType",
     "ClaimWindow",
     "Deal",
+    "Event",
+    "EventKind",
     "Game",
+    "HandState",
     "LedgerEntry",
     "Phase",
     "SeatState",

@@ -1,4 +1,4 @@
-"""Actions, ledger entries and events of one hand.
+"""Actions and ledger entries of one hand.
 
 An :class:`Action` is a small frozen value that round-trips through the JSON of a
 game record (``{"seat": 0, "type": "discard", "tile": "5m"}``) and maps to a fixed
@@ -9,23 +9,14 @@ from __future__ import annotations
 
 import itertools
 from dataclasses import dataclass
-from enum import StrEnum
 from typing import Any, Final
 
 from ..errors import RecordError, XuezhanError
+from ..ids import ActionKind, ErrorCode, Reason
 from ..tiles import SUITS, Tile, format_tiles, parse_tile, parse_tiles, suit_index, tile_name
 
-
-class ActionType(StrEnum):
-    EXCHANGE = "exchange"  # 换三张: three tiles of one suit
-    DINGQUE = "dingque"  # 定缺: the void suit
-    DISCARD = "discard"
-    PENG = "peng"
-    GANG = "gang"  # zhigang on a discard, or angang/bugang on one's own turn
-    HU = "hu"
-    PASS = "pass"
-    ESCAPE = "escape"
-    SWAP = "swap"  # item card (RULES 13): a hand tile for a named tile of the live wall
+ActionType = ActionKind
+"""The kinds of action (the vocabulary's :class:`~xuezhan.ids.ActionKind`, under the engine's name)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,38 +66,38 @@ class Action:
     def from_json(cls, data: Any) -> Action:
         """Read one record action; raises :class:`RecordError` (code ``bad_action``)."""
         if not isinstance(data, dict):
-            raise RecordError("bad_action", f"an action must be an object, not {data!r}")
+            raise RecordError(ErrorCode.BAD_ACTION, f"an action must be an object, not {data!r}")
         seat = data.get("seat")
         if not isinstance(seat, int) or isinstance(seat, bool) or not 0 <= seat <= 3:
-            raise RecordError("bad_action", f"action {data!r}: 'seat' must be 0-3")
+            raise RecordError(ErrorCode.BAD_ACTION, f"action {data!r}: 'seat' must be 0-3")
         try:
             kind = ActionType(str(data.get("type")))
         except ValueError:
-            raise RecordError("unknown_action", f"action {data!r}: unknown type {data.get('type')!r}") from None
+            raise RecordError(ErrorCode.UNKNOWN_ACTION, f"action {data!r}: unknown type {data.get('type')!r}") from None
         unknown = set(data) - {"seat", "type"} - _FIELDS[kind]
         if unknown:
-            raise RecordError("bad_action", f"action {data!r}: unknown field(s) {', '.join(sorted(unknown))}")
+            raise RecordError(ErrorCode.BAD_ACTION, f"action {data!r}: unknown field(s) {', '.join(sorted(unknown))}")
         try:
             if kind in (ActionType.DISCARD, ActionType.GANG):
                 if not isinstance(data.get("tile"), str):
-                    raise RecordError("bad_action", f"action {data!r}: '{kind}' needs a 'tile'")
+                    raise RecordError(ErrorCode.BAD_ACTION, f"action {data!r}: '{kind}' needs a 'tile'")
                 return cls(seat, kind, tile=parse_tile(data["tile"]))
             if kind is ActionType.DINGQUE:
                 if not isinstance(data.get("suit"), str):
-                    raise RecordError("bad_action", f"action {data!r}: 'dingque' needs a 'suit'")
+                    raise RecordError(ErrorCode.BAD_ACTION, f"action {data!r}: 'dingque' needs a 'suit'")
                 return cls(seat, kind, suit=suit_index(data["suit"]))
             if kind is ActionType.SWAP:
                 if not isinstance(data.get("tile"), str) or not isinstance(data.get("want"), str):
-                    raise RecordError("bad_action", f"action {data!r}: 'swap' needs 'tile' and 'want'")
+                    raise RecordError(ErrorCode.BAD_ACTION, f"action {data!r}: 'swap' needs 'tile' and 'want'")
                 return cls(seat, kind, tile=parse_tile(data["tile"]), tiles=(parse_tile(data["want"]),))
             if kind is ActionType.EXCHANGE:
                 if not isinstance(data.get("tiles"), str):
-                    raise RecordError("bad_action", f"action {data!r}: 'exchange' needs 'tiles'")
+                    raise RecordError(ErrorCode.BAD_ACTION, f"action {data!r}: 'exchange' needs 'tiles'")
                 return cls(seat, kind, tiles=tuple(sorted(parse_tiles(data["tiles"]))))
         except RecordError:
             raise
         except XuezhanError as exc:
-            raise RecordError("bad_action", f"action {data!r}: {exc.message}") from None
+            raise RecordError(ErrorCode.BAD_ACTION, f"action {data!r}: {exc.message}") from None
         return cls(seat, kind)
 
 
@@ -200,23 +191,25 @@ def action_from_index(seat: int, index: int) -> Action:
 
 # --- ledger -------------------------------------------------------------------------------
 
-REASONS: Final = (
-    "hu",
-    "zimo",
-    "angang",
-    "bugang",
-    "zhigang",
-    "call_transfer",
-    "hua_zhu",
-    "cha_jiao",
-    "tui_shui",
-    "escape",
+REASONS: Final[tuple[Reason, ...]] = (
+    Reason.HU,
+    Reason.ZIMO,
+    Reason.ANGANG,
+    Reason.BUGANG,
+    Reason.ZHIGANG,
+    Reason.CALL_TRANSFER,
+    Reason.HUA_ZHU,
+    Reason.CHA_JIAO,
+    Reason.TUI_SHUI,
+    Reason.ESCAPE,
 )
+"""The reasons a hand itself records (the match layer adds its own), in the compiled core's order."""
 
 
 @dataclass(frozen=True, slots=True)
 class LedgerEntry:
-    """One movement of points: ``from_seat`` pays ``to_seat`` for ``reason``."""
+    """One movement of points: ``from_seat`` pays ``to_seat`` for ``reason`` (a :class:`~xuezhan.ids.Reason`
+    from the engine; read back from JSON, the reason's text, which compares equal)."""
 
     from_seat: int
     to_seat: int

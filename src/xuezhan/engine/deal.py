@@ -12,6 +12,7 @@ import random
 from dataclasses import dataclass
 
 from ..errors import DealError, RecordError
+from ..ids import ErrorCode
 from ..tiles import COPIES, NUM_KINDS, NUM_TILES, Tile, check_copies, counts_of, format_tiles, full_set
 
 STACKS = 54
@@ -44,24 +45,25 @@ def validate_deal(deal: Deal, dealer: int) -> None:
     Raises :class:`~xuezhan.errors.DealError` (code ``bad_deal``; ``problem`` says which).
     """
     if not 0 <= dealer <= 3:
-        raise DealError("bad_dealer", f"no seat {dealer!r} to deal")
+        raise DealError(ErrorCode.BAD_DEALER, f"no seat {dealer!r} to deal")
     if len(deal.hands) != 4:
-        raise DealError("wrong_hand_count", f"a deal needs four hands, not {len(deal.hands)}")
+        raise DealError(ErrorCode.WRONG_HAND_COUNT, f"a deal needs four hands, not {len(deal.hands)}")
     for seat, hand in enumerate(deal.hands):
         want = 14 if seat == dealer else 13
         if len(hand) != want:
             raise DealError(
-                "wrong_tile_count", f"hands[{seat}] has {len(hand)} tiles; seat {seat} needs {want} (dealer {dealer})"
+                ErrorCode.WRONG_TILE_COUNT,
+                f"hands[{seat}] has {len(hand)} tiles; seat {seat} needs {want} (dealer {dealer})",
             )
     tiles = [t for h in deal.hands for t in h]
     tiles += deal.wall
     if not all(isinstance(t, int) and not isinstance(t, bool) and 0 <= t < NUM_KINDS for t in tiles):
-        raise DealError("bad_tile", "a deal holds tiles 0-26 only")
+        raise DealError(ErrorCode.BAD_TILE, "a deal holds tiles 0-26 only")
     counts = counts_of(tiles)
     if len(tiles) != NUM_TILES or counts != [COPIES] * NUM_KINDS:
         bad = [t for t, c in enumerate(counts) if c != COPIES]
         raise DealError(
-            "not_108_tiles",
+            ErrorCode.NOT_108_TILES,
             f"hands + wall must be exactly the 108 tiles ({len(tiles)} given); wrong count of {format_tiles(bad)}",
         )
 
@@ -70,7 +72,7 @@ def break_stack(dice: tuple[int, int]) -> int:
     """The index (in taking order) of the first stack taken, from the dice (RULES 2)."""
     a, b = dice
     if not (1 <= a <= 6 and 1 <= b <= 6):
-        raise RecordError("bad_dice", f"dice {dice!r} are not two numbers from 1 to 6")
+        raise RecordError(ErrorCode.BAD_DICE, f"dice {dice!r} are not two numbers from 1 to 6")
     wall = _OFFSET_TO_WALL[_BREAK_OFFSET[a + b]]
     return _WALL_START[wall] + min(a, b)
 
@@ -81,7 +83,7 @@ def deal_from_layout(
     """Deal from a full wall layout: three rounds of two stacks each, then 跳牌."""
     if validate:
         if len(layout) != NUM_TILES:
-            raise RecordError("bad_wall", f"the wall layout has {len(layout)} tiles, expected 108")
+            raise RecordError(ErrorCode.BAD_WALL, f"the wall layout has {len(layout)} tiles, expected 108")
         check_copies(layout)
     start = break_stack(dice)
     order = [(start + i) % STACKS for i in range(STACKS)]

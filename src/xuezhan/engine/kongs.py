@@ -4,49 +4,46 @@
 Every kong is kept as a :class:`~xuezhan.engine.state.KongRecord` with its payments: a win
 on the konger's next discard takes them over (呼叫转移, see :func:`call_transfer`), and a
 seat not ready at the end gives them back (退税, :mod:`xuezhan.engine.settlement`).
+Functions over the :class:`~xuezhan.engine.state.HandState`; what each kong is worth comes
+from :mod:`xuezhan.scoring`.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
-from ..scoring import Meld, MeldKind
+from ..ids import EventKind, Reason
+from ..scoring import Meld, MeldKind, angang_points, bugang_points, zhigang_points
 from ..tiles import Tile
-from . import claims
 from .actions import HU_ACTIONS, PASS_ACTIONS, Action
-from .state import KongRecord, Phase, Window
-
-if TYPE_CHECKING:
-    from .game import Game
+from .state import HandState, KongRecord, Phase, Window
 
 
-def angang(game: Game, seat: int, t: Tile) -> None:
-    s = game._seats[seat]
+def angang(st: HandState, seat: int, t: Tile) -> None:
+    s = st.seats[seat]
     s.remove(t, 4)
     s.melds.append(Meld(MeldKind.ANGANG, t))
     s.meld_suits |= 1 << (t // 9)
-    game._clean_start = False
-    game._emit({"type": "angang", "seat": seat, "tile": t}, private=seat)  # laid face down
-    kong = KongRecord(seat, "angang", t)
-    pts = 2 * game._rules.base_score
+    st.clean_start = False
+    st.emit({"type": EventKind.ANGANG, "seat": seat, "tile": t}, private=seat)  # laid face down
+    kong = KongRecord(seat, Reason.ANGANG, t)
+    pts = angang_points(st.rules)
     for o in range(4):
-        if o != seat and game.active(o):
-            game._pay(o, seat, pts, "angang")
+        if o != seat and st.active(o):
+            st.pay(o, seat, pts, Reason.ANGANG)
             kong.payments.append((o, pts))
-    game._kongs.append(kong)
-    game._turn_kongs.append(kong)
-    game._draw(seat, replacement=True)
+    st.kongs.append(kong)
+    st.turn_kongs.append(kong)
+    st.draw(seat, replacement=True)
 
 
-def rob_options(game: Game, seat: int, t: Tile) -> dict[int, tuple[Action, ...]]:
+def rob_options(st: HandState, seat: int, t: Tile) -> dict[int, tuple[Action, ...]]:
     """Who may rob ``seat``'s added kong of ``t`` (hu, or pass unless a win is forced)."""
     options: dict[int, tuple[Action, ...]] = {}
-    force = game._rules.must_hu_last_four and game.live <= 4
+    force = st.rules.must_hu_last_four and st.live <= 4
     for k in range(1, 4):
         o = (seat + k) % 4
-        if not game.active(o):
+        if not st.active(o):
             continue
-        so = game._seats[o]
+        so = st.seats[o]
         if so.completes_with(t) and not (so.pass_hu_any or t in so.pass_hu):
             acts = [HU_ACTIONS[o]]
             if not force:
@@ -55,69 +52,69 @@ def rob_options(game: Game, seat: int, t: Tile) -> dict[int, tuple[Action, ...]]
     return options
 
 
-def start_bugang(game: Game, seat: int, t: Tile) -> None:
-    s = game._seats[seat]
-    late = game._drawn != t
+def start_bugang(st: HandState, seat: int, t: Tile) -> None:
+    """``seat`` adds ``t`` to its peng: the others may rob it first, else the kong is made."""
+    s = st.seats[seat]
+    late = st.drawn != t
     s.remove(t)
-    game._clean_start = False
-    game._pending_bugang = t
-    game._bugang_late = late
-    game._emit({"type": "bugang_declared", "seat": seat, "tile": t})
-    options = rob_options(game, seat, t)
+    st.clean_start = False
+    st.pending_bugang = t
+    st.bugang_late = late
+    st.emit({"type": EventKind.BUGANG_DECLARED, "seat": seat, "tile": t})
+    options = rob_options(st, seat, t)
     if options:
-        game._window = Window(t, seat, options, {}, robbing=True, opened_at=len(game._actions))
-        game._phase = Phase.ROB
+        st.window = Window(t, seat, options, {}, robbing=True, opened_at=len(st.actions))
+        st.phase = Phase.ROB
         return
-    complete_bugang(game, seat, t)
+    complete_bugang(st, seat, t)
 
 
-def complete_bugang(game: Game, seat: int, t: Tile) -> None:
-    s = game._seats[seat]
+def complete_bugang(st: HandState, seat: int, t: Tile) -> None:
+    s = st.seats[seat]
     for i, m in enumerate(s.melds):
         if m.kind is MeldKind.PENG and m.tile == t:
             s.melds[i] = Meld(MeldKind.GANG, t)
             break
-    game._pending_bugang = None
-    game._emit({"type": "bugang", "seat": seat, "tile": t})
-    kong = KongRecord(seat, "bugang", t)
-    if game._rules.late_bugang_pays or not game._bugang_late:
-        pts = game._rules.base_score
+    st.pending_bugang = None
+    st.emit({"type": EventKind.BUGANG, "seat": seat, "tile": t})
+    kong = KongRecord(seat, Reason.BUGANG, t)
+    if st.rules.late_bugang_pays or not st.bugang_late:
+        pts = bugang_points(st.rules)
         for o in range(4):
-            if o != seat and game.active(o):
-                game._pay(o, seat, pts, "bugang")
+            if o != seat and st.active(o):
+                st.pay(o, seat, pts, Reason.BUGANG)
                 kong.payments.append((o, pts))
-    game._kongs.append(kong)
-    game._turn_kongs.append(kong)
-    game._draw(seat, replacement=True)
+    st.kongs.append(kong)
+    st.turn_kongs.append(kong)
+    st.draw(seat, replacement=True)
 
 
-def zhigang(game: Game, seat: int, w: Window) -> None:
-    claims.claim_tile(game, w)
-    s = game._seats[seat]
+def zhigang(st: HandState, seat: int, w: Window) -> None:
+    st.claim_tile(w)
+    s = st.seats[seat]
     s.remove(w.tile, 3)
     s.melds.append(Meld(MeldKind.GANG, w.tile))
     s.meld_suits |= 1 << (w.tile // 9)
-    game._emit({"type": "zhigang", "seat": seat, "tile": w.tile, "from": w.source})
-    kong = KongRecord(seat, "zhigang", w.tile)
-    base = game._rules.base_score
-    game._pay(w.source, seat, 2 * base, "zhigang")
-    kong.payments.append((w.source, 2 * base))
-    if game._rules.zhigang_payment == "everyone":
+    st.emit({"type": EventKind.ZHIGANG, "seat": seat, "tile": w.tile, "from": w.source})
+    kong = KongRecord(seat, Reason.ZHIGANG, w.tile)
+    discarder_pays, others_pay = zhigang_points(st.rules)
+    st.pay(w.source, seat, discarder_pays, Reason.ZHIGANG)
+    kong.payments.append((w.source, discarder_pays))
+    if st.rules.zhigang_payment == "everyone":
         for o in range(4):
-            if o not in (seat, w.source) and game.active(o):
-                game._pay(o, seat, base, "zhigang")
-                kong.payments.append((o, base))
-    game._kongs.append(kong)
-    game._turn_kongs = [kong]
-    game._zhigang_source = w.source
-    game._draw(seat, replacement=True)
+            if o not in (seat, w.source) and st.active(o):
+                st.pay(o, seat, others_pay, Reason.ZHIGANG)
+                kong.payments.append((o, others_pay))
+    st.kongs.append(kong)
+    st.turn_kongs = [kong]
+    st.zhigang_source = w.source
+    st.draw(seat, replacement=True)
 
 
-
-def call_transfer(game: Game, w: Window) -> tuple[int, list[KongRecord]]:
+def call_transfer(st: HandState, w: Window) -> tuple[int, list[KongRecord]]:
     """呼叫转移: a win on a discard made right after the discarder's kong takes over what the
     kongs of that turn earned (each winner gets it all); the points and those kongs."""
-    if not (game._rules.call_transfer and w.after_kong and not w.robbing):
+    if not (st.rules.call_transfer and w.after_kong and not w.robbing):
         return 0, []
-    transfer_kongs = [k for k in game._turn_kongs if k.seat == w.source and not k.transferred]
+    transfer_kongs = [k for k in st.turn_kongs if k.seat == w.source and not k.transferred]
     return sum(k.earned for k in transfer_kongs), transfer_kongs

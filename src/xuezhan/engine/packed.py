@@ -11,14 +11,12 @@ kinds, action types, ledger reasons).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Final
+from typing import Final
 
 from ..scoring import MeldKind
 from .actions import REASONS, Action, ActionType
+from .game import Game
 from .state import Phase
-
-if TYPE_CHECKING:
-    from .game import Game
 
 _PHASES: Final = tuple(Phase)
 _MELD_KINDS: Final = tuple(MeldKind)
@@ -39,13 +37,14 @@ def pack_action(action: Action) -> tuple[int, int, int, int, int, int, int, int]
 def pack_state(game: Game) -> list[int] | None:
     """The whole state of ``game`` as integers, or ``None`` when a seat has escaped (the compiled
     core has no escapes; an escape ends the hand anyway)."""
-    seats = game._seats
+    st = game.state
+    seats = st.seats
     if any(s.escaped for s in seats):
         return None
-    out = [game._dealer, _PHASES.index(game._phase), game._turn, _opt(game._drawn), game._after_kong,
-           game._drew_last, game._must_discard, _opt(game._zhigang_source), _opt(game._pending_bugang),
-           game._bugang_late, game._clean_start, game._win_groups, len(game._actions),
-           game._exchange_direction or 0, len(game._wall), *game._wall, game._head, game._tail]
+    out = [st.dealer, _PHASES.index(st.phase), st.turn, _opt(st.drawn), st.after_kong,
+           st.drew_last, st.must_discard, _opt(st.zhigang_source), _opt(st.pending_bugang),
+           st.bugang_late, st.clean_start, st.win_groups, len(st.actions),
+           st.exchange_direction or 0, len(st.wall), *st.wall, st.head, st.tail]
     for s in seats:
         out.extend(s.counts)
         pass_hu = 0
@@ -58,26 +57,26 @@ def pack_state(game: Game) -> list[int] | None:
         for m in s.melds:
             out.extend((_MELD_KINDS.index(m.kind), m.tile))
         out.append(len(s.river))
-        for t, st in zip(s.river, s.river_state, strict=True):
-            out.extend((t, st))
+        for t, state in zip(s.river, s.river_state, strict=True):
+            out.extend((t, state))
         out.append(len(s.aside))
         out.extend(s.aside)
-    kongs = game._kongs
+    kongs = st.kongs
     out.append(len(kongs))
     for k in kongs:
         out.extend((k.seat, REASONS.index(k.kind), k.tile, k.transferred, len(k.payments)))
         for payer, points in k.payments:
             out.extend((payer, points))
     index = {id(k): i for i, k in enumerate(kongs)}
-    out.append(len(game._turn_kongs))
-    out.extend(index[id(k)] for k in game._turn_kongs)
-    out.append(len(game._winners))
-    for win in game._winners:
+    out.append(len(st.turn_kongs))
+    out.extend(index[id(k)] for k in st.turn_kongs)
+    out.append(len(st.winners))
+    for win in st.winners:
         out.extend((win.seat, _opt(win.from_seat), win.tile, win.order, win.robbed))
-    out.append(len(game._ledger))
-    for e in game._ledger:
+    out.append(len(st.ledger))
+    for e in st.ledger:
         out.extend((e.from_seat, e.to_seat, e.points, REASONS.index(e.reason)))
-    w = game._window
+    w = st.window
     if w is None:
         out.append(0)
         return out

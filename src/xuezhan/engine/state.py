@@ -1,8 +1,9 @@
-"""The state records of one hand: phases, seats, the claim window, wins and kongs.
+"""The state of one hand: :class:`HandState` and its records (phases, seats, the claim window,
+wins and kongs).
 
-:class:`Seat` and :class:`Window` are the engine's own mutable records; code outside
-the engine reads a seat through :class:`SeatState` and a claim window through
-:class:`ClaimWindow`, both read-only.
+:class:`HandState`, :class:`Seat` and :class:`Window` are the engine's own mutable records;
+code outside the engine reads a hand through :class:`~xuezhan.engine.game.Game`, a seat
+through :class:`SeatState` and a claim window through :class:`ClaimWindow`, all read-only.
 """
 
 from __future__ import annotations
@@ -10,12 +11,16 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from enum import StrEnum
 from functools import lru_cache
-from typing import Any
+from typing import Any, Final
 
-from ..hand import ALL_EVEN_KEYS, POW5, SETS_ONLY, SETS_PAIR, is_complete_keys
+from ..hand import ALL_EVEN_KEYS, POW5, SETS_ONLY, SETS_PAIR, is_complete_keys, suit_keys
+from ..ids import EventKind, Reason
+from ..rules import Rules
 from ..scoring import Meld, Score
 from ..tiles import NUM_KINDS, Tile, tile_name, tiles_of
-from .actions import Action
+from .actions import Action, LedgerEntry
+from .deal import Deal
+from .events import Event
 
 
 class Phase(StrEnum):
@@ -25,8 +30,6 @@ class Phase(StrEnum):
     CLAIM = "claim"  # other seats answer a discard
     ROB = "rob"  # other seats may rob a bugang
     OVER = "over"
-
-
 
 
 # river entry states
@@ -69,7 +72,7 @@ class KongRecord:
     """A kong and what it earned (payer, points), for call transfer and 退税."""
 
     seat: int
-    kind: str  # "angang", "bugang", "zhigang"
+    kind: Reason  # Reason.ANGANG, Reason.BUGANG or Reason.ZHIGANG
     tile: Tile
     payments: list[tuple[int, int]] = field(default_factory=list)
     transferred: bool = False
@@ -371,3 +374,199 @@ class SeatState:
 
     def __repr__(self) -> str:
         return f"<SeatState {self.seat}: {self._s.tiles()!r}>"
+
+
+class HandState:
+    """The whole mutable state of one hand: the one surface the engine's rule modules share.
+
+    :class:`~xuezhan.engine.game.Game` owns one and is the public face of the hand; the rule
+    modules (:mod:`~xuezhan.engine.settlement`, :mod:`~xuezhan.engine.kongs`,
+    :mod:`~xuezhan.engine.wins`, :mod:`~xuezhan.engine.claims`) are functions over it, and
+    :mod:`~xuezhan.engine.views` reads it. Its fields are public to the engine; code outside
+    the engine reads a hand through :class:`Game`'s properties (tests may set up positions
+    through :attr:`Game.state`).
+    """
+
+    __slots__ = (
+        "actions",
+        "after_kong",
+        "bugang_late",
+        "bystander_tiles",
+        "clean_start",
+        "deal",
+        "dealer",
+        "drawn",
+        "drew_last",
+        "events",
+        "exchange_direction",
+        "head",
+        "kongs",
+        "ledger",
+        "legal_cache",
+        "must_discard",
+        "owners",
+        "pending_bugang",
+        "phase",
+        "rules",
+        "seats",
+        "tail",
+        "tsumo",
+        "turn",
+        "turn_kongs",
+        "wall",
+        "win_groups",
+        "window",
+        "winners",
+        "zhigang_source",
+    )
+
+    def __init__(self, rules: Rules, deal: Deal, dealer: int, exchange_direction: int | None) -> None:
+        """The state of a hand dealt from ``deal``, before any event: hands, wall, the dealer in turn."""
+        self.rules = rules
+        self.dealer = dealer
+        self.deal = deal
+        self.seats = [Seat() for _ in range(4)]
+        for i, hand in enumerate(deal.hands):
+            seat = self.seats[i]
+            counts = seat.counts
+            for t in hand:
+                counts[t] += 1
+            seat.keys = list(suit_keys(counts))
+            seat.sizes = [sum(counts[0:9]), sum(counts[9:18]), sum(counts[18:27])]
+        self.wall = list(deal.wall)  # never changed in place (a swap replaces the list): copies share it
+        self.head = 0
+        self.tail = len(self.wall)
+        self.phase = Phase.EXCHANGE
+        self.turn = dealer
+        self.drawn: Tile | None = deal.hands[dealer][-1] if deal.hands[dealer] else None
+        self.after_kong = False  # the tile in hand came from a kong replacement
+        self.drew_last = False  # the current seat drew the last tile of the wall
+        self.must_discard = False  # after a peng
+        self.tsumo: bool | None = None  # the drawn tile completes the hand (None: not known yet)
+        self.turn_kongs: list[KongRecord] = []  # kongs declared in the current turn
+        self.zhigang_source: int | None = None  # whose discard the turn's zhigang took
+        self.window: Window | None = None
+        self.pending_bugang: Tile | None = None
+        self.bugang_late = False
+        self.clean_start = True  # no claim and no kong yet (天胡/地胡)
+        self.ledger: list[LedgerEntry] = []
+        self.events: list[Event] = []
+        self.owners: list[int | None] = []  # per event: the only seat that sees it whole, if any
+        self.winners: list[WinRecord] = []
+        self.kongs: list[KongRecord] = []
+        self.win_groups = 0
+        self.exchange_direction = exchange_direction
+        self.legal_cache: dict[int, tuple[Action, ...]] = {}
+        self.actions: list[Action] = []  # every action applied, in order (the record)
+        self.bystander_tiles: list[Tile] = []
+
+    def copy(self) -> HandState:
+        """A cheap independent copy (for search): seats, records and window are copied, the wall shared."""
+        h = HandState.__new__(HandState)
+        for name in HandState.__slots__:
+            setattr(h, name, getattr(self, name))
+        h.seats = [s.copy() for s in self.seats]
+        h.ledger = self.ledger[:]
+        h.events = self.events[:]
+        h.owners = self.owners[:]
+        h.winners = self.winners[:]
+        h.actions = self.actions[:]
+        h.kongs = [KongRecord(k.seat, k.kind, k.tile, k.payments[:], k.transferred) for k in self.kongs]
+        remap = {id(k): h.kongs[i] for i, k in enumerate(self.kongs)}
+        h.turn_kongs = [remap[id(k)] for k in self.turn_kongs]
+        h.bystander_tiles = self.bystander_tiles[:]
+        w = self.window
+        if w is not None:
+            h.window = Window(w.tile, w.source, dict(w.options), dict(w.answers),
+                              w.after_kong, w.last_tile, w.robbing, w.opened_at)
+        h.legal_cache = {}
+        return h
+
+    # --- queries ------------------------------------------------------------------------------------
+    @property
+    def live(self) -> int:
+        """Tiles left in the live wall."""
+        return self.tail - self.head
+
+    def active(self, seat: int) -> bool:
+        """Still in the hand: pays and is paid, draws and claims."""
+        s = self.seats[seat]
+        return not s.escaped and (not s.won or self.rules.blood_river)
+
+    def contending(self, seat: int) -> bool:
+        """Still playing for a first win (has not won, has not escaped)."""
+        s = self.seats[seat]
+        return not s.escaped and not s.won
+
+    def next_active(self, seat: int) -> int | None:
+        """The next seat after ``seat`` in play order still in the hand (``seat`` itself last)."""
+        blood = self.rules.blood_river
+        seats = self.seats
+        for k in (1, 2, 3, 4):
+            o = (seat + k) & 3
+            s = seats[o]
+            if not s.escaped and (blood or not s.won):
+                return o
+        return None
+
+    def deltas(self) -> list[int]:
+        """Each seat's points won (or lost, negative) so far."""
+        d = [0, 0, 0, 0]
+        for e in self.ledger:
+            d[e.from_seat] -= e.points
+            d[e.to_seat] += e.points
+        return d
+
+    # --- events, payments, draws --------------------------------------------------------------------
+    def emit(self, event: Event, private: int | None = None) -> None:
+        """Log ``event``; ``private``: the only seat that may see it whole."""
+        self.events.append(event)
+        self.owners.append(private)
+
+    def pay(self, payer: int, payee: int, points: int, reason: Reason) -> None:
+        """``payer`` pays ``payee``: a ledger entry and its event (nothing for no points or to oneself)."""
+        if points <= 0 or payer == payee:
+            return
+        self.ledger.append(LedgerEntry(payer, payee, points, reason))
+        self.events.append({"type": _PAY, "from": payer, "to": payee, "points": points, "reason": reason})
+        self.owners.append(None)
+
+    def draw(self, seat: int, replacement: bool = False) -> None:
+        """``seat`` draws the next tile (a kong's replacement from the tail with ``kong_draw_from_tail``)
+        and its turn begins."""
+        if replacement and self.rules.kong_draw_from_tail:
+            self.tail -= 1
+            t = self.wall[self.tail]
+        else:
+            t = self.wall[self.head]
+            self.head += 1
+        s = self.seats[seat]
+        # can it hu now? the wait mask of its 13 tiles (usually cached by the last discards) says
+        wm = s.wm if s.wm >= 0 else s.wait_mask()
+        self.tsumo = bool(wm >> t & 1)
+        s.add(t)
+        s.draws += 1
+        if s.pass_hu:
+            s.pass_hu.clear()
+        s.pass_hu_any = False
+        self.phase = _TURN
+        self.turn = seat
+        self.drawn = t
+        self.after_kong = replacement
+        self.drew_last = self.tail == self.head
+        self.must_discard = False
+        if not replacement:
+            self.turn_kongs = []
+            self.zhigang_source = None
+        self.events.append({"type": _DRAW, "seat": seat, "tile": t, "replacement": replacement})
+        self.owners.append(seat)
+
+    def claim_tile(self, w: Window) -> None:
+        """The tile offered in ``w`` is taken into a meld (peng or zhigang) from the discarder's river."""
+        self.seats[w.source].river_state[-1] = RIVER_CLAIMED
+        self.clean_start = False
+
+
+_TURN: Final = Phase.TURN
+_PAY: Final = EventKind.PAY
+_DRAW: Final = EventKind.DRAW
