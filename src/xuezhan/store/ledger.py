@@ -250,7 +250,7 @@ class Ledger:
 
     # --- checks -----------------------------------------------------------------------------------------------
     def audit(self) -> dict[str, int]:
-        """Check the books; raises ``StoreError("audit_failed")`` on the first broken invariant.
+        """Check the books; raises ``StoreError(ErrorCode.AUDIT_FAILED)`` on the first broken invariant.
 
         Every transfer is exactly two postings summing to zero; every balance is the sum of
         its postings; no player or house balance is below zero; the clearing account is at
