@@ -131,6 +131,7 @@ class ErrorCode(StrEnum):
     BAD_RECORD = "bad_record"
     BAD_REQUEST = "bad_request"
     BAD_ROOM = "bad_room"
+    BAD_ROOM_META = "bad_room_meta"
     BAD_RULES = "bad_rules"
     BAD_SEAT = "bad_seat"
     BAD_SEED = "bad_seed"

@@ -248,6 +248,7 @@ _ERRORS: Final[tuple[_Row, ...]] = (  # every stable error code, alphabetical
     (ErrorCode.BAD_RECORD, "无效的牌谱", "無效的牌譜", "bad record"),
     (ErrorCode.BAD_REQUEST, "无效的请求", "無效的請求", "bad request"),
     (ErrorCode.BAD_ROOM, "无效的房间", "無效的房間", "bad room"),
+    (ErrorCode.BAD_ROOM_META, "无效的房间信息", "無效的房間資訊", "bad room metadata"),
     (ErrorCode.BAD_RULES, "无效的规则", "無效的規則", "bad rules"),
     (ErrorCode.BAD_SEAT, "无效的座位", "無效的座位", "bad seat"),
     (ErrorCode.BAD_SEED, "无效的种子", "無效的種子", "bad seed"),

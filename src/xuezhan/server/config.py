@@ -15,6 +15,7 @@ from typing import Any, Final
 
 from ..bots import make_bot
 from ..errors import XuezhanError
+from ..ids import ErrorCode
 from ..match import MAX_COEFFICIENT, MAX_FEE, MAX_HANDS, RoomConfig
 from ..rules import MAX_BASE_SCORE, MAX_MULTIPLE
 
@@ -97,7 +98,7 @@ class ServerConfig:
     bot_name: str = "heuristic"
     """The bot that plays a person's seat under 托管, and the bot seats unless ``seat_bot`` is set."""
     seat_bot: str = ""
-    """The bot at the bot seats, any bot name (INTERFACES "Bots by name"): ``"cmd:python mybot.py"``
+    """The bot at the bot seats, any bot name (docs/interfaces.md §3, bots): ``"cmd:python mybot.py"``
     seats an outside program at the web tables; empty: ``bot_name``."""
     bot_timeout: float = 5.0
     """Seconds an outside bot (``cmd:``) has for each decision before the heuristic takes it."""
@@ -129,7 +130,7 @@ class ServerConfig:
         ]
         for name, value, limit in checks:
             if value is not None and value > limit:
-                raise XuezhanError("bad_room", f"{name} {value} is over this server's limit of {limit}")
+                raise XuezhanError(ErrorCode.BAD_ROOM, f"{name} {value} is over this server's limit of {limit}")
 
     @classmethod
     def fast(cls, **overrides: Any) -> ServerConfig:
@@ -147,7 +148,7 @@ class ServerConfig:
         values: dict[str, Any] = {}
         for key, value in data.items():
             if key not in names:
-                raise XuezhanError("bad_config", f"unknown server setting {key!r}")
+                raise XuezhanError(ErrorCode.BAD_CONFIG, f"unknown server setting {key!r}")
             default = getattr(cls(), key)
             if isinstance(default, bool):
                 ok = isinstance(value, bool)
@@ -161,12 +162,12 @@ class ServerConfig:
             else:  # seed: an integer or absent
                 ok = isinstance(value, int) and not isinstance(value, bool)
             if not ok:
-                raise XuezhanError("bad_config", f"server setting {key!r} has a bad value {value!r}")
+                raise XuezhanError(ErrorCode.BAD_CONFIG, f"server setting {key!r} has a bad value {value!r}")
             values[key] = value
         try:
             return cls(**values)
         except ValueError as exc:  # a limit beyond the bounds every room keeps
-            raise XuezhanError("bad_config", str(exc)) from None
+            raise XuezhanError(ErrorCode.BAD_CONFIG, str(exc)) from None
 
     @classmethod
     def from_file(cls, path: Path) -> ServerConfig:
@@ -174,10 +175,10 @@ class ServerConfig:
         try:
             data = tomllib.loads(path.read_text(encoding="utf-8"))
         except OSError as exc:
-            raise XuezhanError("bad_config", f"cannot read {path}: {exc.strerror or exc}") from None
+            raise XuezhanError(ErrorCode.BAD_CONFIG, f"cannot read {path}: {exc.strerror or exc}") from None
         except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
-            raise XuezhanError("bad_config", f"{path} is not valid TOML: {exc}") from None
+            raise XuezhanError(ErrorCode.BAD_CONFIG, f"{path} is not valid TOML: {exc}") from None
         table = data.get("server", data)
         if not isinstance(table, dict):
-            raise XuezhanError("bad_config", "[server] must be a table")
+            raise XuezhanError(ErrorCode.BAD_CONFIG, "[server] must be a table")
         return cls.from_mapping(table)

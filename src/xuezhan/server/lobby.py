@@ -10,6 +10,7 @@ from contextlib import suppress
 from typing import Any, Final
 
 from ..errors import XuezhanError
+from ..ids import ErrorCode
 from ..match import RoomConfig, Tier
 from .bank import Account, Bank, is_bot
 from .config import ServerConfig
@@ -43,7 +44,7 @@ class Lobby:
     async def create(self, owner: Account, room: RoomConfig, name: str, *, public: bool, autostart: bool,
                      tier: Tier | None = None) -> Table:
         if len(self.tables) >= self.config.max_rooms:
-            raise XuezhanError("too_many_rooms", "the server has as many rooms open as it takes; try later")
+            raise XuezhanError(ErrorCode.TOO_MANY_ROOMS, "the server has as many rooms open as it takes; try later")
         code = new_code()
         while code in self.tables:
             code = new_code()

@@ -13,6 +13,7 @@ from typing import Any
 from ..engine.game import Game
 from ..explain import explain_hand, ledger_texts, score_words, win_texts
 from ..i18n import Lang
+from ..ids import EventKind
 from ..match import HandResult, Match, RoomConfig
 from .bank import Settled, is_bot
 from .words import coins_text, display_name
@@ -67,7 +68,7 @@ def hand_end_message(
         "coefficient": room.coefficient,
         "fee": room.fee,
         "escaped": [i for i in range(4) if game.seat_state(i).escaped],
-        "exhausted": any(e.get("type") == "wall_empty" for e in game.events),
+        "exhausted": any(e.get("type") == EventKind.WALL_EMPTY for e in game.events),
         "final": final,
     }
 

@@ -16,6 +16,7 @@ import unicodedata
 from typing import Final
 
 from ..errors import XuezhanError
+from ..ids import ErrorCode
 
 MAX_LENGTH: Final = 24
 MIN_PASSWORD: Final = 8
@@ -68,25 +69,25 @@ def check_name(raw: object) -> str:
     """A person's name as it will be shown: NFKC, trimmed, 1 to 24 characters, no control
     characters and none of ``: # < > " ' & \\ /``; raises ``bad_name`` or ``reserved_name``."""
     if not isinstance(raw, str):
-        raise XuezhanError("bad_name", "a name is text")
+        raise XuezhanError(ErrorCode.BAD_NAME, "a name is text")
     name = unicodedata.normalize("NFKC", raw).strip()
     if not 1 <= len(name) <= MAX_LENGTH:
-        raise XuezhanError("bad_name", f"a name has 1 to {MAX_LENGTH} characters")
+        raise XuezhanError(ErrorCode.BAD_NAME, f"a name has 1 to {MAX_LENGTH} characters")
     if any(unicodedata.category(ch)[0] in "CZ" and ch != " " for ch in name) or _MARKUP.search(name):
-        raise XuezhanError("bad_name", "a name may not hold control characters or : # < > \" ' & \\ /")
+        raise XuezhanError(ErrorCode.BAD_NAME, "a name may not hold control characters or : # < > \" ' & \\ /")
     if not skeleton(name):
-        raise XuezhanError("bad_name", "a name needs a letter or a digit")
+        raise XuezhanError(ErrorCode.BAD_NAME, "a name needs a letter or a digit")
     if is_reserved(name):
-        raise XuezhanError("reserved_name", "that name is kept for bots and the house")
+        raise XuezhanError(ErrorCode.RESERVED_NAME, "that name is kept for bots and the house")
     return name
 
 
 def check_password(raw: object) -> str:
     """A password of 8 to 256 characters (``weak_password`` otherwise; ``bad_request`` if not text)."""
     if not isinstance(raw, str):
-        raise XuezhanError("bad_request", "a password is text")
+        raise XuezhanError(ErrorCode.BAD_REQUEST, "a password is text")
     if len(raw) < MIN_PASSWORD:
-        raise XuezhanError("weak_password", f"a password has at least {MIN_PASSWORD} characters")
+        raise XuezhanError(ErrorCode.WEAK_PASSWORD, f"a password has at least {MIN_PASSWORD} characters")
     if len(raw) > MAX_PASSWORD:
-        raise XuezhanError("weak_password", f"a password has at most {MAX_PASSWORD} characters")
+        raise XuezhanError(ErrorCode.WEAK_PASSWORD, f"a password has at most {MAX_PASSWORD} characters")
     return raw

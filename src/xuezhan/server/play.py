@@ -24,6 +24,7 @@ from .. import i18n
 from ..bots import make_bot
 from ..errors import XuezhanError
 from ..i18n import LANGS, Lang
+from ..ids import ErrorCode
 from ..match import Hand, HandResult, Match, RoomConfig, Tier, seat_minimum
 from ..runtime import Delays, HandDriver, MatchRuntime, Pacer, Seat, TimeLimits
 from .bank import BOT_PLAYERS, Account, Bank, Settled, is_bot
@@ -183,8 +184,8 @@ class TablePlay:
         if not ok and not self.log_failing:
             self.log_failing = True
             self._log_retry_at = self.now() + LOG_RETRY
-            self._tell_all(error_message("database_error", "the table cannot record its moves; it waits for "
-                                                              "the database"))
+            self._tell_all(error_message(ErrorCode.DATABASE_ERROR, "the table cannot record its moves; it waits for "
+                                                                      "the database"))
         elif not ok:
             self._log_retry_at = self.now() + LOG_RETRY
         elif self.log_failing:
@@ -202,7 +203,7 @@ class TablePlay:
         conn.send({"type": "ok", "for": kind})
 
     @staticmethod
-    def _refuse(conn: Conn, kind: str, code: str, message: str, **params: Any) -> None:
+    def _refuse(conn: Conn, kind: str, code: ErrorCode | str, message: str, **params: Any) -> None:
         """Answer ``kind`` with the error ``code``: the catalog's sentence in the connection's language
         (with ``params``), else the English ``message``."""
         conn.send({**error_message(code, error_text(code, conn.lang, message, **params)), "for": kind})
@@ -257,7 +258,7 @@ class TablePlay:
             return
         except Exception:
             log.exception("table %s: could not record the match", self.code)
-            self._tell_all(error_message("database_error", "the match could not be started; try again"))
+            self._tell_all(error_message(ErrorCode.DATABASE_ERROR, "the match could not be started; try again"))
             return
         self.runtime = self._new_runtime(match, key)
         self.last_match_end = None
@@ -344,7 +345,7 @@ class TablePlay:
                     self.balances[player] = balance
             return settled
         for conn in list(self.conns):
-            conn.send(error_message("settlement_failed", "the coins of this hand could not be recorded yet"))
+            conn.send(error_message(ErrorCode.SETTLEMENT_FAILED, "the coins of this hand could not be recorded yet"))
         return None
 
     async def _save_match(self) -> None:
@@ -363,7 +364,7 @@ class TablePlay:
         need = self._min_balance()
         t = self.tier
         tier_name = i18n.t(f"server.tier.{t.id if t is not None else 'custom'}", conn.lang)
-        self._refuse(conn, "sit", "insufficient_balance", f"this room needs at least {need} coins",
+        self._refuse(conn, "sit", ErrorCode.INSUFFICIENT_BALANCE, f"this room needs at least {need} coins",
                      tier=tier_name, min_balance=need, coins=balance, count=balance)
 
     async def _stand_up_the_short(self) -> None:

@@ -7,7 +7,7 @@ Client to server (every field other than those listed is refused):
   ``version`` (required) is the table version the client saw, so a stale click is refused.
 - ``{"type": "sit", "seat": 2, "accept_risk": true}``: take a seat (``seat`` optional: any free
   one; ``accept_risk`` after the player confirmed a ``stake_warning``).
-- ``{"type": "leave"}``: leave the seat; during a hand this is an escape (逃跑, RULES 10).
+- ``{"type": "leave"}``: leave the seat; during a hand this is an escape (逃跑, docs/rules.md §10).
 - ``{"type": "start"}``: start the match (bots fill empty seats), or a new match after the last.
 - ``{"type": "ready"}``: ready for the next hand.
 - ``{"type": "trustee", "on": false}``: hand the seat to the bot (托管) or take it back.
@@ -25,6 +25,7 @@ from typing import Any, Final
 
 from ..engine.actions import Action, ActionType
 from ..errors import XuezhanError
+from ..ids import ErrorCode
 
 CLIENT_TYPES: Final[dict[str, frozenset[str]]] = {
     "action": frozenset({"type", "action", "version"}),
@@ -56,33 +57,34 @@ class ClientMessage:
 def parse_client_message(text: str, max_bytes: int) -> ClientMessage:
     """Read one client message; raises :class:`ProtocolError` with a stable code."""
     if len(text.encode("utf-8", "surrogatepass")) > max_bytes:
-        raise ProtocolError("message_too_large", f"messages are limited to {max_bytes} bytes")
+        raise ProtocolError(ErrorCode.MESSAGE_TOO_LARGE, f"messages are limited to {max_bytes} bytes")
     try:
         data = json.loads(text)
     except (json.JSONDecodeError, RecursionError):
-        raise ProtocolError("bad_json", "a message must be one JSON object") from None
+        raise ProtocolError(ErrorCode.BAD_JSON, "a message must be one JSON object") from None
     if not isinstance(data, dict):
-        raise ProtocolError("bad_message", "a message must be a JSON object")
+        raise ProtocolError(ErrorCode.BAD_MESSAGE, "a message must be a JSON object")
     kind = data.get("type")
     if not isinstance(kind, str) or kind not in CLIENT_TYPES:
-        raise ProtocolError("unknown_type", f"unknown message type {str(kind)[:40]!r}")
+        raise ProtocolError(ErrorCode.UNKNOWN_TYPE, f"unknown message type {str(kind)[:40]!r}")
     extra = set(data) - CLIENT_TYPES[kind]
     if extra:
-        raise ProtocolError("bad_message", f"unknown field(s) in {kind!r}: {', '.join(sorted(extra))[:80]}")
+        raise ProtocolError(ErrorCode.BAD_MESSAGE, f"unknown field(s) in {kind!r}: {', '.join(sorted(extra))[:80]}")
     if kind == "action":
         if not isinstance(data.get("action"), dict):
-            raise ProtocolError("bad_message", "'action' needs an 'action' object")
+            raise ProtocolError(ErrorCode.BAD_MESSAGE, "'action' needs an 'action' object")
         version = data.get("version")
         if not isinstance(version, int) or isinstance(version, bool):
-            raise ProtocolError("bad_message", "'version' (the table version the action answers) must be an integer")
+            raise ProtocolError(ErrorCode.BAD_MESSAGE,
+                                "'version' (the table version the action answers) must be an integer")
     elif kind == "sit":
         seat = data.get("seat")
         if seat is not None and (not isinstance(seat, int) or isinstance(seat, bool) or not 0 <= seat <= 3):
-            raise ProtocolError("bad_message", "'seat' must be 0-3")
+            raise ProtocolError(ErrorCode.BAD_MESSAGE, "'seat' must be 0-3")
         if "accept_risk" in data and not isinstance(data["accept_risk"], bool):
-            raise ProtocolError("bad_message", "'accept_risk' must be true or false")
+            raise ProtocolError(ErrorCode.BAD_MESSAGE, "'accept_risk' must be true or false")
     elif kind == "trustee" and not isinstance(data.get("on"), bool):
-        raise ProtocolError("bad_message", "'on' must be true or false")
+        raise ProtocolError(ErrorCode.BAD_MESSAGE, "'on' must be true or false")
     return ClientMessage(kind, data)
 
 
@@ -90,15 +92,15 @@ def parse_action(data: dict[str, Any], seat: int) -> Action:
     """The engine action a client asks for, for its own seat."""
     extra = set(data) - _ACTION_FIELDS
     if extra:
-        raise ProtocolError("bad_action", f"unknown action field(s): {', '.join(sorted(extra))[:80]}")
+        raise ProtocolError(ErrorCode.BAD_ACTION, f"unknown action field(s): {', '.join(sorted(extra))[:80]}")
     try:
         action = Action.from_json({**data, "seat": seat})
     except XuezhanError as exc:
         raise ProtocolError(exc.code, exc.message) from None
     if action.type not in _PLAYABLE:
-        raise ProtocolError("action_not_available", f"{action.type} is not played through 'action'")
+        raise ProtocolError(ErrorCode.ACTION_NOT_AVAILABLE, f"{action.type} is not played through 'action'")
     return action
 
 
-def error_message(code: str, message: str) -> dict[str, Any]:
+def error_message(code: ErrorCode | str, message: str) -> dict[str, Any]:
     return {"type": "error", "code": code, "message": message}

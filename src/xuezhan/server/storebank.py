@@ -24,6 +24,7 @@ from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
 
 from ..errors import XuezhanError
+from ..ids import ErrorCode
 from ..match import HandResult, Match, RoomConfig
 from ..store import PlayerInfo, Store, StoreError
 from .bank import (
@@ -77,7 +78,7 @@ class StoreBank:
             try:
                 store.accounts.create_account(bot, BOT_FLOAT)
             except StoreError as exc:
-                if exc.code != "account_exists":
+                if exc.code != ErrorCode.ACCOUNT_EXISTS:
                     raise
 
     @classmethod
@@ -111,7 +112,7 @@ class StoreBank:
     def create_account(self, nickname: str, *, origin: str | None = None,
                        password: str | None = None) -> tuple[Account, str]:
         if is_bot(nickname) or ":" in nickname:
-            raise XuezhanError("bad_name", "a name may not contain ':'")
+            raise XuezhanError(ErrorCode.BAD_NAME, "a name may not contain ':'")
         digest = None if origin is None else self.origin_of(origin)
         today = datetime.now(UTC).replace(hour=0, minute=0, second=0, microsecond=0)
         hashed = None if password is None else self.hasher.hash(password)
@@ -120,10 +121,10 @@ class StoreBank:
                                               password_hash=hashed, max_from_origin=self.accounts_per_address,
                                               since=today)
         except StoreError as exc:
-            if exc.code == "name_taken":
-                raise XuezhanError("name_taken", f"the name {nickname!r} is taken") from None
-            if exc.code == "too_many_accounts":
-                raise XuezhanError("rate_limited", exc.message) from None
+            if exc.code == ErrorCode.NAME_TAKEN:
+                raise XuezhanError(ErrorCode.NAME_TAKEN, f"the name {nickname!r} is taken") from None
+            if exc.code == ErrorCode.TOO_MANY_ACCOUNTS:
+                raise XuezhanError(ErrorCode.RATE_LIMITED, exc.message) from None
             raise
         account = Account(nickname, nickname, self.starting_coins, guest=password is None)
         return account, self._new_session(nickname)
@@ -135,7 +136,7 @@ class StoreBank:
         except (VerificationError, InvalidHashError):
             ok = False
         if not ok or info is None:
-            raise XuezhanError("bad_login", "wrong name or password")
+            raise XuezhanError(ErrorCode.BAD_LOGIN, "wrong name or password")
         if self.hasher.check_needs_rehash(stored or ""):
             self.store.accounts.set_password(info.name, self.hasher.hash(password))
         return info
@@ -147,7 +148,7 @@ class StoreBank:
     def set_password(self, player: str, password: str, old_password: str | None) -> Account:
         info = self.store.accounts.player(player)
         if info is None:
-            raise XuezhanError("not_signed_in", "sign in first")
+            raise XuezhanError(ErrorCode.NOT_SIGNED_IN, "sign in first")
         if info.password_hash is not None:
             self._check(info, old_password or "")
         self.store.accounts.set_password(player, self.hasher.hash(password))
@@ -232,7 +233,7 @@ class StoreBank:
         try:
             rows = self.store.hands.history(player, limit)
         except StoreError as exc:
-            if exc.code == "unknown_account":
+            if exc.code == ErrorCode.UNKNOWN_ACCOUNT:
                 return []
             raise
         return [

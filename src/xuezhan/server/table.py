@@ -36,6 +36,7 @@ from ..engine.actions import Action
 from ..engine.views import SeatView
 from ..errors import IllegalActionError, XuezhanError
 from ..hints import hint_json
+from ..ids import ErrorCode
 from ..match import TIERS, RoomConfig, Tier
 from ..runtime import HandDriver
 from .bank import Account, Bank, RunningMatch, is_bot
@@ -154,9 +155,9 @@ class Table(TablePlay):
             self.status = Status.FINISHED if match.finished else Status.BETWEEN
             return
         if list(logged.start.get("seating", match.seats)) != list(match.seats):
-            raise XuezhanError("log_mismatch", f"hand {logged.hand_no} was dealt to other seats")
+            raise XuezhanError(ErrorCode.LOG_MISMATCH, f"hand {logged.hand_no} was dealt to other seats")
         if logged.hand_no != match.hands_played + 1:
-            raise XuezhanError("log_mismatch", f"hand {logged.hand_no} is not the match's next hand")
+            raise XuezhanError(ErrorCode.LOG_MISMATCH, f"hand {logged.hand_no} is not the match's next hand")
         actions = [Action.from_json(a) for a in logged.actions]
         self.runtime.resume_hand(logged.seed, actions)
         self._shown = self.runtime.hand
@@ -196,7 +197,8 @@ class Table(TablePlay):
                         await self._handle(item)
                     except Exception:  # one bad message must not stop the table
                         log.exception("table %s: handling %s failed", self.code, item.kind)
-                        item.conn.send(error_message("server_error", "the server could not handle that message"))
+                        item.conn.send(error_message(ErrorCode.SERVER_ERROR,
+                                                     "the server could not handle that message"))
                 try:
                     await self._advance()
                 except Exception:
@@ -257,7 +259,7 @@ class Table(TablePlay):
         if conn.closed:
             return
         if conn.seat is None and not self._has_room_for(conn):
-            conn.send(error_message("room_full", "too many spectators in this room"))
+            conn.send(error_message(ErrorCode.ROOM_FULL, "too many spectators in this room"))
             conn.close(1008)
             return
         self.conns.add(conn)
@@ -268,7 +270,7 @@ class Table(TablePlay):
         if seat is not None and not conn.watch:
             old = self.seat_conn.get(seat)
             if old is not None and old is not conn:
-                old.send(error_message("replaced", "this seat was opened in another window"))
+                old.send(error_message(ErrorCode.REPLACED, "this seat was opened in another window"))
                 old.seat = None
                 old.close(4000)
                 self.conns.discard(old)
@@ -333,11 +335,11 @@ class Table(TablePlay):
         (``not_seated`` for a spectator, ``no_hand`` between hands)."""
         seat = conn.seat
         if seat is None:
-            self._refuse(conn, kind, "not_seated", "spectators cannot do that")
+            self._refuse(conn, kind, ErrorCode.NOT_SEATED, "spectators cannot do that")
             return None
         driver = self.driver
         if self.status is not Status.PLAYING or driver is None:
-            self._refuse(conn, kind, "no_hand", "no hand is being played")
+            self._refuse(conn, kind, ErrorCode.NO_HAND, "no hand is being played")
             return None
         return seat, driver
 
@@ -353,10 +355,10 @@ class Table(TablePlay):
             return
         version = data["version"]
         if seat in driver.game.pending() and version < self.pacer.since.get(seat, 0):
-            self._refuse(conn, "action", "stale", "the table has moved on since you chose that")
+            self._refuse(conn, "action", ErrorCode.STALE, "the table has moved on since you chose that")
             return
         if self.log_failing:
-            self._refuse(conn, "action", "database_error", "the table waits for the database; try again soon")
+            self._refuse(conn, "action", ErrorCode.DATABASE_ERROR, "the table waits for the database; try again soon")
             return
         try:
             driver.submit(action)
@@ -387,7 +389,7 @@ class Table(TablePlay):
     def _on_trustee(self, conn: Conn, on: bool) -> None:
         seat = conn.seat
         if seat is None:
-            self._refuse(conn, "trustee", "not_seated", "you hold no seat at this table")
+            self._refuse(conn, "trustee", ErrorCode.NOT_SEATED, "you hold no seat at this table")
             return
         self._set_trustee(seat, on)
         self._ok(conn, "trustee")
@@ -397,7 +399,7 @@ class Table(TablePlay):
     async def _on_sit(self, conn: Conn, wanted: int | None, *, accept_risk: bool = False) -> None:
         player = conn.account.player
         if player in self.left:
-            self._refuse(conn, "sit", "hand_in_progress", "you left this hand: sit again when it is over")
+            self._refuse(conn, "sit", ErrorCode.HAND_IN_PROGRESS, "you left this hand: sit again when it is over")
             return
         if self._seat_of(player) is not None:
             if conn.seat is None:  # a window of a seated player that came to watch takes the seat
@@ -406,13 +408,13 @@ class Table(TablePlay):
                 await self._on_join(conn)
                 self._ok(conn, "sit")
             else:
-                self._refuse(conn, "sit", "already_seated", f"you already sit at seat {conn.seat}")
+                self._refuse(conn, "sit", ErrorCode.ALREADY_SEATED, f"you already sit at seat {conn.seat}")
             return
         if self.status is Status.PLAYING:
-            self._refuse(conn, "sit", "hand_in_progress", "seats change between hands")
+            self._refuse(conn, "sit", ErrorCode.HAND_IN_PROGRESS, "seats change between hands")
             return
         if self.status is Status.CLOSED:
-            self._refuse(conn, "sit", "room_closed", "this room is closed")
+            self._refuse(conn, "sit", ErrorCode.ROOM_CLOSED, "this room is closed")
             return
         balance = self.balances.get(player, 0)
         if not self._can_afford(conn, balance, accept_risk):
@@ -420,13 +422,13 @@ class Table(TablePlay):
         free = [i for i in range(4) if self._sittable(i)]
         if wanted is not None:
             if wanted not in free:
-                self._refuse(conn, "sit", "seat_taken", f"seat {wanted} is taken")
+                self._refuse(conn, "sit", ErrorCode.SEAT_TAKEN, f"seat {wanted} is taken")
                 return
             seat = wanted
         elif free:
             seat = free[0]
         else:
-            self._refuse(conn, "sit", "table_full", "every seat is taken by a person")
+            self._refuse(conn, "sit", ErrorCode.TABLE_FULL, "every seat is taken by a person")
             return
         await self._put_in_seat(seat, player)
         self.seat_conn[seat] = conn
@@ -451,8 +453,9 @@ class Table(TablePlay):
             tier_name = i18n.t(f"server.tier.{t.id}", conn.lang)
             worst = t.max_loss(self.room.rules)
             if balance < worst:
-                self._refuse(conn, "sit", "stake_warning", f"one hand here can cost up to {worst} coins; you have "
-                             f"{balance}", tier=tier_name, max_loss=worst, coins=balance, count=balance)
+                self._refuse(conn, "sit", ErrorCode.STAKE_WARNING,
+                             f"one hand here can cost up to {worst} coins; you have {balance}",
+                             tier=tier_name, max_loss=worst, coins=balance, count=balance)
                 return False
         return True
 
@@ -475,12 +478,12 @@ class Table(TablePlay):
     async def _on_leave(self, conn: Conn) -> None:
         seat = conn.seat
         if seat is None:
-            self._refuse(conn, "leave", "not_seated", "you hold no seat at this table")
+            self._refuse(conn, "leave", ErrorCode.NOT_SEATED, "you hold no seat at this table")
             return
         player = conn.account.player
         driver = self.driver
         if self.status is Status.PLAYING and driver is not None:
-            driver.escape(seat)  # 逃跑: the engine settles it (RULES 10)
+            driver.escape(seat)  # 逃跑: the engine settles it (docs/rules.md §10)
             shown = await self._flush()
             self.left.add(player)  # the escaper leaves the match when the hand is settled
             self._set_trustee(seat, False)
@@ -502,23 +505,23 @@ class Table(TablePlay):
 
     async def _on_start(self, conn: Conn) -> None:
         if conn.seat is None:
-            self._refuse(conn, "start", "not_seated", "take a seat to start")
+            self._refuse(conn, "start", ErrorCode.NOT_SEATED, "take a seat to start")
             return
         if self.status not in (Status.WAITING, Status.FINISHED):
-            self._refuse(conn, "start", "already_started", "the match is under way")
+            self._refuse(conn, "start", ErrorCode.ALREADY_STARTED, "the match is under way")
             return
         self._ok(conn, "start")
         await self._start_match()
 
     def _on_ready(self, conn: Conn) -> None:
         if conn.seat is None:
-            self._refuse(conn, "ready", "not_seated", "you hold no seat at this table")
+            self._refuse(conn, "ready", ErrorCode.NOT_SEATED, "you hold no seat at this table")
             return
         if self.status is Status.PLAYING:
             self._ok(conn, "ready")  # the next hand has started already
             return
         if self.status is not Status.BETWEEN:
-            self._refuse(conn, "ready", "not_between_hands", "ready is for the next hand, between hands")
+            self._refuse(conn, "ready", ErrorCode.NOT_BETWEEN_HANDS, "ready is for the next hand, between hands")
             return
         self.ready.add(conn.seat)
         self._ok(conn, "ready")

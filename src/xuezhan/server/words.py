@@ -11,6 +11,7 @@ from typing import Any
 
 from .. import i18n
 from ..i18n import Lang
+from ..ids import ErrorCode
 from .bank import BOT_PREFIX, WalletEntry, is_bot
 
 
@@ -40,7 +41,7 @@ def wallet_text(entry: WalletEntry, lang: Lang) -> str:
     return i18n.t(f"server.wallet.{kind}", lang, amount=amount, count=amount)
 
 
-def error_text(code: str, lang: Lang, fallback: str, **params: Any) -> str:
+def error_text(code: ErrorCode | str, lang: Lang, fallback: str, **params: Any) -> str:
     """The message of an error code in ``lang`` (``fallback``, the English detail, when the catalogs
     have no sentence for the code)."""
     key = f"server.error.{code}"

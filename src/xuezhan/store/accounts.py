@@ -17,6 +17,7 @@ from sqlalchemy import func, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
+from ..ids import ErrorCode
 from .base import Database, StoreError, account_ids, aware, check_name
 from .ledger import Ledger
 from .models import Account, Balance, SessionRow, Setting
@@ -59,7 +60,7 @@ class Accounts:
                     self._ledger.issue(s, acc.id, coins, None, "opening balance")
                 return acc.id
         except IntegrityError:
-            raise StoreError("account_exists", f"an account named {name!r} exists") from None
+            raise StoreError(ErrorCode.ACCOUNT_EXISTS, f"an account named {name!r} exists") from None
 
     def create_player(
         self,
@@ -84,10 +85,10 @@ class Accounts:
                     made = s.scalar(select(func.count()).select_from(Account)
                                     .where(Account.origin == origin, Account.created_at >= since)) or 0
                     if made >= max_from_origin:
-                        raise StoreError("too_many_accounts", "this address has made as many accounts as it may "
-                                                              "today")
+                        raise StoreError(ErrorCode.TOO_MANY_ACCOUNTS,
+                                         "this address has made as many accounts as it may today")
                 if s.scalar(select(Account.id).where(Account.name_key == name_key)) is not None:
-                    raise StoreError("name_taken", f"the name {name!r} is taken")
+                    raise StoreError(ErrorCode.NAME_TAKEN, f"the name {name!r} is taken")
                 acc = self._new_account(s, name, "player")
                 acc.name_key = name_key
                 acc.origin = origin
@@ -98,7 +99,7 @@ class Accounts:
                     self._ledger.issue(s, acc.id, coins, f"start/{acc.id}", "opening balance")
                 return acc.id
         except IntegrityError:
-            raise StoreError("name_taken", f"the name {name!r} is taken") from None
+            raise StoreError(ErrorCode.NAME_TAKEN, f"the name {name!r} is taken") from None
 
     def player(self, name: str) -> PlayerInfo | None:
         """A person's account by its name, or ``None``."""

@@ -17,6 +17,7 @@ from sqlalchemy import Engine, select
 from sqlalchemy.orm import Session, sessionmaker
 
 from ..errors import XuezhanError
+from ..ids import ErrorCode
 from .models import Account, MatchRow
 
 HOUSE: Final = "#house"
@@ -40,7 +41,7 @@ class Database:
             rows = s.execute(select(Account.name, Account.id).where(Account.name.in_(SYSTEM))).all()
             self.system_ids: dict[str, int] = {name: ident for name, ident in rows}
         if len(self.system_ids) != len(SYSTEM):
-            raise StoreError("not_migrated", "the database has no system accounts: migrate it first")
+            raise StoreError(ErrorCode.NOT_MIGRATED, "the database has no system accounts: migrate it first")
 
 
 def account_ids(s: Session, names: Iterable[str]) -> dict[str, int]:
@@ -50,7 +51,7 @@ def account_ids(s: Session, names: Iterable[str]) -> dict[str, int]:
     ids = {n: i for n, i in rows}
     missing = [n for n in names if n not in ids]
     if missing:
-        raise StoreError("unknown_account", f"no account named {', '.join(map(repr, missing))}")
+        raise StoreError(ErrorCode.UNKNOWN_ACCOUNT, f"no account named {', '.join(map(repr, missing))}")
     return ids
 
 
@@ -59,7 +60,7 @@ def lock_match(s: Session, match_id: int) -> MatchRow:
     Every transaction that changes a match or its hands locks its row first."""
     row = s.get(MatchRow, match_id, with_for_update=True)
     if row is None:
-        raise StoreError("unknown_match", f"no match {match_id}")
+        raise StoreError(ErrorCode.UNKNOWN_MATCH, f"no match {match_id}")
     return row
 
 
@@ -73,7 +74,7 @@ def canonical(data: Any) -> str:
     return json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
 
-def json_object(data: object, code: str, what: str) -> dict[str, Any]:
+def json_object(data: object, code: ErrorCode, what: str) -> dict[str, Any]:
     """``data`` as it will read back from the database (a JSON object), or ``StoreError(code)``."""
     if not isinstance(data, Mapping):
         raise StoreError(code, f"{what} is a JSON object, not {type(data).__name__}")
@@ -93,4 +94,4 @@ def is_count(value: object) -> bool:
 def check_name(name: object) -> None:
     """``bad_name`` unless ``name`` can name a player (1-100 characters, not starting with ``#``)."""
     if not isinstance(name, str) or not name or name.startswith("#") or len(name) > 100:
-        raise StoreError("bad_name", f"{name!r} is not a player name (1-100 characters, not starting with #)")
+        raise StoreError(ErrorCode.BAD_NAME, f"{name!r} is not a player name (1-100 characters, not starting with #)")

@@ -26,6 +26,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from ..coins import CoinSettlement
+from ..ids import ErrorCode
 from ..match import HandResult
 from .base import Database, StoreError, account_ids, canonical, is_count, json_object, lock_match
 from .models import Account, HandAction, HandLog, HandPoints, HandRow, MatchRow, Room
@@ -82,10 +83,10 @@ class Hands:
         Only a running match's next hand can begin (``match_over``, ``out_of_order``).
         """
         if not is_count(hand_no) or hand_no < 1:
-            raise StoreError("bad_hand_no", f"hands are numbered from 1, not {hand_no!r}")
+            raise StoreError(ErrorCode.BAD_HAND_NO, f"hands are numbered from 1, not {hand_no!r}")
         if not is_count(seed) or not 0 <= seed < 2**63:
-            raise StoreError("bad_seed", f"a hand seed is an integer from 0 to 2**63 - 1, not {seed!r}")
-        data = json_object(start, "bad_hand_start", "a hand's start")
+            raise StoreError(ErrorCode.BAD_SEED, f"a hand seed is an integer from 0 to 2**63 - 1, not {seed!r}")
+        data = json_object(start, ErrorCode.BAD_HAND_START, "a hand's start")
         try:
             with self._db.sessions.begin() as s:
                 return self._begin_hand(s, match_id, hand_no, seed, data)
@@ -103,10 +104,10 @@ class Hands:
         if found is not None:
             return found
         if row.status != "running":
-            raise StoreError("match_over", f"match {match_id} is {row.status}")
+            raise StoreError(ErrorCode.MATCH_OVER, f"match {match_id} is {row.status}")
         if hand_no != row.hands_played + 1:
-            raise StoreError("out_of_order", f"match {match_id} expects hand {row.hands_played + 1}, "
-                                             f"not {hand_no}")
+            raise StoreError(ErrorCode.OUT_OF_ORDER, f"match {match_id} expects hand {row.hands_played + 1}, "
+                                                     f"not {hand_no}")
         log = HandLog(match_id=match_id, hand_no=hand_no, seed=seed, start=data)
         s.add(log)
         s.flush()
@@ -118,11 +119,11 @@ class Hands:
         if log is None:
             return None
         if log.seed != seed:
-            raise StoreError("hand_seed_conflict", f"hand {hand_no} of match {match_id} was dealt with seed "
-                                                   f"{log.seed}, not {seed}")
+            raise StoreError(ErrorCode.HAND_SEED_CONFLICT, f"hand {hand_no} of match {match_id} was dealt with seed "
+                                                           f"{log.seed}, not {seed}")
         if canonical(log.start) != canonical(start):
-            raise StoreError("hand_start_conflict", f"hand {hand_no} of match {match_id} was begun with "
-                                                    "different start data")
+            raise StoreError(ErrorCode.HAND_START_CONFLICT, f"hand {hand_no} of match {match_id} was begun with "
+                                                            "different start data")
         return log.id
 
     def hand_log_id(self, match_id: int, hand_no: int) -> int:
@@ -130,7 +131,7 @@ class Hands:
         with self._db.sessions() as s:
             found = s.scalar(select(HandLog.id).where(HandLog.match_id == match_id, HandLog.hand_no == hand_no))
             if found is None:
-                raise StoreError("unknown_hand", f"match {match_id} has no logged hand {hand_no}")
+                raise StoreError(ErrorCode.UNKNOWN_HAND, f"match {match_id} has no logged hand {hand_no}")
             return found
 
     def append_action(self, hand_log_id: int, seq: int, action: Mapping[str, Any]) -> None:
@@ -142,8 +143,8 @@ class Hands:
         running (``match_over``) takes no more actions.
         """
         if not is_count(seq) or seq < 0:
-            raise StoreError("bad_seq", f"actions are numbered from 0, not {seq!r}")
-        data = json_object(action, "bad_action", "an action")
+            raise StoreError(ErrorCode.BAD_SEQ, f"actions are numbered from 0, not {seq!r}")
+        data = json_object(action, ErrorCode.BAD_ACTION, "an action")
         try:
             with self._db.sessions.begin() as s:
                 self._append_action(s, hand_log_id, seq, data)
@@ -161,7 +162,7 @@ class Hands:
             .where(HandLog.id == hand_log_id).with_for_update(of=HandLog)
         ).first()
         if found is None:
-            raise StoreError("unknown_hand", f"no hand log {hand_log_id}")
+            raise StoreError(ErrorCode.UNKNOWN_HAND, f"no hand log {hand_log_id}")
         log, status = found
         count = s.scalar(select(func.count()).select_from(HandAction)
                          .where(HandAction.hand_log_id == hand_log_id)) or 0
@@ -169,12 +170,12 @@ class Hands:
             self._same_action(s, log, seq, data)  # a retry, or action_conflict
             return
         if log.settled_at is not None:
-            raise StoreError("hand_settled", f"hand {log.hand_no} of match {log.match_id} is settled")
+            raise StoreError(ErrorCode.HAND_SETTLED, f"hand {log.hand_no} of match {log.match_id} is settled")
         if status != "running":
-            raise StoreError("match_over", f"match {log.match_id} is {status}")
+            raise StoreError(ErrorCode.MATCH_OVER, f"match {log.match_id} is {status}")
         if seq != count:
-            raise StoreError("action_gap", f"hand {log.hand_no} of match {log.match_id} has {count} "
-                                           f"actions: the next is {count}, not {seq}")
+            raise StoreError(ErrorCode.ACTION_GAP, f"hand {log.hand_no} of match {log.match_id} has {count} "
+                                                   f"actions: the next is {count}, not {seq}")
         s.add(HandAction(hand_log_id=hand_log_id, seq=seq, action=data))
         s.flush()
 
@@ -187,14 +188,15 @@ class Hands:
         for kind, match_id, hand_no, n, payload in items:
             if kind == "begin":
                 if not is_count(n) or not 0 <= n < 2**63:
-                    raise StoreError("bad_seed", f"a hand seed is an integer from 0 to 2**63 - 1, not {n!r}")
-                checked.append((kind, match_id, hand_no, n, json_object(payload, "bad_hand_start", "a hand's start")))
+                    raise StoreError(ErrorCode.BAD_SEED, f"a hand seed is an integer from 0 to 2**63 - 1, not {n!r}")
+                start = json_object(payload, ErrorCode.BAD_HAND_START, "a hand's start")
+                checked.append((kind, match_id, hand_no, n, start))
             elif kind == "action":
                 if not is_count(n) or n < 0:
-                    raise StoreError("bad_seq", f"actions are numbered from 0, not {n!r}")
-                checked.append((kind, match_id, hand_no, n, json_object(payload, "bad_action", "an action")))
+                    raise StoreError(ErrorCode.BAD_SEQ, f"actions are numbered from 0, not {n!r}")
+                checked.append((kind, match_id, hand_no, n, json_object(payload, ErrorCode.BAD_ACTION, "an action")))
             else:
-                raise StoreError("bad_log_entry", f"a log entry is a begin or an action, not {kind!r}")
+                raise StoreError(ErrorCode.BAD_LOG_ENTRY, f"a log entry is a begin or an action, not {kind!r}")
         with self._tails_lock:
             tails = dict(self._log_tails)
         with self._db.sessions.begin() as s:
@@ -221,7 +223,7 @@ class Hands:
                     log_id = s.scalar(select(HandLog.id).where(HandLog.match_id == match_id,
                                                                HandLog.hand_no == hand_no))
                     if log_id is None:
-                        raise StoreError("unknown_hand", f"match {match_id} has no logged hand {hand_no}")
+                        raise StoreError(ErrorCode.UNKNOWN_HAND, f"match {match_id} has no logged hand {hand_no}")
                     ids[(match_id, hand_no)] = log_id
                 if log_id not in logs:  # each log locked and counted once per batch
                     found = s.execute(
@@ -238,16 +240,16 @@ class Hands:
                     if earlier is None:
                         self._same_action(s, log, n, data)
                     elif canonical(earlier) != canonical(data):
-                        raise StoreError("action_conflict", f"action {n} of hand {log.hand_no} of match "
-                                                            f"{log.match_id} was logged as something else")
+                        raise StoreError(ErrorCode.ACTION_CONFLICT, f"action {n} of hand {log.hand_no} of match "
+                                                                    f"{log.match_id} was logged as something else")
                     continue
                 if log.settled_at is not None:
-                    raise StoreError("hand_settled", f"hand {log.hand_no} of match {log.match_id} is settled")
+                    raise StoreError(ErrorCode.HAND_SETTLED, f"hand {log.hand_no} of match {log.match_id} is settled")
                 if status != "running":
-                    raise StoreError("match_over", f"match {log.match_id} is {status}")
+                    raise StoreError(ErrorCode.MATCH_OVER, f"match {log.match_id} is {status}")
                 if n != count:
-                    raise StoreError("action_gap", f"hand {log.hand_no} of match {log.match_id} has {count} "
-                                                   f"actions: the next is {count}, not {n}")
+                    raise StoreError(ErrorCode.ACTION_GAP, f"hand {log.hand_no} of match {log.match_id} has {count} "
+                                                           f"actions: the next is {count}, not {n}")
                 rows.append({"hand_log_id": log_id, "seq": n, "action": data})
                 batch[(log_id, n)] = data
                 counts[log_id] = count + 1
@@ -256,7 +258,7 @@ class Hands:
                 try:
                     s.connection().execute(insert(HandAction), rows)  # on the connection: no ORM bookkeeping
                 except IntegrityError:  # another writer got there first
-                    raise StoreError("action_conflict", "a logged action was written by someone else") from None
+                    raise StoreError(ErrorCode.ACTION_CONFLICT, "a logged action was written by someone else") from None
         with self._tails_lock:
             self._log_tails = tails
 
@@ -272,8 +274,8 @@ class Hands:
         if found is None:
             return False
         if canonical(found) != canonical(action):
-            raise StoreError("action_conflict", f"action {seq} of hand {log.hand_no} of match {log.match_id} "
-                                                "was logged as something else")
+            raise StoreError(ErrorCode.ACTION_CONFLICT, f"action {seq} of hand {log.hand_no} of match {log.match_id} "
+                                                        "was logged as something else")
         return True
 
     @staticmethod
@@ -348,7 +350,7 @@ class Hands:
         with self._db.sessions() as s:
             row = s.scalar(select(HandRow).where(HandRow.match_id == match_id, HandRow.hand_no == hand_no))
             if row is None:
-                raise StoreError("unknown_hand", f"match {match_id} has no settled hand {hand_no}")
+                raise StoreError(ErrorCode.UNKNOWN_HAND, f"match {match_id} has no settled hand {hand_no}")
             return dict(row.record)
 
     def history(self, name: str, limit: int = 50) -> list[HandHistory]:

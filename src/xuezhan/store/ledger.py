@@ -31,6 +31,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from ..coins import CoinSettlement
+from ..ids import ErrorCode
 from ..match import ItemKind, MatchError
 from .base import HOUSE, MINT, TABLE, Database, StoreError, account_ids, aware
 from .models import (
@@ -134,7 +135,7 @@ class Ledger:
     def issue(self, s: Session, account_id: int, coins: int, key: str | None, memo: str) -> None:
         """In ``s``: a ``grant`` of ``coins`` from the mint to ``account_id`` (``bad_amount`` unless positive)."""
         if isinstance(coins, bool) or not isinstance(coins, int) or coins <= 0:
-            raise StoreError("bad_amount", f"a grant must be a positive number of coins, not {coins!r}")
+            raise StoreError(ErrorCode.BAD_AMOUNT, f"a grant must be a positive number of coins, not {coins!r}")
         transfer = CoinTransfer(key=key, reason="grant", memo=memo)
         s.add(transfer)
         s.flush()
@@ -200,13 +201,13 @@ class Ledger:
     @staticmethod
     def _post(s: Session, transfer_id: int, amounts: Mapping[int, int]) -> None:
         if len(amounts) != 2 or sum(amounts.values()) != 0:
-            raise StoreError("unbalanced_transfer", "a transfer is two postings summing to zero")
+            raise StoreError(ErrorCode.UNBALANCED_TRANSFER, "a transfer is two postings summing to zero")
         s.add_all([Posting(transfer_id=transfer_id, account_id=a, amount=v) for a, v in amounts.items()])
 
     # --- item cards -------------------------------------------------------------------------------------------
     def grant_items(self, name: str, kind: ItemKind, quantity: int = 1) -> None:
         if isinstance(quantity, bool) or not isinstance(quantity, int) or quantity <= 0:
-            raise StoreError("bad_amount", f"grant a positive number of item cards, not {quantity!r}")
+            raise StoreError(ErrorCode.BAD_AMOUNT, f"grant a positive number of item cards, not {quantity!r}")
         with self._db.sessions.begin() as s:
             acc = account_ids(s, [name])[name]
             stock = s.get(ItemStock, (acc, str(kind)), with_for_update=True)
@@ -240,7 +241,7 @@ class Ledger:
         stock = s.get(ItemStock, (account_id, str(kind)), with_for_update=True)
         if stock is None or stock.quantity < 1:
             name = s.scalar(select(Account.name).where(Account.id == account_id))
-            code = "no_ticket" if kind is ItemKind.MATCH_TICKET else "no_item"
+            code = ErrorCode.NO_TICKET if kind is ItemKind.MATCH_TICKET else ErrorCode.NO_ITEM
             raise MatchError(code, f"{name!r} has no {kind} card")
         stock.quantity -= 1
         s.add(ItemSpend(key=key, account_id=account_id, kind=str(kind), match_id=match_id))
@@ -249,7 +250,7 @@ class Ledger:
 
     # --- checks -----------------------------------------------------------------------------------------------
     def audit(self) -> dict[str, int]:
-        """Check the books; raises ``StoreError("audit_failed")`` on the first broken invariant.
+        """Check the books; raises ``StoreError(ErrorCode.AUDIT_FAILED)`` on the first broken invariant.
 
         Every transfer is exactly two postings summing to zero; every balance is the sum of
         its postings; no player or house balance is below zero; the clearing account is at
@@ -264,13 +265,13 @@ class Ledger:
                 .limit(1)
             ).first()
             if bad is not None:
-                raise StoreError("audit_failed", f"transfer {bad[0]} is not two postings summing to zero")
+                raise StoreError(ErrorCode.AUDIT_FAILED, f"transfer {bad[0]} is not two postings summing to zero")
             orphan = s.execute(
                 select(CoinTransfer.id).outerjoin(Posting, Posting.transfer_id == CoinTransfer.id)
                 .where(Posting.id.is_(None)).limit(1)
             ).first()
             if orphan is not None:
-                raise StoreError("audit_failed", f"transfer {orphan[0]} has no postings")
+                raise StoreError(ErrorCode.AUDIT_FAILED, f"transfer {orphan[0]} has no postings")
             sums: dict[int, int] = {
                 acc: int(total)
                 for acc, total in s.execute(
@@ -284,17 +285,17 @@ class Ledger:
                 .join(Balance, Balance.account_id == Account.id)
             ).all():
                 if sums.get(acc, 0) != coins:
-                    raise StoreError("audit_failed", f"account {acc}: balance {coins} but postings sum "
-                                                     f"to {sums.get(acc, 0)}")
+                    raise StoreError(ErrorCode.AUDIT_FAILED, f"account {acc}: balance {coins} but postings sum "
+                                                             f"to {sums.get(acc, 0)}")
                 if coins < 0 and not overdraft:
-                    raise StoreError("audit_failed", f"account {acc} is below zero")
+                    raise StoreError(ErrorCode.AUDIT_FAILED, f"account {acc} is below zero")
                 if kind == "clearing" and coins != 0:
-                    raise StoreError("audit_failed", f"the clearing account holds {coins}")
+                    raise StoreError(ErrorCode.AUDIT_FAILED, f"the clearing account holds {coins}")
                 if kind == "player":
                     players += coins
                 total += coins
             if total != 0:
-                raise StoreError("audit_failed", f"balances sum to {total}, not zero")
+                raise StoreError(ErrorCode.AUDIT_FAILED, f"balances sum to {total}, not zero")
             house = s.scalar(select(Balance.coins).where(Balance.account_id == self._db.system_ids[HOUSE])) or 0
             mint = s.scalar(select(Balance.coins).where(Balance.account_id == self._db.system_ids[MINT])) or 0
             return {"issued": -mint, "house": house, "players": players}

@@ -238,7 +238,7 @@ class Posting(Base):
 
 
 class ItemStock(Base):
-    """How many item cards of a kind an account holds (RULES 13)."""
+    """How many item cards of a kind an account holds (docs/rules.md §13)."""
 
     __tablename__ = "item_stock"
     __table_args__ = (CheckConstraint("quantity >= 0", name="not_negative"),)

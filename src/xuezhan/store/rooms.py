@@ -16,6 +16,7 @@ from typing import Any, Final
 from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 
+from ..ids import ErrorCode
 from ..match import ItemKind, Match, RoomConfig
 from .base import Database, StoreError, account_ids, json_object, lock_match
 from .hands import Hands, OpenHand
@@ -51,7 +52,7 @@ class Rooms:
     # --- rooms ------------------------------------------------------------------------------------------------
     def create_room(self, name: str, config: RoomConfig, meta: Mapping[str, Any] | None = None) -> int:
         """A new room; ``meta`` is what a server shows of it (display name, owner, public or not)."""
-        data = None if meta is None else json_object(meta, "bad_room_meta", "a room's metadata")
+        data = None if meta is None else json_object(meta, ErrorCode.BAD_ROOM_META, "a room's metadata")
         try:
             with self._db.sessions.begin() as s:
                 room = Room(name=name, config=config.to_mapping())
@@ -61,13 +62,13 @@ class Rooms:
                 s.flush()
                 return room.id
         except IntegrityError:
-            raise StoreError("room_exists", f"a room named {name!r} exists") from None
+            raise StoreError(ErrorCode.ROOM_EXISTS, f"a room named {name!r} exists") from None
 
     def room(self, name: str) -> tuple[int, RoomConfig]:
         with self._db.sessions() as s:
             row = s.scalar(select(Room).where(Room.name == name))
             if row is None:
-                raise StoreError("unknown_room", f"no room named {name!r}")
+                raise StoreError(ErrorCode.UNKNOWN_ROOM, f"no room named {name!r}")
             return row.id, RoomConfig.from_mapping(row.config)
 
     def room_meta(self, name: str) -> dict[str, Any]:
@@ -75,7 +76,7 @@ class Rooms:
         with self._db.sessions() as s:
             row = s.scalar(select(Room).where(Room.name == name))
             if row is None:
-                raise StoreError("unknown_room", f"no room named {name!r}")
+                raise StoreError(ErrorCode.UNKNOWN_ROOM, f"no room named {name!r}")
             return dict(row.meta or {})
 
     # --- matches ----------------------------------------------------------------------------------------------
@@ -83,11 +84,11 @@ class Rooms:
         """A new match in ``room`` for ``players`` (4-8; accounts must exist). In a tournament room
         (``ticket_required``) every player spends a match ticket (比赛卡), all or none."""
         if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**63:
-            raise StoreError("bad_seed", f"a match seed is an integer from 0 to 2**63 - 1, not {seed!r}")
+            raise StoreError(ErrorCode.BAD_SEED, f"a match seed is an integer from 0 to 2**63 - 1, not {seed!r}")
         with self._db.sessions.begin() as s:
             room_row = s.scalar(select(Room).where(Room.name == room))
             if room_row is None:
-                raise StoreError("unknown_room", f"no room named {room!r}")
+                raise StoreError(ErrorCode.UNKNOWN_ROOM, f"no room named {room!r}")
             config = RoomConfig.from_mapping(room_row.config)
             match = Match(config, players, seed=seed)
             ids = account_ids(s, players)
@@ -105,7 +106,7 @@ class Rooms:
         with self._db.sessions() as s:
             row = s.get(MatchRow, match_id)
             if row is None:
-                raise StoreError("unknown_match", f"no match {match_id}")
+                raise StoreError(ErrorCode.UNKNOWN_MATCH, f"no match {match_id}")
             room = s.get(Room, row.room_id)
             assert room is not None
             return Match.from_state(RoomConfig.from_mapping(room.config), row.state)
@@ -116,7 +117,7 @@ class Rooms:
         with self._db.sessions.begin() as s:
             row = lock_match(s, match_id)
             if state["hands_played"] != row.hands_played or state["seed"] != row.seed:
-                raise StoreError("stale_match", "the match has moved on since this copy was loaded")
+                raise StoreError(ErrorCode.STALE_MATCH, "the match has moved on since this copy was loaded")
             account_ids(s, match.people)
             row.state = state
 
@@ -143,11 +144,11 @@ class Rooms:
         ended otherwise raises ``match_over``. A hand in play stays logged, unsettled."""
         self._hands.forget(match_id)
         if status not in ENDED_STATUSES:
-            raise StoreError("bad_status", f"a match ends as {' or '.join(ENDED_STATUSES)}, not {status!r}")
+            raise StoreError(ErrorCode.BAD_STATUS, f"a match ends as {' or '.join(ENDED_STATUSES)}, not {status!r}")
         with self._db.sessions.begin() as s:
             row = lock_match(s, match_id)
             if row.status == status:
                 return
             if row.status != "running":
-                raise StoreError("match_over", f"match {match_id} is {row.status}")
+                raise StoreError(ErrorCode.MATCH_OVER, f"match {match_id} is {row.status}")
             row.status = status

@@ -40,6 +40,7 @@ from sqlalchemy.engine import URL
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
+from ..ids import ErrorCode
 from ..match import HandResult, Match, RoomConfig
 from .accounts import Accounts
 from .base import Database, StoreError, account_ids, canonical, lock_match
@@ -121,10 +122,10 @@ class Store:
                 if done is not None:
                     return done
                 if result.hand_no != row.hands_played + 1:
-                    raise StoreError("out_of_order", f"match {match_id} expects hand {row.hands_played + 1}, "
-                                                     f"not {result.hand_no}")
+                    raise StoreError(ErrorCode.OUT_OF_ORDER, f"match {match_id} expects hand {row.hands_played + 1}, "
+                                                             f"not {result.hand_no}")
                 if row.status != "running":
-                    raise StoreError("match_over", f"match {match_id} is over")
+                    raise StoreError(ErrorCode.MATCH_OVER, f"match {match_id} is over")
                 return self._settle(s, row, key, digest, result, state)
         except IntegrityError:
             # a concurrent attempt settled the same hand first
@@ -139,8 +140,8 @@ class Store:
         if found is None:
             return None
         if found.payload_sha256 != digest:
-            raise StoreError("settlement_conflict", f"hand {hand_no} of match {match_id} was settled with "
-                                                    "a different result")
+            raise StoreError(ErrorCode.SETTLEMENT_CONFLICT, f"hand {hand_no} of match {match_id} was settled with "
+                                                            "a different result")
         rows = self.hands.recorded_points(s, found.hand_id)
         return SettledHand(
             key, match_id, hand_no,
@@ -179,7 +180,7 @@ class Store:
         row.hands_played = result.hand_no
         if state is not None:
             if state["hands_played"] != result.hand_no:
-                raise StoreError("stale_match", "the match state given is not the one after this hand")
+                raise StoreError(ErrorCode.STALE_MATCH, "the match state given is not the one after this hand")
             row.state = state
         if row.hands_played >= config.hands:
             row.status = "finished"

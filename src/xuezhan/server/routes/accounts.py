@@ -9,6 +9,7 @@ from starlette.routing import BaseRoute, Route
 
 from ...errors import XuezhanError
 from ...i18n import LANGS
+from ...ids import ErrorCode
 from ..bank import Account
 from ..names import check_name, check_password
 from ..table import Status
@@ -29,7 +30,7 @@ async def login(app: AppState, request: Request) -> Response:
     data = await read_json(request)
     unknown = set(data) - {"name", "password"}
     if unknown:
-        raise XuezhanError("bad_request", f"unknown field(s): {', '.join(sorted(unknown))[:100]}")
+        raise XuezhanError(ErrorCode.BAD_REQUEST, f"unknown field(s): {', '.join(sorted(unknown))[:100]}")
     name = check_name(data.get("name"))
     app.attempt(request, name)
     password = data.get("password")
@@ -37,14 +38,15 @@ async def login(app: AppState, request: Request) -> Response:
         try:
             account, token = await in_thread(lambda: app.bank.create_account(name, origin=address(request)))
         except XuezhanError as exc:
-            if exc.code != "name_taken":
+            if exc.code != ErrorCode.NAME_TAKEN:
                 raise
             found: Account | None = await in_thread(app.bank.account, name)
             if found is not None and not found.guest:
-                raise ApiError("bad_login", "that name has a password", status=401, key="has_password") from None
+                raise ApiError(ErrorCode.BAD_LOGIN, "that name has a password", status=401,
+                               key="has_password") from None
             raise
     elif not isinstance(password, str):
-        raise XuezhanError("bad_request", "a password is text")
+        raise XuezhanError(ErrorCode.BAD_REQUEST, "a password is text")
     else:
         account, token = await in_thread(app.bank.login, name, password)
     return app.with_session(await app.me_json(account), token)
@@ -57,7 +59,7 @@ async def set_password(app: AppState, request: Request) -> Response:
     password = check_password(data.get("password"))
     old = data.get("old_password")
     if old is not None and not isinstance(old, str):
-        raise XuezhanError("bad_request", "old_password is text")
+        raise XuezhanError(ErrorCode.BAD_REQUEST, "old_password is text")
     updated: Account = await in_thread(app.bank.set_password, account.player, password, old)
     return JSONResponse(await app.me_json(updated))
 
@@ -83,7 +85,7 @@ async def set_lang(app: AppState, request: Request) -> Response:
     data = await read_json(request)
     raw = data.get("lang")
     if not isinstance(raw, str) or raw not in LANGS:
-        raise XuezhanError("bad_lang", "lang is zh-CN, zh-TW or en")
+        raise XuezhanError(ErrorCode.BAD_LANG, "lang is zh-CN, zh-TW or en")
     account = await app.current_account(request)
     if account is not None:
         await in_thread(app.bank.set_lang, account.player, raw)

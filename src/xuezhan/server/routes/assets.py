@@ -15,6 +15,7 @@ from starlette.staticfiles import StaticFiles
 
 from ... import i18n, vocab
 from ...i18n import Lang
+from ...ids import ErrorCode
 from ..tiles_svg import svg_for_name
 from .state import AppState, error_response, lang_of
 
@@ -37,7 +38,7 @@ def with_lang(page: str, lang: Lang) -> str:
 async def tile(request: Request) -> Response:
     svg = svg_for_name(request.path_params["name"])
     if svg is None:
-        return error_response(404, "unknown_tile", "no such tile")
+        return error_response(404, ErrorCode.UNKNOWN_TILE, "no such tile")
     return Response(svg, media_type="image/svg+xml", headers={"Cache-Control": "public, max-age=86400"})
 
 

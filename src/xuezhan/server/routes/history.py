@@ -6,6 +6,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Route
 
+from ...ids import ErrorCode
 from ..bank import PastHand
 from ..history import replay_json
 from .state import ApiError, AppState, endpoint, in_thread, lang_of
@@ -24,7 +25,7 @@ async def past_hand(app: AppState, request: Request) -> Response:
     if raw.isdigit() and len(raw) < 19:
         found = await in_thread(app.bank.past_hand, account.player, int(raw))
     if found is None:
-        raise ApiError("unknown_hand", "no hand of yours has that number", status=404)
+        raise ApiError(ErrorCode.UNKNOWN_HAND, "no hand of yours has that number", status=404)
     return JSONResponse(await in_thread(replay_json, found, lang_of(request, account)))
 
 

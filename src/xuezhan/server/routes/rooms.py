@@ -14,6 +14,7 @@ from starlette.routing import BaseRoute, Route
 from ... import i18n
 from ...errors import RulesError, XuezhanError
 from ...i18n import Lang
+from ...ids import ErrorCode
 from ...match import TIERS, RoomConfig, Tier, best_tier, max_hand_loss, seat_minimum, tier
 from ...rules import option_names
 from ..config import ServerConfig
@@ -27,13 +28,13 @@ def _room_rules(data: dict[str, Any]) -> tuple[str, dict[str, Any]]:
     """The preset and rule options a lobby request asks for; raises ``bad_room``."""
     preset = data.get("preset", "qq")
     if preset not in ("qq", "chengdu"):
-        raise XuezhanError("bad_room", "preset must be 'qq' or 'chengdu'")
+        raise XuezhanError(ErrorCode.BAD_ROOM, "preset must be 'qq' or 'chengdu'")
     options = data.get("options", {})
     if not isinstance(options, dict) or len(options) > 32:
-        raise XuezhanError("bad_room", "options must be an object of rule options")
+        raise XuezhanError(ErrorCode.BAD_ROOM, "options must be an object of rule options")
     unknown = set(options) - ROOM_OPTIONS
     if unknown:
-        raise XuezhanError("bad_room", f"unknown rule option(s): {', '.join(sorted(unknown))[:100]}")
+        raise XuezhanError(ErrorCode.BAD_ROOM, f"unknown rule option(s): {', '.join(sorted(unknown))[:100]}")
     return preset, options
 
 
@@ -61,19 +62,20 @@ def tier_room(data: dict[str, Any], limits: ServerConfig, balance: int) -> tuple
     if "tier" not in data and limits.custom_stakes:
         return room_config(data, limits), None
     if any(key in data for key in ("coefficient", "fee")):
-        raise XuezhanError("bad_room", "the stake (coefficient and fee) comes from the room's tier")
+        raise XuezhanError(ErrorCode.BAD_ROOM, "the stake (coefficient and fee) comes from the room's tier")
     raw_tier = data.get("tier")
     chosen = best_tier(balance) if raw_tier is None else tier(raw_tier) if isinstance(raw_tier, str) else None
     if chosen is None:
-        raise XuezhanError("bad_tier", "tier is one of novice, junior, middle, senior")
+        raise XuezhanError(ErrorCode.BAD_TIER, "tier is one of novice, junior, middle, senior")
     preset, options = _room_rules(data)
     hands = data.get("hands", 8)
     try:
         room = chosen.room(preset, options, hands)
     except RulesError as exc:
-        raise XuezhanError("bad_room", f"rules: {exc.message}") from None
+        raise XuezhanError(ErrorCode.BAD_ROOM, f"rules: {exc.message}") from None
     if max_hand_loss(room.rules) is None:
-        raise XuezhanError("bad_room", "a tier's rooms play without blood river (血流成河): a hand's loss is bounded")
+        raise XuezhanError(ErrorCode.BAD_ROOM,
+                           "a tier's rooms play without blood river (血流成河): a hand's loss is bounded")
     limits.check_room(room)
     return room, chosen
 
@@ -85,16 +87,17 @@ def stake_check(balance: int, room: RoomConfig, room_tier: Tier | None, *, accep
     need = seat_minimum(room, room_tier)
     if room_tier is None:
         if balance < need:
-            return ApiError("insufficient_balance", f"this room needs at least {need} coins", status=403,
+            return ApiError(ErrorCode.INSUFFICIENT_BALANCE, f"this room needs at least {need} coins", status=403,
                             tier="custom", min_balance=need, coins=balance, count=balance)
         return None
     if balance < need:
-        return ApiError("insufficient_balance", f"the {room_tier.id} tier needs at least {room_tier.min_balance} coins",
+        return ApiError(ErrorCode.INSUFFICIENT_BALANCE,
+                        f"the {room_tier.id} tier needs at least {room_tier.min_balance} coins",
                         status=403, tier=room_tier.id, min_balance=room_tier.min_balance, coins=balance, count=balance)
     worst = room_tier.max_loss(room.rules)
     if balance < worst and not accept_risk:
-        return ApiError("stake_warning", f"one hand of the {room_tier.id} tier can cost up to {worst} coins; "
-                                         f"you have {balance}", status=409, tier=room_tier.id, max_loss=worst,
+        return ApiError(ErrorCode.STAKE_WARNING, f"one hand of the {room_tier.id} tier can cost up to {worst} coins; "
+                                                 f"you have {balance}", status=409, tier=room_tier.id, max_loss=worst,
                         coins=balance, count=balance)
     return None
 
@@ -121,19 +124,19 @@ async def _create(app: AppState, request: Request, quick: bool) -> Response:
     unknown = set(data) - {"name", "preset", "options", "coefficient", "fee", "hands", "public", "tier",
                            "accept_risk"}
     if unknown:
-        raise XuezhanError("bad_room", f"unknown field(s): {', '.join(sorted(unknown))[:100]}")
+        raise XuezhanError(ErrorCode.BAD_ROOM, f"unknown field(s): {', '.join(sorted(unknown))[:100]}")
     accept_risk = data.pop("accept_risk", False)
     if not isinstance(accept_risk, bool):
-        raise XuezhanError("bad_room", "accept_risk must be true or false")
+        raise XuezhanError(ErrorCode.BAD_ROOM, "accept_risk must be true or false")
     room, room_tier = tier_room(data, app.config, account.balance)
     lang = lang_of(request, account)
     raw_name = data.get("name") or i18n.t("server.table_name", lang, name=account.nickname)
     if not isinstance(raw_name, str):
-        raise XuezhanError("bad_room", "name must be text")
+        raise XuezhanError(ErrorCode.BAD_ROOM, "name must be text")
     name = "".join(ch for ch in raw_name.strip() if unicodedata.category(ch)[0] != "C")[:40] or "table"
     public = data.get("public", not quick)
     if not isinstance(public, bool):
-        raise XuezhanError("bad_room", "public must be true or false")
+        raise XuezhanError(ErrorCode.BAD_ROOM, "public must be true or false")
     refused = stake_check(account.balance, room, room_tier, accept_risk=accept_risk)
     if refused is not None:
         raise refused
@@ -152,7 +155,7 @@ async def quickstart(app: AppState, request: Request) -> Response:
 async def room_info(app: AppState, request: Request) -> Response:
     table = app.lobby.get(request.path_params["code"])
     if table is None:
-        raise ApiError("unknown_room", "no open room has that code", status=404)
+        raise ApiError(ErrorCode.UNKNOWN_ROOM, "no open room has that code", status=404)
     return JSONResponse({"room": table.summary()})
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, Final
@@ -22,6 +22,7 @@ from starlette.websockets import WebSocket
 from ... import i18n
 from ...errors import XuezhanError
 from ...i18n import Lang
+from ...ids import ErrorCode
 from ..bank import Account, Bank
 from ..config import ServerConfig
 from ..limits import AddressLimiter, AttemptLimiter
@@ -32,10 +33,13 @@ from ..words import error_text
 COOKIE: Final = "xz_session"
 MAX_BODY: Final = 8192
 
-STATUS: Final = {
-    "bad_login": 401, "not_signed_in": 401, "insufficient_balance": 403, "unknown_room": 404, "unknown_hand": 404,
-    "name_taken": 409, "stake_warning": 409, "relief_unavailable": 409, "rate_limited": 429,
-    "too_many_rooms": 503, "database_error": 503,
+STATUS: Final[Mapping[str, int]] = {
+    ErrorCode.BAD_LOGIN: 401, ErrorCode.NOT_SIGNED_IN: 401,
+    ErrorCode.INSUFFICIENT_BALANCE: 403,
+    ErrorCode.UNKNOWN_ROOM: 404, ErrorCode.UNKNOWN_HAND: 404,
+    ErrorCode.NAME_TAKEN: 409, ErrorCode.STAKE_WARNING: 409, ErrorCode.RELIEF_UNAVAILABLE: 409,
+    ErrorCode.RATE_LIMITED: 429,
+    ErrorCode.TOO_MANY_ROOMS: 503, ErrorCode.DATABASE_ERROR: 503,
 }
 """The HTTP status of an error code (400 for any other)."""
 
@@ -45,15 +49,15 @@ class ApiError(XuezhanError):
     (``server.error.<key>``, ``key`` defaulting to the code) with its ``params``, shown in the
     request's language."""
 
-    def __init__(self, code: str, message: str, *, status: int = 400, key: str | None = None,
+    def __init__(self, code: ErrorCode, message: str, *, status: int = 400, key: str | None = None,
                  **params: Any) -> None:
         super().__init__(code, message)
         self.status = status
-        self.key = key or code
+        self.key = key or self.code
         self.params = params
 
 
-def error_response(status: int, code: str, message: str) -> JSONResponse:
+def error_response(status: int, code: ErrorCode | str, message: str) -> JSONResponse:
     return JSONResponse({"error": {"code": code, "message": message}}, status_code=status)
 
 
@@ -74,18 +78,18 @@ async def read_json(request: Request) -> dict[str, Any]:
     """The request's JSON object, at most :data:`MAX_BODY` bytes; raises ``bad_request``, ``too_large``,
     ``bad_json``."""
     if request.headers.get("content-type", "").split(";")[0].strip() != "application/json":
-        raise XuezhanError("bad_request", "send JSON (Content-Type: application/json)")
+        raise XuezhanError(ErrorCode.BAD_REQUEST, "send JSON (Content-Type: application/json)")
     body = b""
     async for chunk in request.stream():
         body += chunk
         if len(body) > MAX_BODY:
-            raise XuezhanError("too_large", "the request is too large")
+            raise XuezhanError(ErrorCode.TOO_LARGE, "the request is too large")
     try:
         data = json.loads(body or b"{}")
     except (json.JSONDecodeError, UnicodeDecodeError, RecursionError):
-        raise XuezhanError("bad_json", "the request is not valid JSON") from None
+        raise XuezhanError(ErrorCode.BAD_JSON, "the request is not valid JSON") from None
     if not isinstance(data, dict):
-        raise XuezhanError("bad_json", "the request must be a JSON object")
+        raise XuezhanError(ErrorCode.BAD_JSON, "the request must be a JSON object")
     return data
 
 
@@ -116,16 +120,16 @@ class AppState:
     async def signed_in(self, request: Request) -> Account:
         account = await self.current_account(request)
         if account is None:
-            raise ApiError("not_signed_in", "sign in first", status=401)
+            raise ApiError(ErrorCode.NOT_SIGNED_IN, "sign in first", status=401)
         return account
 
     def limited(self, request: Request) -> None:
         if not self.http_limit.allow(address(request)):
-            raise ApiError("rate_limited", "too many requests; wait a moment", status=429)
+            raise ApiError(ErrorCode.RATE_LIMITED, "too many requests; wait a moment", status=429)
 
     def attempt(self, request: Request, name: str) -> None:
         if not self.attempts.allow(f"name:{name_key(name)}", f"address:{address(request)}"):
-            raise ApiError("rate_limited", "too many attempts; wait a few minutes", status=429)
+            raise ApiError(ErrorCode.RATE_LIMITED, "too many attempts; wait a few minutes", status=429)
 
     async def relief_json(self, account: Account) -> dict[str, Any]:
         config = self.config

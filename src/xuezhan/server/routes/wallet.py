@@ -6,6 +6,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Route
 
+from ...ids import ErrorCode
 from ..bank import Account
 from ..words import wallet_text
 from .state import ApiError, AppState, endpoint, in_thread, lang_of, today
@@ -23,7 +24,7 @@ async def wallet(app: AppState, request: Request) -> Response:
 async def relief(app: AppState, request: Request) -> Response:
     config = app.config
     account = await app.signed_in(request)
-    refused = ApiError("relief_unavailable", "relief is for balances under the floor, once a day", status=409,
+    refused = ApiError(ErrorCode.RELIEF_UNAVAILABLE, "relief is for balances under the floor, once a day", status=409,
                        floor=config.relief_floor, count=config.relief_floor)
     if account.balance >= config.relief_floor:
         raise refused

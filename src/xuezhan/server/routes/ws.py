@@ -11,6 +11,7 @@ from contextlib import suppress
 from starlette.routing import BaseRoute, WebSocketRoute
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
+from ...ids import ErrorCode
 from ..conn import Conn
 from ..limits import TokenBucket
 from ..protocol import ProtocolError, error_message, parse_client_message
@@ -30,14 +31,14 @@ async def serve_table(app: AppState, websocket: WebSocket) -> None:
     account = await app.current_account(websocket)
     lang = lang_of(websocket, account)
     if account is None:
-        message = error_text("not_signed_in", lang, "sign in first")
-        await websocket.send_text(json.dumps(error_message("not_signed_in", message)))
+        message = error_text(ErrorCode.NOT_SIGNED_IN, lang, "sign in first")
+        await websocket.send_text(json.dumps(error_message(ErrorCode.NOT_SIGNED_IN, message)))
         await websocket.close(code=4401)
         return
     table = app.lobby.get(websocket.path_params["code"])
     if table is None:
-        message = error_text("unknown_room", lang, "no open room has that code")
-        await websocket.send_text(json.dumps(error_message("unknown_room", message)))
+        message = error_text(ErrorCode.UNKNOWN_ROOM, lang, "no open room has that code")
+        await websocket.send_text(json.dumps(error_message(ErrorCode.UNKNOWN_ROOM, message)))
         await websocket.close(code=4404)
         return
     conn = Conn(account, watch=websocket.query_params.get("watch") == "1", queue_size=config.send_queue,
@@ -54,9 +55,9 @@ async def serve_table(app: AppState, websocket: WebSocket) -> None:
             text = received.get("text")
             try:
                 if text is None:
-                    raise ProtocolError("bad_message", "messages are JSON text")
+                    raise ProtocolError(ErrorCode.BAD_MESSAGE, "messages are JSON text")
                 if not bucket.take():
-                    raise ProtocolError("rate_limited", "too many messages; slow down")
+                    raise ProtocolError(ErrorCode.RATE_LIMITED, "too many messages; slow down")
                 msg = parse_client_message(text, config.max_message_bytes)
             except ProtocolError as exc:
                 strikes += 1
