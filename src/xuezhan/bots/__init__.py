@@ -11,6 +11,7 @@ import random
 from collections.abc import Callable
 
 from ..errors import XuezhanError
+from ..ids import ErrorCode
 from .base import Bot
 from .expert import ExpertBot
 from .heuristic import HeuristicBot
@@ -40,7 +41,7 @@ def make_bot(name: str, rng: random.Random | None = None, *, timeout: float = DE
         return policy
     factory = BOTS.get(name)
     if factory is None:
-        raise XuezhanError("unknown_bot", f"unknown bot {name!r}: choose from {', '.join(sorted(BOTS))}, "
+        raise XuezhanError(ErrorCode.UNKNOWN_BOT, f"unknown bot {name!r}: choose from {', '.join(sorted(BOTS))}, "
                                           "cmd:COMMAND or policy:FILE")
     return factory(rng)
 

@@ -24,10 +24,11 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
+from ..ids import Reason
 from ..tiles import Tile, parse_tile, rank_of, tile_name
 from .transfers import Transfer
 
-JIAO_MA: Final = "jiao_ma"
+JIAO_MA: Final = Reason.JIAO_MA
 
 
 def jiao_ma_seat(tile: Tile, dealer: int) -> int:

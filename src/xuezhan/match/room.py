@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from typing import Any, Final
 
 from ..errors import RulesError
+from ..ids import ErrorCode
 from ..rules import MAX_BASE_SCORE, MAX_MULTIPLE, Rules, max_fan
 from ..scoring import multiple_of
 from .errors import MatchError
@@ -198,14 +199,14 @@ class RoomConfig:
 
     def __post_init__(self) -> None:
         if not isinstance(self.rules, Rules):
-            raise MatchError("bad_room", "'rules' must be a Rules value")
+            raise MatchError(ErrorCode.BAD_ROOM, "'rules' must be a Rules value")
         for name, lo, hi in (("coefficient", 0, MAX_COEFFICIENT), ("fee", 0, MAX_FEE), ("hands", 1, MAX_HANDS)):
             value = getattr(self, name)
             if not _is_int(value) or not lo <= value <= hi:
-                raise MatchError("bad_room", f"{name!r} must be an integer from {lo} to {hi}, not {value!r}")
+                raise MatchError(ErrorCode.BAD_ROOM, f"{name!r} must be an integer from {lo} to {hi}, not {value!r}")
         for name in ("items_allowed", "ticket_required"):
             if not isinstance(getattr(self, name), bool):
-                raise MatchError("bad_room", f"{name!r} must be true or false, not {getattr(self, name)!r}")
+                raise MatchError(ErrorCode.BAD_ROOM, f"{name!r} must be true or false, not {getattr(self, name)!r}")
 
     @property
     def base_score(self) -> int:
@@ -215,17 +216,17 @@ class RoomConfig:
     def from_mapping(cls, data: Mapping[str, Any]) -> RoomConfig:
         """Read a room from its JSON mapping; raises :class:`MatchError` (``bad_room``)."""
         if not isinstance(data, Mapping):
-            raise MatchError("bad_room", "a room must be a JSON object")
+            raise MatchError(ErrorCode.BAD_ROOM, "a room must be a JSON object")
         unknown = set(data) - _KEYS
         if unknown:
-            raise MatchError("bad_room", f"unknown room field(s): {', '.join(sorted(unknown))}")
+            raise MatchError(ErrorCode.BAD_ROOM, f"unknown room field(s): {', '.join(sorted(unknown))}")
         raw = data.get("rules", "qq")
         try:
             rules = Rules.preset(raw) if isinstance(raw, str) else Rules.from_mapping(raw)
             if "base_score" in data:
                 rules = rules.with_options({"base_score": data["base_score"]})
         except RulesError as exc:
-            raise MatchError("bad_room", f"rules: {exc.message}") from None
+            raise MatchError(ErrorCode.BAD_ROOM, f"rules: {exc.message}") from None
         return cls(
             rules=rules,
             coefficient=data.get("coefficient", 1),

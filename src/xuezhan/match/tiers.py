@@ -18,6 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Final
 
+from ..ids import ErrorCode
 from ..rules import Rules
 from .errors import MatchError
 from .room import RoomConfig, worst_case_seat
@@ -52,7 +53,7 @@ class Tier:
         extra = dict(options or {})
         clash = STAKE_OPTIONS & set(extra)
         if clash:
-            raise MatchError("bad_room", f"the tier sets {', '.join(sorted(clash))}")
+            raise MatchError(ErrorCode.BAD_ROOM, f"the tier sets {', '.join(sorted(clash))}")
         extra.update({"base_score": self.base_score, "cap_multiple": self.cap_multiple})
         return Rules.preset(preset).with_options(extra)
 
@@ -82,7 +83,7 @@ def tier(tier_id: str) -> Tier:
     for t in TIERS:
         if t.id == tier_id:
             return t
-    raise MatchError("bad_tier", f"no tier {str(tier_id)[:20]!r}: {', '.join(TIER_IDS)}")
+    raise MatchError(ErrorCode.BAD_TIER, f"no tier {str(tier_id)[:20]!r}: {', '.join(TIER_IDS)}")
 
 
 def seat_minimum(room: RoomConfig, room_tier: Tier | None) -> int:
