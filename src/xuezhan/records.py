@@ -1,4 +1,4 @@
-"""Game records (INTERFACES.md): read strictly, replay exactly, write from a played hand.
+"""Game records: read strictly, replay exactly, write from a played hand (docs/interfaces.md §2.4).
 
 A record fixes the start of one hand (rules, dealer, hands + wall, or dice + wall
 layout) and the decisions taken in it. :func:`replay` rebuilds the hand; claim
@@ -166,7 +166,7 @@ def load_record(path: str | Path) -> Record:
 
 
 def tsumogiri(game: Game, seat: int) -> Action:
-    """The record's ``autoplay: "tsumogiri"`` decision for ``seat`` (INTERFACES.md).
+    """The record's ``autoplay: "tsumogiri"`` decision for ``seat`` (docs/interfaces.md §2.4).
 
     Void: the suit with fewest tiles (ties m < p < s). Exchange: three lowest tiles of the
     suit with fewest tiles among those holding three or more. Discards the drawn tile, or

@@ -1,6 +1,6 @@
 """Bots behind one protocol: a seat view and the legal actions in, one action out.
 
-A bot by name (INTERFACES.md "Bots by name"): ``random``, ``heuristic``, ``expert``, ``cmd:COMMAND``
+A bot by name (docs/interfaces.md §3, bots): ``random``, ``heuristic``, ``expert``, ``cmd:COMMAND``
 (an outside program speaking the JSON-lines bot protocol, :mod:`xuezhan.bots.outside`)
 or ``policy:FILE`` (a trained policy, :mod:`xuezhan.bots.policy`, needs PyTorch).
 """

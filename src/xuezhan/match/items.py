@@ -1,4 +1,4 @@
-"""Item cards (道具, RULES.md section 13), for rooms that allow them (off by default).
+"""Item cards (道具, docs/rules.md §13), for rooms that allow them (off by default).
 
 Each card, its effect, and when it may be used (``ItemKind``):
 

@@ -1,4 +1,4 @@
-"""A match: a sequence of hands in a room (RULES.md sections 9-13).
+"""A match: a sequence of hands in a room (docs/rules.md §9-13).
 
 :class:`Match` keeps who sits where, who waits as a bystander, the dealer of the next
 hand, how many hands have been played and everyone's running points.
@@ -8,17 +8,17 @@ bystander bets and item cards of that hand); the caller plays it through
 :meth:`Match.finish_hand`, which returns the :class:`HandResult`: the point transfers
 between people, ready to become coins (:meth:`HandResult.coins`).
 
-Decisions (where RULES.md leaves room):
+Decisions (where docs/rules.md leaves room):
 
-- The dealer (RULES 9): the first hand and every hand after a change among the four
+- The dealer (docs/rules.md §9): the first hand and every hand after a change among the four
   seated players (someone left, escaped, or took a vacated seat) are dealt by the
   dice; otherwise the engine's ``next_dealer`` under ``dealer_rule`` decides (``None``,
   dice, after an escape or with ``dealer_rule = "dice"``).
-- People (RULES 12): the first four people sit in seats 0-3; the fifth to eighth wait
+- People (docs/rules.md §12): the first four people sit in seats 0-3; the fifth to eighth wait
   as bystanders in the order they came and bet on every hand. A seat left empty (its
   player left between hands, or escaped) goes to the bystander who has waited
   longest; with nobody waiting the match waits for someone to :meth:`Match.join`.
-- Escapes (RULES 10): the engine settles them; an escaper leaves the table when the
+- Escapes (docs/rules.md §10): the engine settles them; an escaper leaves the table when the
   hand ends. An escaped winner's result stands in the hand's transfers (credited when
   the hand is settled) and it gets no 退税 refund.
 - Randomness: hand ``k`` is dealt from a generator seeded by ``(seed, k)``, exactly as
@@ -99,7 +99,7 @@ class HandResult:
         return [room.fee] * len(self.seating) + [0] * len(self.bets)
 
     def coins(self, room: RoomConfig, balances: Mapping[str, int]) -> CoinSettlement:
-        """The hand in coins (RULES 11), participants in :attr:`participants` order."""
+        """The hand in coins (docs/rules.md §11), participants in :attr:`participants` order."""
         people = self.participants
         points = self.points()
         return settle_detailed(
@@ -182,7 +182,7 @@ class Hand:
         self.applier(action)
 
     def escape(self, seat: int) -> None:
-        """The seat's player leaves (逃跑/强退, RULES 10); the engine settles it."""
+        """The seat's player leaves (逃跑/强退, docs/rules.md §10); the engine settles it."""
         self.applier(Action(seat, ActionType.ESCAPE))
 
     # --- item cards during the hand ---------------------------------------------------------------------
@@ -321,7 +321,8 @@ class Match:
         return tuple(p for p in self.seats if p is not None)
 
     def next_hand_dealer(self) -> int:
-        """The dealer of the next hand: by ``dealer_rule``, or thrown by the hand's dice (RULES 9)."""
+        """The dealer of the next hand: by ``dealer_rule``, or thrown by the hand's dice
+        (docs/rules.md §9)."""
         seating = self._seating()
         dealer = self.next_dealer if seating == self.last_seating else None
         if dealer is None:

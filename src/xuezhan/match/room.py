@@ -1,4 +1,4 @@
-"""A room: the rules of its table and what its hands cost (RULES.md sections 9-13).
+"""A room: the rules of its table and what its hands cost (docs/rules.md §9-13).
 
 :class:`RoomConfig` is one frozen value, validated when built, that round-trips
 through a JSON mapping (it is stored with the room)::
@@ -33,7 +33,7 @@ from .errors import MatchError
 
 MIN_PEOPLE: Final = 4
 MAX_PEOPLE: Final = 8
-"""Four seats play; up to four more people bet as bystanders (叫马, RULES 12)."""
+"""Four seats play; up to four more people bet as bystanders (叫马, docs/rules.md §12)."""
 
 _KEYS: Final = {"rules", "base_score", "coefficient", "fee", "hands", "items_allowed", "ticket_required"}
 
@@ -50,14 +50,14 @@ wall when drawn, the dealer's 14th tile, a discard after each of at most 16 peng
 a seat), and a bugang on each of those pengs (robbed)."""
 
 ESCAPE_MULTIPLE: Final = 16
-"""An escaper pays each other active seat 16 × base, or a 大叫 near the end (RULES 10); the
+"""An escaper pays each other active seat 16 × base, or a 大叫 near the end (docs/rules.md §10); the
 engine's settlement charges this figure."""
 
 
 def hand_points(rules: Rules, multiple: int = 1) -> int:
     """What one payer pays for a hand of ``multiple`` under ``rules``, in points: base × multiple
-    (RULES 6, as :class:`~xuezhan.scoring.Score` counts ``hand_points``): the unit in which the bots
-    weigh a risk, and of an escape's cost."""
+    (docs/rules.md §6, as :class:`~xuezhan.scoring.Score` counts ``hand_points``): the unit in
+    which the bots weigh a risk, and of an escape's cost."""
     return rules.base_score * multiple
 
 
@@ -134,7 +134,7 @@ def worst_case_seat(rules: Rules) -> SeatLoss:
 
 
 def worst_case_escape(rules: Rules) -> int:
-    """The most an escape costs the escaper under ``rules`` (RULES 10): each of three seats paid
+    """The most an escape costs the escaper under ``rules`` (docs/rules.md §10): each of three seats paid
     :data:`ESCAPE_MULTIPLE` × base or a 大叫 (scored as any hand, at most
     :func:`worst_case_multiple`), whichever is more."""
     return 3 * max(hand_points(rules, ESCAPE_MULTIPLE), hand_points(rules, worst_case_multiple(rules)))
@@ -186,7 +186,7 @@ class RoomConfig:
     - ``fee``: A, coins the house takes from each seated player every hand (每盘回收);
       bystanders pay no fee (they hold no seat).
     - ``hands``: how many hands a match in this room lasts.
-    - ``items_allowed``: item cards may be used (RULES 13; off by default).
+    - ``items_allowed``: item cards may be used (docs/rules.md §13; off by default).
     - ``ticket_required``: a tournament room: each player enters with a match ticket (比赛卡).
     """
 

@@ -1,7 +1,7 @@
 """Rooms in tiers (新手场, 初级场, 中级场, 高级场), as the coin rooms of the platforms have them.
 
 A tier fixes a room's stake: the rules' base score (底分) and a cap on a hand's multiple
-(封顶), the coefficient N (房间系数) and the fee A (每盘回收) of RULES 11, and the
+(封顶), the coefficient N (房间系数) and the fee A (每盘回收) of docs/rules.md §11, and the
 balance a player needs to sit down (``min_balance``). :func:`max_hand_loss` bounds what
 one hand can take from one seat in points, by the settlement's own bound
 (:mod:`xuezhan.match.room`); ``max_loss`` is that in coins plus the fee. The seeds give one
@@ -9,7 +9,7 @@ room (N = 200, A = 400, base 6, seed 002): it is the senior tier; the lower tier
 down (docs/decisions.md).
 
 A tier's minimum balance always covers an escape (16 × base to each of three seats, or a
-capped 大叫 each, RULES 10: :func:`~xuezhan.match.room.worst_case_escape`) and the fee: whoever
+capped 大叫 each, docs/rules.md §10: :func:`~xuezhan.match.room.worst_case_escape`) and the fee: whoever
 may sit down can pay for leaving.
 """
 

@@ -94,7 +94,7 @@ def why_unavailable() -> str | None:
 def refusal(rules: Rules, bots: Sequence[str] = ()) -> str | None:
     """Why the compiled core cannot play these rules with these bots (``None``: it can).
 
-    Every option of RULES 14 is played natively; bystanders, item cards and escapes are not
+    Every option of docs/rules.md §14 is played natively; bystanders, item cards and escapes are not
     (self-play has none), nor any bot but those of :data:`NATIVE_BOTS`. Refused as well: a core
     built from other tables than these (:func:`stale`), an option it is not passed
     (:data:`xuezhan.native.layout.REFUSED`, or one not listed at all) set to anything but its default,

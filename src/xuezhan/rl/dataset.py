@@ -25,8 +25,8 @@ played by any worker in any order (:func:`xuezhan.scale.map_shards`, ``--workers
   ``points``         int32                             the seat's points for the whole hand
   =================  ================================  ==========================================
 
-- ``_records/shard-IIIII.jsonl``: the game record of each hand of the shard (INTERFACES
-  "Game records") with its ``"id"``, the ``record_id`` of its rows. (Readers of Parquet
+- ``_records/shard-IIIII.jsonl``: the game record of each hand of the shard (docs/interfaces.md
+  §2.4, records) with its ``"id"``, the ``record_id`` of its rows. (Readers of Parquet
   folders skip names that begin with ``_``: ``pandas.read_parquet(DIR)`` reads the rows.)
 
 The observations are rebuilt by replaying each finished hand on a learning table

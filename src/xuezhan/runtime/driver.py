@@ -155,7 +155,7 @@ class HandDriver:
         self.apply(action)
 
     def escape(self, seat: int) -> bool:
-        """The seat's player leaves the hand (逃跑, RULES 10); ``False`` if it cannot (any more)."""
+        """The seat's player leaves the hand (逃跑, docs/rules.md §10); ``False`` if it cannot (any more)."""
         if not self.game.can_escape(seat):
             return False
         self.apply(Action(seat, ActionType.ESCAPE))
