@@ -20,6 +20,7 @@ from xuezhan.bots.heuristic import HeuristicBot
 from xuezhan.encoding import OBS_FIELDS, OBS_SIZE
 from xuezhan.engine.actions import REASONS, ActionType
 from xuezhan.errors import XuezhanError
+from xuezhan.ids import EventKind
 from xuezhan.native import gen, layout
 from xuezhan.rules import BASE_PATTERNS, EXTRAS, Rules
 
@@ -188,7 +189,13 @@ def test_the_header_carries_the_observation_layout_and_the_heuristics_tunables()
 def test_the_event_codes_are_event_types() -> None:
     assert len(set(layout.EVENT_CODES)) == len(layout.EVENT_CODES)
     for kind in layout.EVENT_CODES:
+        assert isinstance(kind, EventKind)
         vocab.term(vocab.Kind.EVENT, kind)  # raises for an unknown one
+
+
+def test_every_event_kind_is_compiled_or_said_not_to_be() -> None:
+    assert not set(layout.EVENT_CODES) & layout.UNCOMPILED_EVENTS.keys()
+    assert set(layout.EVENT_CODES) | layout.UNCOMPILED_EVENTS.keys() == set(EventKind)
 
 
 def test_the_header_is_written_once(tmp_path: Path) -> None:

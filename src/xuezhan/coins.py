@@ -1,4 +1,4 @@
-"""Coins (游戏币) in rooms: a hand's points become coins (RULES.md section 11).
+"""Coins (游戏币) in rooms: a hand's points become coins (docs/rules.md §11).
 
 A room has a coefficient ``N`` (房间系数) and a fee ``A`` (每盘回收). Each seat's coin
 change is ``points × N − A``: with N = 200 and A = 400, a winner of +54 points
@@ -116,7 +116,8 @@ def settle_detailed(
 
 
 def settle(points: Sequence[int], balances: Sequence[int], coefficient: int, fee: int) -> list[int]:
-    """The coin change of each seat for one finished hand (RULES.md section 11; INTERFACES.md).
+    """The coin change of each seat for one finished hand (docs/rules.md §11; docs/interfaces.md
+    §6.1, python-promised).
 
     ``points`` are the seats' point results (summing to zero), ``balances`` their coins
     before the hand, ``coefficient`` N, ``fee`` A. Raises ``ValueError`` on inconsistent

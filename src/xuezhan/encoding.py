@@ -57,6 +57,7 @@ import numpy.typing as npt
 from .engine.actions import ACTION_SPACE_SIZE, Action, action_index
 from .engine.state import RIVER_CLAIMED
 from .engine.views import SeatView, visible_events
+from .ids import EventKind
 
 if TYPE_CHECKING:
     from .engine.game import Game
@@ -130,7 +131,7 @@ _ZEROS: Final = array("f", bytes(4 * OBS_SIZE))
 
 _GLOBAL_ZEROS: Final = array("f", bytes(4 * _SEAT0))
 _BLOCK_ZEROS: Final = array("f", bytes(4 * _SEAT_BLOCK))
-_TABLE_EVENTS: Final = frozenset({"start", "wall_empty", "end"})
+_TABLE_EVENTS: Final = frozenset({EventKind.START, EventKind.WALL_EMPTY, EventKind.END})
 """Events that may change every seat's block (voids revealed, hands laid down at the end)."""
 
 
@@ -221,8 +222,8 @@ def _fill(view: SeatView) -> array[float]:
 
 
 _QUIET_EVENTS: Final = frozenset({
-    "draw", "turn", "exchange_chosen", "dingque_chosen", "exchange", "exchange_received", "swap",
-    "pass_hu", "exchange_done",
+    EventKind.DRAW, EventKind.TURN, EventKind.EXCHANGE_CHOSEN, EventKind.DINGQUE_CHOSEN, EventKind.EXCHANGE,
+    EventKind.EXCHANGE_RECEIVED, EventKind.SWAP, EventKind.PASS_HU, EventKind.EXCHANGE_DONE,
 })
 """Events that change no seat block but the ``concealed`` and ``shown`` fields, which
 :meth:`ObservationCache.observe` writes again at every call."""
@@ -280,13 +281,15 @@ class ObservationCache:
         me = view.seat
         rebuild: set[int] = set()
         paid = False
+        # the kinds compared below, bound once (a member's lookup costs more than the comparison)
+        pay, discard, peng, dingque = EventKind.PAY, EventKind.DISCARD, EventKind.PENG, EventKind.DINGQUE
         for ev in events:
             kind = ev["type"]
             if kind in _QUIET_EVENTS:
                 continue
-            if kind == "pay":  # the only change of the points
+            if kind == pay:  # the only change of the points
                 paid = True
-            elif kind == "discard":
+            elif kind == discard:
                 s = ev["seat"]
                 t = ev["tile"]
                 base = ((s - me) % 4) * _SEAT_BLOCK
@@ -294,7 +297,7 @@ class ObservationCache:
                 buf[_RIVER + base + t] += 1
                 rivers[s] += 1
                 public[t] += 1
-            elif kind == "peng":
+            elif kind == peng:
                 src = ev["from"]
                 t = ev["tile"]
                 base = ((src - me) % 4) * _SEAT_BLOCK
@@ -302,7 +305,7 @@ class ObservationCache:
                 buf[_RIVER + base + t] -= 1
                 buf[_PENG + ((ev["seat"] - me) % 4) * _SEAT_BLOCK + t] = 1.0
                 public[t] += 2  # the river tile goes into the meld, with two from the hand
-            elif kind == "dingque":  # every seat's void, shown at once
+            elif kind == dingque:  # every seat's void, shown at once
                 for s, void in enumerate(ev["voids"]):
                     at = _VOID + ((s - me) % 4) * _SEAT_BLOCK
                     buf[at : at + 4] = _VOID_ONE_HOT[3 if void is None else void]

@@ -1,4 +1,4 @@
-"""Game records (INTERFACES.md): read strictly, replay exactly, write from a played hand.
+"""Game records: read strictly, replay exactly, write from a played hand (docs/interfaces.md §2.4).
 
 A record fixes the start of one hand (rules, dealer, hands + wall, or dice + wall
 layout) and the decisions taken in it. :func:`replay` rebuilds the hand; claim
@@ -18,6 +18,7 @@ from .engine.actions import Action, ActionType
 from .engine.deal import Deal, deal_from_layout, validate_deal
 from .engine.game import EXCHANGE_DIRECTIONS, Game, Phase
 from .errors import DealError, IllegalActionError, RecordError, RulesError, XuezhanError
+from .ids import ErrorCode
 from .rules import Rules
 from .tiles import format_tiles, parse_tiles
 
@@ -57,11 +58,11 @@ class Record:
 
 def _tiles(value: Any, what: str) -> list[int]:
     if not isinstance(value, str):
-        raise RecordError("bad_record", f"{what} must be a tile string")
+        raise RecordError(ErrorCode.BAD_RECORD, f"{what} must be a tile string")
     try:
         return parse_tiles(value)
     except XuezhanError as exc:
-        raise RecordError("bad_tiles", f"{what}: {exc.message}") from None
+        raise RecordError(ErrorCode.BAD_TILES, f"{what}: {exc.message}") from None
 
 
 def _whole(value: Any) -> bool:
@@ -72,36 +73,36 @@ def _check_place(data: Mapping[str, Any]) -> None:
     """``seed`` (the hand's) and ``match`` (``{"seed", "hand_no"}``, its place in a match) are
     information only, but a record that gives them gives them right."""
     if "seed" in data and not _whole(data["seed"]):
-        raise RecordError("bad_record", "'seed' must be an integer")
+        raise RecordError(ErrorCode.BAD_RECORD, "'seed' must be an integer")
     if "match" in data:
         place = data["match"]
         if (not isinstance(place, Mapping) or set(place) != {"seed", "hand_no"} or not _whole(place["seed"])
                 or not _whole(place["hand_no"]) or place["hand_no"] < 1):
-            raise RecordError("bad_record", "'match' must be {\"seed\": integer, \"hand_no\": integer from 1}")
+            raise RecordError(ErrorCode.BAD_RECORD, "'match' must be {\"seed\": integer, \"hand_no\": integer from 1}")
 
 
 def parse_record(data: Any) -> Record:
     """Read a record (already decoded JSON). Raises :class:`RecordError` with a stable code."""
     if not isinstance(data, Mapping):
-        raise RecordError("bad_record", "a record must be a JSON object")
+        raise RecordError(ErrorCode.BAD_RECORD, "a record must be a JSON object")
     unknown = set(data) - _KEYS
     if unknown:
-        raise RecordError("unknown_field", f"unknown record field(s): {', '.join(sorted(unknown))}")
+        raise RecordError(ErrorCode.UNKNOWN_FIELD, f"unknown record field(s): {', '.join(sorted(unknown))}")
     _check_place(data)
     raw_rules = data.get("rules", "qq")
     try:
         rules = Rules.preset(raw_rules) if isinstance(raw_rules, str) else Rules.from_mapping(raw_rules)
     except RulesError as exc:
-        raise RecordError("bad_rules", f"rules: {exc.message}") from None
+        raise RecordError(ErrorCode.BAD_RULES, f"rules: {exc.message}") from None
     dealer = data.get("dealer", 0)
     if not isinstance(dealer, int) or isinstance(dealer, bool) or not 0 <= dealer <= 3:
-        raise RecordError("bad_dealer", "'dealer' must be a seat number 0-3")
+        raise RecordError(ErrorCode.BAD_DEALER, "'dealer' must be a seat number 0-3")
     if "hands" in data or "wall" in data:
         if "dice" in data or "wall_layout" in data:
-            raise RecordError("bad_record", "give either hands + wall, or dice + wall_layout, not both")
+            raise RecordError(ErrorCode.BAD_RECORD, "give either hands + wall, or dice + wall_layout, not both")
         hands_raw = data.get("hands")
         if not isinstance(hands_raw, list) or len(hands_raw) != 4:
-            raise RecordError("bad_hands", "'hands' must be a list of four tile strings")
+            raise RecordError(ErrorCode.BAD_HANDS, "'hands' must be a list of four tile strings")
         hands = [_tiles(h, f"hands[{i}]") for i, h in enumerate(hands_raw)]
         wall = _tiles(data.get("wall"), "wall")
         deal = Deal(tuple(tuple(h) for h in hands), tuple(wall))
@@ -113,16 +114,16 @@ def parse_record(data: Any) -> Record:
         dice = data.get("dice")
         if (not isinstance(dice, list) or len(dice) != 2
                 or not all(isinstance(d, int) and not isinstance(d, bool) and 1 <= d <= 6 for d in dice)):
-            raise RecordError("bad_dice", "'dice' must be two numbers from 1 to 6")
+            raise RecordError(ErrorCode.BAD_DICE, "'dice' must be two numbers from 1 to 6")
         layout = _tiles(data.get("wall_layout"), "wall_layout")
         if len(layout) != 108:
-            raise RecordError("not_108_tiles", f"'wall_layout' has {len(layout)} tiles, expected 108")
+            raise RecordError(ErrorCode.NOT_108_TILES, f"'wall_layout' has {len(layout)} tiles, expected 108")
         deal = deal_from_layout(layout, (dice[0], dice[1]), dealer)
     else:
-        raise RecordError("bad_record", "a record needs hands + wall, or dice + wall_layout")
+        raise RecordError(ErrorCode.BAD_RECORD, "a record needs hands + wall, or dice + wall_layout")
     actions_raw = data.get("actions", [])
     if not isinstance(actions_raw, list):
-        raise RecordError("bad_record", "'actions' must be a list")
+        raise RecordError(ErrorCode.BAD_RECORD, "'actions' must be a list")
     actions = []
     for i, a in enumerate(actions_raw):
         try:
@@ -131,18 +132,18 @@ def parse_record(data: Any) -> Record:
             raise RecordError(exc.code, f"actions[{i}]: {exc.message}") from None
     autoplay = data.get("autoplay")
     if autoplay not in (None, "tsumogiri"):
-        raise RecordError("bad_autoplay", f"'autoplay' must be \"tsumogiri\" or absent, not {autoplay!r}")
+        raise RecordError(ErrorCode.BAD_AUTOPLAY, f"'autoplay' must be \"tsumogiri\" or absent, not {autoplay!r}")
     direction = None
     if "exchange_direction" in data:
         name = data["exchange_direction"]
         if not isinstance(name, str) or name not in EXCHANGE_DIRECTIONS:
-            raise RecordError("bad_record", "'exchange_direction' must be counter, opposite or clockwise")
+            raise RecordError(ErrorCode.BAD_RECORD, "'exchange_direction' must be counter, opposite or clockwise")
         direction = EXCHANGE_DIRECTIONS[name]
     elif rules.exchange_three == "random":
-        raise RecordError("bad_record", "exchange_three = random needs the record's 'exchange_direction'")
+        raise RecordError(ErrorCode.BAD_RECORD, "exchange_three = random needs the record's 'exchange_direction'")
     bystanders = data.get("bystanders", 0)
     if not isinstance(bystanders, int) or isinstance(bystanders, bool) or not 0 <= bystanders <= 4:
-        raise RecordError("bad_record", "'bystanders' must be a number from 0 to 4")
+        raise RecordError(ErrorCode.BAD_RECORD, "'bystanders' must be a number from 0 to 4")
     return Record(rules, dealer, deal, tuple(actions), autoplay, direction, bystanders)
 
 
@@ -151,13 +152,13 @@ def load_record(path: str | Path) -> Record:
     try:
         text = Path(path).read_text(encoding="utf-8")
     except OSError as exc:
-        raise RecordError("unreadable", f"cannot read {path}: {exc.strerror}") from None
+        raise RecordError(ErrorCode.UNREADABLE, f"cannot read {path}: {exc.strerror}") from None
     except UnicodeDecodeError:
-        raise RecordError("bad_json", f"{path} is not UTF-8 text") from None
+        raise RecordError(ErrorCode.BAD_JSON, f"{path} is not UTF-8 text") from None
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
-        raise RecordError("bad_json", f"{path} is not valid JSON: {exc}") from None
+        raise RecordError(ErrorCode.BAD_JSON, f"{path} is not valid JSON: {exc}") from None
     return parse_record(data)
 
 
@@ -165,7 +166,7 @@ def load_record(path: str | Path) -> Record:
 
 
 def tsumogiri(game: Game, seat: int) -> Action:
-    """The record's ``autoplay: "tsumogiri"`` decision for ``seat`` (INTERFACES.md).
+    """The record's ``autoplay: "tsumogiri"`` decision for ``seat`` (docs/interfaces.md §2.4).
 
     Void: the suit with fewest tiles (ties m < p < s). Exchange: three lowest tiles of the
     suit with fewest tiles among those holding three or more. Discards the drawn tile, or
@@ -174,7 +175,7 @@ def tsumogiri(game: Game, seat: int) -> Action:
     """
     legal = game.legal_actions(seat)
     if not legal:
-        raise IllegalActionError("not_your_turn", f"seat {seat} has nothing to do")
+        raise IllegalActionError(ErrorCode.NOT_YOUR_TURN, f"seat {seat} has nothing to do")
     s = game.seat_state(seat)
     sizes = s.suit_sizes
     kinds = {a.type for a in legal}
@@ -215,12 +216,12 @@ def replay(record: Record) -> tuple[Game, bool]:
             game.apply(action)
         except IllegalActionError as exc:
             where = f"actions[{index}]" if index is not None else "autoplay"
-            raise RecordError("illegal_action", f"{where} ({action}): {exc.code}: {exc.message}") from None
+            raise RecordError(ErrorCode.ILLEGAL_ACTION, f"{where} ({action}): {exc.code}: {exc.message}") from None
 
     while not game.over:
         pending = game.pending()
         if not pending:  # cannot happen while the hand runs
-            raise RecordError("stuck", "no seat can act")
+            raise RecordError(ErrorCode.STUCK, "no seat can act")
         if i < len(actions):
             a = actions[i]
             in_window = game.phase is Phase.CLAIM or game.phase is Phase.ROB
@@ -242,7 +243,7 @@ def replay(record: Record) -> tuple[Game, bool]:
             return game, False
         apply(tsumogiri(game, pending[0]), None)
     if i < len(actions):
-        raise RecordError("actions_after_end", f"actions[{i}] ({actions[i]}) comes after the end of the hand")
+        raise RecordError(ErrorCode.ACTIONS_AFTER_END, f"actions[{i}] ({actions[i]}) comes after the end of the hand")
     return game, True
 
 

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from typing import Any, Final, TypeVar
 
 from .errors import XuezhanError
+from .ids import ErrorCode
 
 R = TypeVar("R")
 
@@ -55,9 +56,9 @@ def shards(total: int, size: int) -> tuple[Shard, ...]:
 def check_workers(workers: int, backend: str) -> None:
     """Bad input (``bad_workers``, ``bad_backend``) before any work starts."""
     if backend not in BACKENDS:
-        raise XuezhanError("bad_backend", f"--backend is one of {', '.join(BACKENDS)}, not {backend!r}")
+        raise XuezhanError(ErrorCode.BAD_BACKEND, f"--backend is one of {', '.join(BACKENDS)}, not {backend!r}")
     if not isinstance(workers, int) or workers < 1:
-        raise XuezhanError("bad_workers", f"--workers must be at least 1, not {workers!r}")
+        raise XuezhanError(ErrorCode.BAD_WORKERS, f"--workers must be at least 1, not {workers!r}")
 
 
 def map_shards(
@@ -115,7 +116,7 @@ def _map_ray(
     try:
         import ray
     except ImportError:
-        raise XuezhanError("missing_extra", "--backend ray needs Ray: pip install 'xuezhan[ray]'") from None
+        raise XuezhanError(ErrorCode.MISSING_EXTRA, "--backend ray needs Ray: pip install 'xuezhan[ray]'") from None
     started = False
     if not ray.is_initialized():
         address = os.environ.get("RAY_ADDRESS")
@@ -125,7 +126,7 @@ def _map_ray(
             else:
                 ray.init(num_cpus=workers, include_dashboard=False, log_to_driver=False, logging_level=logging.WARNING)
         except (ConnectionError, RuntimeError, ValueError) as exc:
-            raise XuezhanError("ray_unavailable", f"cannot start or reach a Ray cluster: {exc}") from None
+            raise XuezhanError(ErrorCode.RAY_UNAVAILABLE, f"cannot start or reach a Ray cluster: {exc}") from None
         started = True
     try:
         task: Any = ray.remote(num_cpus=1)(_run_shard)

@@ -13,6 +13,7 @@ from typing import Any
 from .bots import DEFAULT_TIMEOUT, Bot, bot_faults, close_bot, make_bot
 from .engine.game import Game
 from .errors import XuezhanError
+from .ids import ErrorCode, EventKind
 from .match import Hand, Match, RoomConfig, hand_record, hand_seed
 from .rules import Rules
 from .runtime import HandDriver, MatchRuntime, Seat
@@ -79,7 +80,7 @@ class Stats:
         self.records.extend(other.records)
 
     def add(self, game: Game, names: Sequence[str]) -> None:
-        exhausted = any(e.get("type") == "wall_empty" for e in game.events[-3:])
+        exhausted = any(e.get("type") == EventKind.WALL_EMPTY for e in game.events[-3:])
         self.add_result(game.deltas(), [(w.seat, w.score.fan) for w in game.winners], exhausted, names)
 
     def add_result(
@@ -258,7 +259,8 @@ def simulate(
         if why is None and rotate and len(set(bot_names)) > 1:
             why = "the compiled core plays the same bot at a seat for a whole batch: no rotation"
         if why is not None:
-            raise XuezhanError("native_unavailable" if not native.available() else "native_refused", why)
+            code = ErrorCode.NATIVE_UNAVAILABLE if not native.available() else ErrorCode.NATIVE_REFUSED
+            raise XuezhanError(code, why)
     elif engine != "python":
         raise ValueError(f"no engine {engine!r}: python or native")
     job = SimulateShard(tuple(bot_names), seed, rules, rotate, keep_records, bot_timeout, engine)

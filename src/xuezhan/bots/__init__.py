@@ -1,6 +1,6 @@
 """Bots behind one protocol: a seat view and the legal actions in, one action out.
 
-A bot by name (INTERFACES.md "Bots by name"): ``random``, ``heuristic``, ``expert``, ``cmd:COMMAND``
+A bot by name (docs/interfaces.md §3, bots): ``random``, ``heuristic``, ``expert``, ``cmd:COMMAND``
 (an outside program speaking the JSON-lines bot protocol, :mod:`xuezhan.bots.outside`)
 or ``policy:FILE`` (a trained policy, :mod:`xuezhan.bots.policy`, needs PyTorch).
 """
@@ -11,6 +11,7 @@ import random
 from collections.abc import Callable
 
 from ..errors import XuezhanError
+from ..ids import ErrorCode
 from .base import Bot
 from .expert import ExpertBot
 from .heuristic import HeuristicBot
@@ -40,7 +41,7 @@ def make_bot(name: str, rng: random.Random | None = None, *, timeout: float = DE
         return policy
     factory = BOTS.get(name)
     if factory is None:
-        raise XuezhanError("unknown_bot", f"unknown bot {name!r}: choose from {', '.join(sorted(BOTS))}, "
+        raise XuezhanError(ErrorCode.UNKNOWN_BOT, f"unknown bot {name!r}: choose from {', '.join(sorted(BOTS))}, "
                                           "cmd:COMMAND or policy:FILE")
     return factory(rng)
 

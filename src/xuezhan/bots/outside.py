@@ -27,6 +27,7 @@ from typing import IO, Any
 from ..engine.actions import Action
 from ..engine.views import SeatView
 from ..errors import XuezhanError
+from ..ids import ErrorCode
 from ..records import json_line
 from .heuristic import HeuristicBot
 from .protocol import end_message, request_message, start_message
@@ -74,11 +75,11 @@ def split_command(command: str) -> list[str]:
     try:
         argv = shlex.split(command)
     except ValueError as exc:
-        raise XuezhanError("unknown_bot", f"cmd:{command}: {exc}") from None
+        raise XuezhanError(ErrorCode.UNKNOWN_BOT, f"cmd:{command}: {exc}") from None
     if not argv:
-        raise XuezhanError("unknown_bot", "cmd: needs a command, e.g. cmd:python mybot.py")
+        raise XuezhanError(ErrorCode.UNKNOWN_BOT, "cmd: needs a command, e.g. cmd:python mybot.py")
     if shutil.which(argv[0]) is None:
-        raise XuezhanError("unknown_bot", f"cmd:{command}: no program {argv[0]!r} found")
+        raise XuezhanError(ErrorCode.UNKNOWN_BOT, f"cmd:{command}: no program {argv[0]!r} found")
     return argv
 
 
@@ -87,7 +88,7 @@ class OutsideBot:
 
     def __init__(self, command: str, rng: random.Random, *, timeout: float = DEFAULT_TIMEOUT) -> None:
         if not timeout > 0:
-            raise XuezhanError("bad_input", f"the bot timeout must be positive, not {timeout!r}")
+            raise XuezhanError(ErrorCode.BAD_INPUT, f"the bot timeout must be positive, not {timeout!r}")
         self.name = f"cmd:{command}"
         self.argv = split_command(command)
         self.timeout = timeout

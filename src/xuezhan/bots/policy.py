@@ -18,6 +18,7 @@ from ..encoding import OBS_SIZE, observation_list
 from ..engine.actions import ACTION_SPACE_SIZE, Action, action_index
 from ..engine.views import SeatView
 from ..errors import XuezhanError
+from ..ids import ErrorCode
 
 FORMAT = "xuezhan-policy-1"
 
@@ -26,7 +27,7 @@ def _torch() -> Any:
     try:
         import torch
     except ImportError:
-        raise XuezhanError("missing_extra",
+        raise XuezhanError(ErrorCode.MISSING_EXTRA,
                            "a policy bot needs PyTorch: pip install 'xuezhan[train]'") from None
     return torch
 
@@ -56,18 +57,18 @@ def load_policy(path: str | Path) -> Any:
     try:
         data = torch.load(str(path), map_location="cpu", weights_only=True)
     except FileNotFoundError:
-        raise XuezhanError("unreadable", f"no policy file {path}") from None
+        raise XuezhanError(ErrorCode.UNREADABLE, f"no policy file {path}") from None
     except Exception as exc:  # torch raises many kinds for a file that is not its own
-        raise XuezhanError("bad_policy", f"{path} is not a policy file: {exc}") from None
+        raise XuezhanError(ErrorCode.BAD_POLICY, f"{path} is not a policy file: {exc}") from None
     if not isinstance(data, dict) or data.get("format") != FORMAT:
-        raise XuezhanError("bad_policy", f"{path} is not a policy file (format {FORMAT})")
+        raise XuezhanError(ErrorCode.BAD_POLICY, f"{path} is not a policy file (format {FORMAT})")
     if data.get("obs_size") != OBS_SIZE or data.get("actions") != ACTION_SPACE_SIZE:
-        raise XuezhanError("bad_policy", f"{path} was trained for another observation or action space")
+        raise XuezhanError(ErrorCode.BAD_POLICY, f"{path} was trained for another observation or action space")
     model = build_policy(data["hidden"])
     try:
         model.load_state_dict(data["state_dict"])
     except (RuntimeError, KeyError, TypeError) as exc:
-        raise XuezhanError("bad_policy", f"{path}: {exc}") from None
+        raise XuezhanError(ErrorCode.BAD_POLICY, f"{path}: {exc}") from None
     model.eval()
     return model
 

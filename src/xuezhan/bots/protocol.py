@@ -1,4 +1,4 @@
-"""The bot protocol over JSON lines (INTERFACES.md "Bot protocol"), both ways.
+"""The bot protocol over JSON lines (docs/interfaces.md §4, bot protocol), both ways.
 
 xuezhan sends an outside bot one JSON object per line:
 
@@ -34,7 +34,7 @@ from .base import Bot
 
 
 def rules_json(rules: Rules) -> dict[str, Any]:
-    """Every option of ``rules`` by its RULES 14 name, with ``preset`` (readable by
+    """Every option of ``rules`` by its docs/rules.md §14 name, with ``preset`` (readable by
     :meth:`Rules.from_mapping`)."""
     out: dict[str, Any] = {"preset": rules.preset_name}
     for f in dataclasses.fields(rules):

@@ -9,6 +9,7 @@ from typing import Any
 
 from ..bots import DEFAULT_TIMEOUT, close_bot, make_bot
 from ..errors import XuezhanError
+from ..ids import ErrorCode
 from ..rules import Rules
 from ..scale import Shard, check_workers, map_shards, shards
 from .duplicate import DEALS_PER_SHARD, BotTally, DuplicateShard, ShardResult, pairs_of
@@ -64,9 +65,9 @@ def check_bots(bots: Sequence[str]) -> tuple[str, ...]:
     """Two or more distinct bot names that :func:`~xuezhan.bots.make_bot` knows (bad input otherwise)."""
     names = tuple(bots)
     if len(names) < 2:
-        raise XuezhanError("bad_bots", "a league needs at least two bots, comma-separated")
+        raise XuezhanError(ErrorCode.BAD_BOTS, "a league needs at least two bots, comma-separated")
     if len(set(names)) != len(names):
-        raise XuezhanError("bad_bots", "each bot plays once in a league: the names must differ")
+        raise XuezhanError(ErrorCode.BAD_BOTS, "each bot plays once in a league: the names must differ")
     for name in names:
         close_bot(make_bot(name))  # unknown_bot before any work starts
     return names
@@ -106,10 +107,10 @@ def run_league(
     result for the same seed whatever the workers and the backend."""
     names = check_bots(bots)
     if not isinstance(deals, int) or deals < 1:
-        raise XuezhanError("bad_deals", "--deals must be at least 1")
+        raise XuezhanError(ErrorCode.BAD_DEALS, "--deals must be at least 1")
     check_workers(workers, backend)
     if not bot_timeout > 0:
-        raise XuezhanError("bad_input", "--bot-timeout must be positive")
+        raise XuezhanError(ErrorCode.BAD_INPUT, "--bot-timeout must be positive")
     rules = rules or Rules.preset("qq")
     start = time.perf_counter()
     parts = map_shards(DuplicateShard(names, seed, rules, bot_timeout), shards(deals, DEALS_PER_SHARD),

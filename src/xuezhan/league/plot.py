@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import XuezhanError
+from ..ids import ErrorCode
 from .league import LeagueResult
 
 
@@ -18,7 +19,7 @@ def plot_league(result: LeagueResult, path: Path) -> None:
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
     except ImportError:
-        raise XuezhanError("missing_extra", "--plot needs matplotlib: pip install 'xuezhan[plot]'") from None
+        raise XuezhanError(ErrorCode.MISSING_EXTRA, "--plot needs matplotlib: pip install 'xuezhan[plot]'") from None
     fig: Any
     fig, (left, right) = plt.subplots(1, 2, figsize=(11, 4.2))
     names = list(result.bots)
@@ -39,7 +40,7 @@ def plot_league(result: LeagueResult, path: Path) -> None:
     try:
         fig.savefig(path, dpi=110)
     except OSError as exc:
-        raise XuezhanError("unwritable", f"cannot write {path}: {exc.strerror}") from None
+        raise XuezhanError(ErrorCode.UNWRITABLE, f"cannot write {path}: {exc.strerror}") from None
     finally:
         plt.close(fig)
 

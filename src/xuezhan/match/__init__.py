@@ -1,6 +1,6 @@
 """The match layer: rooms, matches of several hands, bystander bets and item cards.
 
-It sits above the hand engine (RULES.md sections 9-13) and imports it; the engine
+It sits above the hand engine (docs/rules.md §9-13) and imports it; the engine
 never imports this package. Coins are in :mod:`xuezhan.coins`, persistence in
 :mod:`xuezhan.store`.
 """

@@ -1,4 +1,4 @@
-"""Bystander bets (叫马, RULES.md section 12) for five to eight people at a table.
+"""Bystander bets (叫马, docs/rules.md §12) for five to eight people at a table.
 
 Who bets: the four seats are held by the people who sat down first (a vacated seat
 goes to the bystander who has waited longest); everyone else at the table is a
@@ -12,7 +12,7 @@ secret). Counting from the dealer in play order by the tile's rank, rank ``r`` b
 the bystander to seat ``(dealer + r − 1) mod 4``: ranks 1, 5, 9 the dealer; 2, 6 the
 next seat; 3, 7 the opposite; 4, 8 the previous. The bystander then wins or loses
 exactly what its seat does: every ledger entry of that seat (the hand's own entries
-and the seat's double-card entries, RULES 13) is repeated with the bystander in the
+and the seat's double-card entries, docs/rules.md §13) is repeated with the bystander in the
 seat's place, against the same counterparty, with reason ``jiao_ma``. Two bystanders
 never pay each other, and entries already mirrored for a bystander are not mirrored
 again.
@@ -24,10 +24,11 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
+from ..ids import Reason
 from ..tiles import Tile, parse_tile, rank_of, tile_name
 from .transfers import Transfer
 
-JIAO_MA: Final = "jiao_ma"
+JIAO_MA: Final = Reason.JIAO_MA
 
 
 def jiao_ma_seat(tile: Tile, dealer: int) -> int:

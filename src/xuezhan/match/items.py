@@ -1,4 +1,4 @@
-"""Item cards (道具, RULES.md section 13), for rooms that allow them (off by default).
+"""Item cards (道具, docs/rules.md §13), for rooms that allow them (off by default).
 
 Each card, its effect, and when it may be used (``ItemKind``):
 
@@ -43,6 +43,7 @@ from typing import Any, Final
 from .. import vocab
 from ..engine.deal import Deal
 from ..engine.game import Game
+from ..ids import ErrorCode, Reason
 from ..tiles import Tile, parse_tile, tile_name
 from ..vocab import Kind
 from .errors import MatchError
@@ -62,7 +63,7 @@ class ItemKind(StrEnum):
 ITEM_NAMES_ZH: Final = {kind: vocab.name(Kind.ITEM, kind) for kind in ItemKind}
 """The cards' Chinese names, from :mod:`xuezhan.vocab`."""
 
-DOUBLE_CARD: Final = "double_card"
+DOUBLE_CARD: Final = Reason.DOUBLE_CARD
 FLUSH_OFF_SUIT: Final = 2
 """Tiles a flush card leaves outside the chosen suit ("close to" one suit)."""
 
@@ -121,7 +122,7 @@ def flush_deal(deal: Deal, seat: int, suit: int | None, rng: random.Random, *, r
         best = max(counts)
         suit = rng.choice([x for x in range(3) if counts[x] == best])
     elif suit not in (0, 1, 2):
-        raise MatchError("bad_item", f"no suit {suit!r}")
+        raise MatchError(ErrorCode.BAD_ITEM, f"no suit {suit!r}")
     off = [i for i, t in enumerate(hand) if t // 9 != suit]
     need = max(0, len(off) - FLUSH_OFF_SUIT)
     rng.shuffle(off)
@@ -147,7 +148,7 @@ def random_swap_target(game: Game, hand_tile: Tile, rng: random.Random) -> Tile:
     """A random tile of the live wall of another kind than ``hand_tile`` (each live tile equally likely)."""
     live = [t for t in game.live_wall if t != hand_tile]
     if not live:
-        raise MatchError("tile_not_in_wall", "the live wall holds no other tile to swap for")
+        raise MatchError(ErrorCode.TILE_NOT_IN_WALL, "the live wall holds no other tile to swap for")
     return rng.choice(live)
 
 

@@ -1,4 +1,4 @@
-"""A match: a sequence of hands in a room (RULES.md sections 9-13).
+"""A match: a sequence of hands in a room (docs/rules.md §9-13).
 
 :class:`Match` keeps who sits where, who waits as a bystander, the dealer of the next
 hand, how many hands have been played and everyone's running points.
@@ -8,17 +8,17 @@ bystander bets and item cards of that hand); the caller plays it through
 :meth:`Match.finish_hand`, which returns the :class:`HandResult`: the point transfers
 between people, ready to become coins (:meth:`HandResult.coins`).
 
-Decisions (where RULES.md leaves room):
+Decisions (where docs/rules.md leaves room):
 
-- The dealer (RULES 9): the first hand and every hand after a change among the four
+- The dealer (docs/rules.md §9): the first hand and every hand after a change among the four
   seated players (someone left, escaped, or took a vacated seat) are dealt by the
   dice; otherwise the engine's ``next_dealer`` under ``dealer_rule`` decides (``None``,
   dice, after an escape or with ``dealer_rule = "dice"``).
-- People (RULES 12): the first four people sit in seats 0-3; the fifth to eighth wait
+- People (docs/rules.md §12): the first four people sit in seats 0-3; the fifth to eighth wait
   as bystanders in the order they came and bet on every hand. A seat left empty (its
   player left between hands, or escaped) goes to the bystander who has waited
   longest; with nobody waiting the match waits for someone to :meth:`Match.join`.
-- Escapes (RULES 10): the engine settles them; an escaper leaves the table when the
+- Escapes (docs/rules.md §10): the engine settles them; an escaper leaves the table when the
   hand ends. An escaped winner's result stands in the hand's transfers (credited when
   the hand is settled) and it gets no 退税 refund.
 - Randomness: hand ``k`` is dealt from a generator seeded by ``(seed, k)``, exactly as
@@ -40,6 +40,7 @@ from ..engine.actions import Action, ActionType
 from ..engine.deal import Deal, random_deal, throw_for_dealer, validate_deal
 from ..engine.game import Game
 from ..errors import IllegalActionError
+from ..ids import ErrorCode
 from ..records import record_json
 from ..tiles import Tile
 from .bystanders import BystanderBet, jiao_ma_seat, mirror_for_bystanders
@@ -98,7 +99,7 @@ class HandResult:
         return [room.fee] * len(self.seating) + [0] * len(self.bets)
 
     def coins(self, room: RoomConfig, balances: Mapping[str, int]) -> CoinSettlement:
-        """The hand in coins (RULES 11), participants in :attr:`participants` order."""
+        """The hand in coins (docs/rules.md §11), participants in :attr:`participants` order."""
         people = self.participants
         points = self.points()
         return settle_detailed(
@@ -173,7 +174,7 @@ class Hand:
         try:
             return self.seating.index(player)
         except ValueError:
-            raise MatchError("not_seated", f"{player!r} holds no seat in this hand") from None
+            raise MatchError(ErrorCode.NOT_SEATED, f"{player!r} holds no seat in this hand") from None
 
     # --- play -------------------------------------------------------------------------------------
     def apply(self, action: Action) -> None:
@@ -181,19 +182,19 @@ class Hand:
         self.applier(action)
 
     def escape(self, seat: int) -> None:
-        """The seat's player leaves (逃跑/强退, RULES 10); the engine settles it."""
+        """The seat's player leaves (逃跑/强退, docs/rules.md §10); the engine settles it."""
         self.applier(Action(seat, ActionType.ESCAPE))
 
     # --- item cards during the hand ---------------------------------------------------------------------
     def _check_item(self, seat: int, kind: ItemKind) -> None:
         if not self.match.room.items_allowed:
-            raise MatchError("items_not_allowed", "this room does not allow item cards")
+            raise MatchError(ErrorCode.ITEMS_NOT_ALLOWED, "this room does not allow item cards")
         if not 0 <= seat <= 3:
-            raise MatchError("not_seated", f"no seat {seat}")
+            raise MatchError(ErrorCode.NOT_SEATED, f"no seat {seat}")
         if self.game.over:
-            raise MatchError("hand_over", "the hand is over")
+            raise MatchError(ErrorCode.HAND_OVER, "the hand is over")
         if any(u.seat == seat and u.kind is kind for u in self.items):
-            raise MatchError("item_already_used", f"seat {seat} has already used a {kind} card this hand")
+            raise MatchError(ErrorCode.ITEM_ALREADY_USED, f"seat {seat} has already used a {kind} card this hand")
 
     def swap(self, seat: int, hand_tile: Tile, wanted: Tile) -> ItemUse:
         """换牌卡: on the seat's turn, ``hand_tile`` for a copy of ``wanted`` from the live wall."""
@@ -207,7 +208,7 @@ class Hand:
         """随机换牌卡: on the seat's turn, ``hand_tile`` for a random tile of the live wall."""
         self._check_item(seat, ItemKind.RANDOM_SWAP)
         why = self.game.can_swap(seat, hand_tile, hand_tile)
-        if why not in (None, "same_tile", "tile_not_in_wall"):
+        if why not in (None, ErrorCode.SAME_TILE, ErrorCode.TILE_NOT_IN_WALL):
             raise IllegalActionError(why, f"seat {seat} cannot swap {hand_tile} now")
         wanted = random_swap_target(self.game, hand_tile, self._item_rng)
         self.applier(Action(seat, ActionType.SWAP, tile=hand_tile, tiles=(wanted,)))
@@ -219,9 +220,9 @@ class Hand:
         """查找卡: how many live copies of ``tile`` lie in each quarter of the live wall."""
         self._check_item(seat, ItemKind.SEEK)
         if not self.game.contending(seat):
-            raise MatchError("not_playing", f"seat {seat} has won or left: a seek card is of no use")
+            raise MatchError(ErrorCode.NOT_PLAYING, f"seat {seat} has won or left: a seek card is of no use")
         if not 0 <= tile < 27:
-            raise MatchError("bad_item", f"no tile {tile!r}")
+            raise MatchError(ErrorCode.BAD_ITEM, f"no tile {tile!r}")
         use = ItemUse(self.seating[seat], seat, ItemKind.SEEK, tile=tile, quarters=seek_quarters(self.game, tile))
         self.items.append(use)
         return use
@@ -243,9 +244,9 @@ class Match:
         ``records=False`` leaves the game record out of each :class:`HandResult` (self-play speed)."""
         players = list(players)
         if not MIN_PEOPLE <= len(players) <= MAX_PEOPLE:
-            raise MatchError("bad_players", f"a match needs 4 to 8 people, not {len(players)}")
+            raise MatchError(ErrorCode.BAD_PLAYERS, f"a match needs 4 to 8 people, not {len(players)}")
         if len(set(players)) != len(players) or not all(isinstance(p, str) and p for p in players):
-            raise MatchError("bad_players", "players must be distinct non-empty names")
+            raise MatchError(ErrorCode.BAD_PLAYERS, "players must be distinct non-empty names")
         self.room = room
         self.seed = seed
         self.hands = room.hands if hands is None else hands
@@ -274,17 +275,17 @@ class Match:
 
     def _between_hands(self) -> None:
         if self.current is not None:
-            raise MatchError("hand_in_progress", "people may come and go only between hands")
+            raise MatchError(ErrorCode.HAND_IN_PROGRESS, "people may come and go only between hands")
 
     def join(self, player: str) -> None:
         """``player`` comes to the table: takes an empty seat, or waits as a bystander."""
         self._between_hands()
         if not isinstance(player, str) or not player:
-            raise MatchError("bad_players", "a player needs a non-empty name")
+            raise MatchError(ErrorCode.BAD_PLAYERS, "a player needs a non-empty name")
         if player in self.people:
-            raise MatchError("already_at_table", f"{player!r} is already at the table")
+            raise MatchError(ErrorCode.ALREADY_AT_TABLE, f"{player!r} is already at the table")
         if len(self.people) >= MAX_PEOPLE:
-            raise MatchError("table_full", "eight people are at the table already")
+            raise MatchError(ErrorCode.TABLE_FULL, "eight people are at the table already")
         self.running.setdefault(player, 0)
         if None in self.seats:
             self.seats[self.seats.index(None)] = player
@@ -300,27 +301,28 @@ class Match:
             seat = self.seats.index(player)
             self.seats[seat] = self.waiting.pop(0) if self.waiting else None
         else:
-            raise MatchError("not_at_table", f"{player!r} is not at the table")
+            raise MatchError(ErrorCode.NOT_AT_TABLE, f"{player!r} is not at the table")
         self.golden_fingers.discard(player)
 
     def use_golden_finger(self, player: str) -> None:
         """金手指: cosmetic, lasts while ``player`` stays at the table."""
         if not self.room.items_allowed:
-            raise MatchError("items_not_allowed", "this room does not allow item cards")
+            raise MatchError(ErrorCode.ITEMS_NOT_ALLOWED, "this room does not allow item cards")
         if player not in self.seats:
-            raise MatchError("not_seated", f"{player!r} holds no seat")
+            raise MatchError(ErrorCode.NOT_SEATED, f"{player!r} holds no seat")
         if player in self.golden_fingers:
-            raise MatchError("item_already_used", f"{player!r} already shows a golden finger")
+            raise MatchError(ErrorCode.ITEM_ALREADY_USED, f"{player!r} already shows a golden finger")
         self.golden_fingers.add(player)
 
     # --- hands -----------------------------------------------------------------------------------------
     def _seating(self) -> tuple[str, ...]:
         if None in self.seats:
-            raise MatchError("seat_empty", "a seat is empty: the hand waits for a fourth player")
+            raise MatchError(ErrorCode.SEAT_EMPTY, "a seat is empty: the hand waits for a fourth player")
         return tuple(p for p in self.seats if p is not None)
 
     def next_hand_dealer(self) -> int:
-        """The dealer of the next hand: by ``dealer_rule``, or thrown by the hand's dice (RULES 9)."""
+        """The dealer of the next hand: by ``dealer_rule``, or thrown by the hand's dice
+        (docs/rules.md §9)."""
         seating = self._seating()
         dealer = self.next_dealer if seating == self.last_seating else None
         if dealer is None:
@@ -343,24 +345,24 @@ class Match:
         ``exchange_direction`` fixes a ``random`` 换三张 direction of a prepared deal."""
         self._between_hands()
         if self.finished:
-            raise MatchError("match_over", f"the match's {self.hands} hands have been played")
+            raise MatchError(ErrorCode.MATCH_OVER, f"the match's {self.hands} hands have been played")
         seating = self._seating()
         double = list(double)
         flush = dict(flush or {})
         if (double or flush) and not self.room.items_allowed:
-            raise MatchError("items_not_allowed", "this room does not allow item cards")
+            raise MatchError(ErrorCode.ITEMS_NOT_ALLOWED, "this room does not allow item cards")
         for player in (*double, *flush):
             if player not in seating:
-                raise MatchError("not_seated", f"{player!r} holds no seat: bystanders use no item cards")
+                raise MatchError(ErrorCode.NOT_SEATED, f"{player!r} holds no seat: bystanders use no item cards")
         if len(set(double)) != len(double):
-            raise MatchError("item_already_used", "one double card per seat per hand")
+            raise MatchError(ErrorCode.ITEM_ALREADY_USED, "one double card per seat per hand")
 
         hand_no = self.hands_played + 1
         seed = hand_seed(self.seed, hand_no)
         rng = random.Random(seed)
         item_rng = random.Random(seed ^ 0x5EED_17E5)
         if dealer is not None and deal is None:
-            raise MatchError("bad_deal", "a dealer is given only with a prepared deal")
+            raise MatchError(ErrorCode.BAD_DEAL, "a dealer is given only with a prepared deal")
         if dealer is None:
             dealer = self.next_dealer if seating == self.last_seating else None
         # as Game.new deals: dealer by dice when unknown, then the deal, then the exchange direction
@@ -394,10 +396,10 @@ class Match:
     def finish_hand(self, hand: Hand) -> HandResult:
         """Close a finished hand: transfers, running points, the next dealer, escapers leave."""
         if hand is not self.current:
-            raise MatchError("not_current_hand", "this is not the match's current hand")
+            raise MatchError(ErrorCode.NOT_CURRENT_HAND, "this is not the match's current hand")
         game = hand.game
         if not game.over:
-            raise MatchError("hand_not_over", "the hand is still being played")
+            raise MatchError(ErrorCode.HAND_NOT_OVER, "the hand is still being played")
         seating = hand.seating
         transfers = [Transfer(seating[e.from_seat], seating[e.to_seat], e.points, e.reason) for e in game.ledger]
         transfers += double_card_transfers(transfers, [u.player for u in hand.items if u.kind is ItemKind.DOUBLE])
@@ -429,7 +431,7 @@ class Match:
     def state_json(self) -> dict[str, Any]:
         """Everything needed to go on with the match between hands (the room is stored apart)."""
         if self.current is not None:
-            raise MatchError("hand_in_progress", "a match is saved between hands")
+            raise MatchError(ErrorCode.HAND_IN_PROGRESS, "a match is saved between hands")
         return {
             "seed": self.seed,
             "seats": list(self.seats),

@@ -1,4 +1,4 @@
-"""A room: the rules of its table and what its hands cost (RULES.md sections 9-13).
+"""A room: the rules of its table and what its hands cost (docs/rules.md §9-13).
 
 :class:`RoomConfig` is one frozen value, validated when built, that round-trips
 through a JSON mapping (it is stored with the room)::
@@ -26,13 +26,14 @@ from dataclasses import dataclass, field
 from typing import Any, Final
 
 from ..errors import RulesError
+from ..ids import ErrorCode
 from ..rules import MAX_BASE_SCORE, MAX_MULTIPLE, Rules, max_fan
 from ..scoring import multiple_of
 from .errors import MatchError
 
 MIN_PEOPLE: Final = 4
 MAX_PEOPLE: Final = 8
-"""Four seats play; up to four more people bet as bystanders (叫马, RULES 12)."""
+"""Four seats play; up to four more people bet as bystanders (叫马, docs/rules.md §12)."""
 
 _KEYS: Final = {"rules", "base_score", "coefficient", "fee", "hands", "items_allowed", "ticket_required"}
 
@@ -49,14 +50,14 @@ wall when drawn, the dealer's 14th tile, a discard after each of at most 16 peng
 a seat), and a bugang on each of those pengs (robbed)."""
 
 ESCAPE_MULTIPLE: Final = 16
-"""An escaper pays each other active seat 16 × base, or a 大叫 near the end (RULES 10); the
+"""An escaper pays each other active seat 16 × base, or a 大叫 near the end (docs/rules.md §10); the
 engine's settlement charges this figure."""
 
 
 def hand_points(rules: Rules, multiple: int = 1) -> int:
     """What one payer pays for a hand of ``multiple`` under ``rules``, in points: base × multiple
-    (RULES 6, as :class:`~xuezhan.scoring.Score` counts ``hand_points``): the unit in which the bots
-    weigh a risk, and of an escape's cost."""
+    (docs/rules.md §6, as :class:`~xuezhan.scoring.Score` counts ``hand_points``): the unit in
+    which the bots weigh a risk, and of an escape's cost."""
     return rules.base_score * multiple
 
 
@@ -133,7 +134,7 @@ def worst_case_seat(rules: Rules) -> SeatLoss:
 
 
 def worst_case_escape(rules: Rules) -> int:
-    """The most an escape costs the escaper under ``rules`` (RULES 10): each of three seats paid
+    """The most an escape costs the escaper under ``rules`` (docs/rules.md §10): each of three seats paid
     :data:`ESCAPE_MULTIPLE` × base or a 大叫 (scored as any hand, at most
     :func:`worst_case_multiple`), whichever is more."""
     return 3 * max(hand_points(rules, ESCAPE_MULTIPLE), hand_points(rules, worst_case_multiple(rules)))
@@ -185,7 +186,7 @@ class RoomConfig:
     - ``fee``: A, coins the house takes from each seated player every hand (每盘回收);
       bystanders pay no fee (they hold no seat).
     - ``hands``: how many hands a match in this room lasts.
-    - ``items_allowed``: item cards may be used (RULES 13; off by default).
+    - ``items_allowed``: item cards may be used (docs/rules.md §13; off by default).
     - ``ticket_required``: a tournament room: each player enters with a match ticket (比赛卡).
     """
 
@@ -198,14 +199,14 @@ class RoomConfig:
 
     def __post_init__(self) -> None:
         if not isinstance(self.rules, Rules):
-            raise MatchError("bad_room", "'rules' must be a Rules value")
+            raise MatchError(ErrorCode.BAD_ROOM, "'rules' must be a Rules value")
         for name, lo, hi in (("coefficient", 0, MAX_COEFFICIENT), ("fee", 0, MAX_FEE), ("hands", 1, MAX_HANDS)):
             value = getattr(self, name)
             if not _is_int(value) or not lo <= value <= hi:
-                raise MatchError("bad_room", f"{name!r} must be an integer from {lo} to {hi}, not {value!r}")
+                raise MatchError(ErrorCode.BAD_ROOM, f"{name!r} must be an integer from {lo} to {hi}, not {value!r}")
         for name in ("items_allowed", "ticket_required"):
             if not isinstance(getattr(self, name), bool):
-                raise MatchError("bad_room", f"{name!r} must be true or false, not {getattr(self, name)!r}")
+                raise MatchError(ErrorCode.BAD_ROOM, f"{name!r} must be true or false, not {getattr(self, name)!r}")
 
     @property
     def base_score(self) -> int:
@@ -215,17 +216,17 @@ class RoomConfig:
     def from_mapping(cls, data: Mapping[str, Any]) -> RoomConfig:
         """Read a room from its JSON mapping; raises :class:`MatchError` (``bad_room``)."""
         if not isinstance(data, Mapping):
-            raise MatchError("bad_room", "a room must be a JSON object")
+            raise MatchError(ErrorCode.BAD_ROOM, "a room must be a JSON object")
         unknown = set(data) - _KEYS
         if unknown:
-            raise MatchError("bad_room", f"unknown room field(s): {', '.join(sorted(unknown))}")
+            raise MatchError(ErrorCode.BAD_ROOM, f"unknown room field(s): {', '.join(sorted(unknown))}")
         raw = data.get("rules", "qq")
         try:
             rules = Rules.preset(raw) if isinstance(raw, str) else Rules.from_mapping(raw)
             if "base_score" in data:
                 rules = rules.with_options({"base_score": data["base_score"]})
         except RulesError as exc:
-            raise MatchError("bad_room", f"rules: {exc.message}") from None
+            raise MatchError(ErrorCode.BAD_ROOM, f"rules: {exc.message}") from None
         return cls(
             rules=rules,
             coefficient=data.get("coefficient", 1),

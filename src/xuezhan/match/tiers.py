@@ -1,7 +1,7 @@
 """Rooms in tiers (新手场, 初级场, 中级场, 高级场), as the coin rooms of the platforms have them.
 
 A tier fixes a room's stake: the rules' base score (底分) and a cap on a hand's multiple
-(封顶), the coefficient N (房间系数) and the fee A (每盘回收) of RULES 11, and the
+(封顶), the coefficient N (房间系数) and the fee A (每盘回收) of docs/rules.md §11, and the
 balance a player needs to sit down (``min_balance``). :func:`max_hand_loss` bounds what
 one hand can take from one seat in points, by the settlement's own bound
 (:mod:`xuezhan.match.room`); ``max_loss`` is that in coins plus the fee. The seeds give one
@@ -9,7 +9,7 @@ room (N = 200, A = 400, base 6, seed 002): it is the senior tier; the lower tier
 down (docs/decisions.md).
 
 A tier's minimum balance always covers an escape (16 × base to each of three seats, or a
-capped 大叫 each, RULES 10: :func:`~xuezhan.match.room.worst_case_escape`) and the fee: whoever
+capped 大叫 each, docs/rules.md §10: :func:`~xuezhan.match.room.worst_case_escape`) and the fee: whoever
 may sit down can pay for leaving.
 """
 
@@ -18,6 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Final
 
+from ..ids import ErrorCode
 from ..rules import Rules
 from .errors import MatchError
 from .room import RoomConfig, worst_case_seat
@@ -52,7 +53,7 @@ class Tier:
         extra = dict(options or {})
         clash = STAKE_OPTIONS & set(extra)
         if clash:
-            raise MatchError("bad_room", f"the tier sets {', '.join(sorted(clash))}")
+            raise MatchError(ErrorCode.BAD_ROOM, f"the tier sets {', '.join(sorted(clash))}")
         extra.update({"base_score": self.base_score, "cap_multiple": self.cap_multiple})
         return Rules.preset(preset).with_options(extra)
 
@@ -82,7 +83,7 @@ def tier(tier_id: str) -> Tier:
     for t in TIERS:
         if t.id == tier_id:
             return t
-    raise MatchError("bad_tier", f"no tier {str(tier_id)[:20]!r}: {', '.join(TIER_IDS)}")
+    raise MatchError(ErrorCode.BAD_TIER, f"no tier {str(tier_id)[:20]!r}: {', '.join(TIER_IDS)}")
 
 
 def seat_minimum(room: RoomConfig, room_tier: Tier | None) -> int:

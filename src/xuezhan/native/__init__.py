@@ -42,6 +42,7 @@ from ..engine.game import Game
 from ..engine.packed import pack_action, pack_state
 from ..engine.state import EXCHANGE_DIRECTIONS
 from ..errors import IllegalActionError, XuezhanError
+from ..ids import ErrorCode, EventKind
 from ..rules import Rules
 from ..tiles import SUITS, format_tiles, tile_name
 from .layout import BOT_CODES, EVENT_CODES, IRRELEVANT, REFUSED, encoders, passed_fields
@@ -93,7 +94,7 @@ def why_unavailable() -> str | None:
 def refusal(rules: Rules, bots: Sequence[str] = ()) -> str | None:
     """Why the compiled core cannot play these rules with these bots (``None``: it can).
 
-    Every option of RULES 14 is played natively; bystanders, item cards and escapes are not
+    Every option of docs/rules.md §14 is played natively; bystanders, item cards and escapes are not
     (self-play has none), nor any bot but those of :data:`NATIVE_BOTS`. Refused as well: a core
     built from other tables than these (:func:`stale`), an option it is not passed
     (:data:`xuezhan.native.layout.REFUSED`, or one not listed at all) set to anything but its default,
@@ -182,7 +183,7 @@ class NativeHand:
     def record(self, rules: Rules) -> dict[str, Any]:
         """The game record (``records.record_json`` of the same hand played by the Python engine)."""
         if self.detail is None:
-            raise XuezhanError("no_record", "this hand was played without its record (records=False)")
+            raise XuezhanError(ErrorCode.NO_RECORD, "this hand was played without its record (records=False)")
         dice, layout, direction, actions_raw, events_raw, ledger_raw, winners_raw = self.detail
         out: dict[str, Any] = {"rules": rules.to_mapping(), "dealer": self.dealer}
         if dice is not None:
@@ -254,14 +255,15 @@ def _action_json(words: list[int]) -> dict[str, Any]:
     return out
 
 
-# the codes of the core's event stream (XZ_EVENT_*), by event type
+# the codes of the core's event stream (XZ_EVENT_*), by event kind
 (_E_START, _E_DEAL, _E_EXCHANGE_CHOSEN, _E_DINGQUE_CHOSEN, _E_EXCHANGE, _E_EXCHANGE_RECEIVED, _E_EXCHANGE_DONE,
  _E_DINGQUE, _E_TURN, _E_DRAW, _E_DISCARD, _E_PAY, _E_PASS_HU, _E_PENG, _E_ANGANG, _E_BUGANG_DECLARED, _E_BUGANG,
- _E_ZHIGANG, _E_HU, _E_WALL_EMPTY, _E_END) = (EVENT_CODES.index(name) for name in (
-    "start", "deal", "exchange_chosen", "dingque_chosen", "exchange", "exchange_received", "exchange_done",
-    "dingque", "turn", "draw", "discard", "pay", "pass_hu", "peng", "angang", "bugang_declared", "bugang",
-    "zhigang", "hu", "wall_empty", "end"))
-_SEAT_TILE: Final = {_E_ANGANG: "angang", _E_BUGANG_DECLARED: "bugang_declared", _E_BUGANG: "bugang"}
+ _E_ZHIGANG, _E_HU, _E_WALL_EMPTY, _E_END) = (EVENT_CODES.index(kind) for kind in (
+    EventKind.START, EventKind.DEAL, EventKind.EXCHANGE_CHOSEN, EventKind.DINGQUE_CHOSEN, EventKind.EXCHANGE,
+    EventKind.EXCHANGE_RECEIVED, EventKind.EXCHANGE_DONE, EventKind.DINGQUE, EventKind.TURN, EventKind.DRAW,
+    EventKind.DISCARD, EventKind.PAY, EventKind.PASS_HU, EventKind.PENG, EventKind.ANGANG, EventKind.BUGANG_DECLARED,
+    EventKind.BUGANG, EventKind.ZHIGANG, EventKind.HU, EventKind.WALL_EMPTY, EventKind.END))
+_SEAT_TILE: Final = frozenset({_E_ANGANG, _E_BUGANG_DECLARED, _E_BUGANG})
 
 
 def _events(words: list[int], winners: list[dict[str, Any]], hand: NativeHand) -> Iterator[dict[str, Any]]:
@@ -269,57 +271,59 @@ def _events(words: list[int], winners: list[dict[str, Any]], hand: NativeHand) -
     i = 0
     n = len(words)
     names = _NAMES
+    kinds = EVENT_CODES  # a code's kind: its place (the same member as EventKind.<KIND>)
     while i < n:
         code = words[i]
         i += 1
         if code == _E_DRAW:
-            yield {"type": "draw", "seat": words[i], "tile": names[words[i + 1]], "replacement": bool(words[i + 2])}
+            yield {"type": kinds[code], "seat": words[i], "tile": names[words[i + 1]],
+                   "replacement": bool(words[i + 2])}
             i += 3
         elif code == _E_DISCARD:
-            yield {"type": "discard", "seat": words[i], "tile": names[words[i + 1]]}
+            yield {"type": kinds[code], "seat": words[i], "tile": names[words[i + 1]]}
             i += 2
         elif code == _E_PAY:
-            yield {"type": "pay", "from": words[i], "to": words[i + 1], "points": words[i + 2],
+            yield {"type": kinds[code], "from": words[i], "to": words[i + 1], "points": words[i + 2],
                    "reason": REASONS[words[i + 3]]}
             i += 4
         elif code == _E_TURN:
-            yield {"type": "turn", "seat": words[i]}
+            yield {"type": kinds[code], "seat": words[i]}
             i += 1
         elif code == _E_START:
-            yield {"type": "start", "dealer": words[i], "wall": words[i + 1], "bystanders": words[i + 2]}
+            yield {"type": kinds[code], "dealer": words[i], "wall": words[i + 1], "bystanders": words[i + 2]}
             i += 3
         elif code == _E_DEAL:
             k = words[i + 1]
-            yield {"type": "deal", "seat": words[i], "tiles": format_tiles(words[i + 2:i + 2 + k])}
+            yield {"type": kinds[code], "seat": words[i], "tiles": format_tiles(words[i + 2:i + 2 + k])}
             i += 2 + k
         elif code in (_E_EXCHANGE_CHOSEN, _E_DINGQUE_CHOSEN):
-            yield {"type": "exchange_chosen" if code == _E_EXCHANGE_CHOSEN else "dingque_chosen", "seat": words[i]}
+            yield {"type": kinds[code], "seat": words[i]}
             i += 1
         elif code == _E_EXCHANGE:
-            yield {"type": "exchange", "seat": words[i], "to": words[i + 1], "tiles": format_tiles(words[i + 2:i + 5])}
+            yield {"type": kinds[code], "seat": words[i], "to": words[i + 1], "tiles": format_tiles(words[i + 2:i + 5])}
             i += 5
         elif code == _E_EXCHANGE_RECEIVED:
-            yield {"type": "exchange_received", "seat": words[i], "tiles": format_tiles(words[i + 1:i + 4])}
+            yield {"type": kinds[code], "seat": words[i], "tiles": format_tiles(words[i + 1:i + 4])}
             i += 4
         elif code == _E_EXCHANGE_DONE:
-            yield {"type": "exchange_done", "direction": words[i]}
+            yield {"type": kinds[code], "direction": words[i]}
             i += 1
         elif code == _E_DINGQUE:
-            yield {"type": "dingque", "voids": [_VOIDS[v] for v in words[i:i + 4]]}
+            yield {"type": kinds[code], "voids": [_VOIDS[v] for v in words[i:i + 4]]}
             i += 4
         elif code == _E_PASS_HU:
-            yield {"type": "pass_hu", "seat": words[i], "tile": names[words[i + 1]]}
+            yield {"type": kinds[code], "seat": words[i], "tile": names[words[i + 1]]}
             i += 2
         elif code in (_E_PENG, _E_ZHIGANG):
-            yield {"type": "peng" if code == _E_PENG else "zhigang", "seat": words[i], "tile": names[words[i + 1]],
+            yield {"type": kinds[code], "seat": words[i], "tile": names[words[i + 1]],
                    "from": words[i + 2]}
             i += 3
         elif code in _SEAT_TILE:
-            yield {"type": _SEAT_TILE[code], "seat": words[i], "tile": names[words[i + 1]]}
+            yield {"type": kinds[code], "seat": words[i], "tile": names[words[i + 1]]}
             i += 2
         elif code == _E_HU:
             w = winners[words[i]]
-            ev: dict[str, Any] = {"type": "hu", "seat": w["seat"], "from": w["from"], "tile": w["tile"],
+            ev: dict[str, Any] = {"type": kinds[code], "seat": w["seat"], "from": w["from"], "tile": w["tile"],
                                   "fan": w["fan"], "multiple": w["multiple"], "base": w["base"],
                                   "extras": dict(w["extras"])}
             if words[i + 1] >= 0:
@@ -327,11 +331,11 @@ def _events(words: list[int], winners: list[dict[str, Any]], hand: NativeHand) -
             yield ev
             i += 2
         elif code == _E_WALL_EMPTY:
-            yield {"type": "wall_empty"}
+            yield {"type": kinds[code]}
         elif code == _E_END:
-            yield {"type": "end", "deltas": list(hand.deltas), "next_dealer": hand.next_dealer}
+            yield {"type": kinds[code], "deltas": list(hand.deltas), "next_dealer": hand.next_dealer}
         else:  # cannot happen: the stream comes from the core
-            raise XuezhanError("bad_batch", f"unknown event code {code} from the compiled core")
+            raise XuezhanError(ErrorCode.BAD_BATCH, f"unknown event code {code} from the compiled core")
 
 
 def play_hands(
@@ -355,21 +359,21 @@ def play_hands(
     or bots the core does not implement), ``bad_batch`` (a malformed request).
     """
     if _core is None:
-        raise XuezhanError("native_unavailable", f"the compiled core is not built ({_IMPORT_ERROR})")
+        raise XuezhanError(ErrorCode.NATIVE_UNAVAILABLE, f"the compiled core is not built ({_IMPORT_ERROR})")
     if not isinstance(rules, Rules):
-        raise XuezhanError("bad_batch", f"rules must be a Rules value, not {type(rules).__name__}")
+        raise XuezhanError(ErrorCode.BAD_BATCH, f"rules must be a Rules value, not {type(rules).__name__}")
     if isinstance(bots, str) or not isinstance(bots, Sequence) or len(bots) != 4:
-        raise XuezhanError("bad_batch", "bots must be four bot names")
+        raise XuezhanError(ErrorCode.BAD_BATCH, "bots must be four bot names")
     why = refusal(rules, bots)
     if why is not None:
-        raise XuezhanError("native_refused", why)
+        raise XuezhanError(ErrorCode.NATIVE_REFUSED, why)
     if first_dealer is not None and (isinstance(first_dealer, bool) or first_dealer not in (0, 1, 2, 3)):
-        raise XuezhanError("bad_batch", f"first_dealer must be a seat 0-3 or None, not {first_dealer!r}")
+        raise XuezhanError(ErrorCode.BAD_BATCH, f"first_dealer must be a seat 0-3 or None, not {first_dealer!r}")
     if isinstance(seeds, str | bytes) or not isinstance(seeds, Sequence):
-        raise XuezhanError("bad_batch", "seeds must be a sequence of integers")
+        raise XuezhanError(ErrorCode.BAD_BATCH, "seeds must be a sequence of integers")
     for k, s in enumerate(seeds):
         if isinstance(s, bool) or not isinstance(s, int) or not 0 <= s < 1 << 64:
-            raise XuezhanError("bad_batch", f"seeds[{k}] must be an integer from 0 to 2**64 - 1, not {s!r}")
+            raise XuezhanError(ErrorCode.BAD_BATCH, f"seeds[{k}] must be an integer from 0 to 2**64 - 1, not {s!r}")
     words = marshal_rules(rules)
     codes = tuple(_BOT_CODES[b] for b in bots)
     dealer = -1 if first_dealer is None else first_dealer
@@ -379,7 +383,7 @@ def play_hands(
         try:
             raw = _core.play(chunk, dealer, chain, words, codes, records)
         except (ValueError, TypeError, OverflowError, RuntimeError) as exc:
-            raise XuezhanError("bad_batch", f"the compiled core refused the batch: {exc}") from None
+            raise XuezhanError(ErrorCode.BAD_BATCH, f"the compiled core refused the batch: {exc}") from None
         for seed, (d, nd, exhausted, deltas, wins, detail) in zip(chunk, raw, strict=True):
             out.append(NativeHand(seed, d, nd, exhausted, deltas, wins, detail))
         if chain and raw:
@@ -415,16 +419,16 @@ def play_outs(game: Game, state: bytes, actions: Sequence[Action | None], bots: 
     """:func:`play_out` for every wall seed and action, in that order (seeds outer), in one call:
     what a search plays in one sampled world (the state is read once, each wall order made once)."""
     if _core is None:
-        raise XuezhanError("native_unavailable", f"the compiled core is not built ({_IMPORT_ERROR})")
+        raise XuezhanError(ErrorCode.NATIVE_UNAVAILABLE, f"the compiled core is not built ({_IMPORT_ERROR})")
     for seed in wall_seeds:
         if not (isinstance(seed, int) and 0 <= seed < 1 << 64):
-            raise XuezhanError("bad_batch", f"a wall seed is an integer from 0 to 2**64 - 1, not {seed!r}")
+            raise XuezhanError(ErrorCode.BAD_BATCH, f"a wall seed is an integer from 0 to 2**64 - 1, not {seed!r}")
     try:
         deltas: list[tuple[int, int, int, int]] = _core.play_outs(
             marshal_rules(game.rules), state, [None if a is None else pack_action(a) for a in actions],
             tuple(bots), list(wall_seeds))
     except (ValueError, TypeError, OverflowError, RuntimeError) as exc:
-        raise XuezhanError("bad_batch", f"the compiled core refused the play-out: {exc}") from None
+        raise XuezhanError(ErrorCode.BAD_BATCH, f"the compiled core refused the play-out: {exc}") from None
     return deltas
 
 
@@ -449,23 +453,23 @@ class NativeGame:
         exchange_direction: int | None = None,
     ) -> None:
         if _core is None:
-            raise XuezhanError("native_unavailable", f"the compiled core is not built ({_IMPORT_ERROR})")
+            raise XuezhanError(ErrorCode.NATIVE_UNAVAILABLE, f"the compiled core is not built ({_IMPORT_ERROR})")
         why = refusal(rules)
         if why is not None:
-            raise XuezhanError("native_refused", why)
+            raise XuezhanError(ErrorCode.NATIVE_REFUSED, why)
         if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 1 << 64:
-            raise XuezhanError("bad_batch", f"the seed must be an integer from 0 to 2**64 - 1, not {seed!r}")
+            raise XuezhanError(ErrorCode.BAD_BATCH, f"the seed must be an integer from 0 to 2**64 - 1, not {seed!r}")
         if dealer is not None and (isinstance(dealer, bool) or dealer not in (0, 1, 2, 3)):
-            raise XuezhanError("bad_batch", f"the dealer must be a seat 0-3 or None, not {dealer!r}")
+            raise XuezhanError(ErrorCode.BAD_BATCH, f"the dealer must be a seat 0-3 or None, not {dealer!r}")
         if exchange_direction not in (None, 1, 2, 3):
-            raise XuezhanError("bad_batch", f"no exchange direction {exchange_direction!r}")
+            raise XuezhanError(ErrorCode.BAD_BATCH, f"no exchange direction {exchange_direction!r}")
         self.rules = rules
         self.seed = seed
         if deal is None:
             self._hand = _core.Hand(seed, -1 if dealer is None else dealer, marshal_rules(rules))
             return
         if dealer is None:
-            raise XuezhanError("bad_batch", "a prepared deal needs its dealer")
+            raise XuezhanError(ErrorCode.BAD_BATCH, "a prepared deal needs its dealer")
         validate_deal(deal, dealer)
         tiles = bytes([t for hand in deal.hands for t in hand] + list(deal.wall))
         self._hand = _core.Hand(seed, dealer, marshal_rules(rules), tiles, exchange_direction or 0)
@@ -497,14 +501,14 @@ class NativeGame:
     def apply(self, action: Action) -> None:
         """Apply one legal action; raises :class:`IllegalActionError` (and changes nothing) otherwise."""
         if self.over:
-            raise IllegalActionError("hand_over", f"the hand is over: {action!r}")
+            raise IllegalActionError(ErrorCode.HAND_OVER, f"the hand is over: {action!r}")
         try:
             kind = ActionType(action.type)
         except (ValueError, TypeError):
             code = len(_TYPES)  # no such type: never legal
         else:
             if kind in _NOT_COMPILED:
-                raise XuezhanError("native_refused", "escapes and item cards are not compiled")
+                raise XuezhanError(ErrorCode.NATIVE_REFUSED, "escapes and item cards are not compiled")
             code = _TYPES.index(kind)
         tiles = action.tiles
         if tiles == ():
@@ -563,13 +567,13 @@ def learning_table(rules: Rules, bots: Sequence[str | None]) -> Any:
     Raises :class:`XuezhanError`: ``native_unavailable`` (not built), ``native_refused`` (rules or
     bots the core does not implement)."""
     if _core is None:
-        raise XuezhanError("native_unavailable", f"the compiled core is not built ({_IMPORT_ERROR})")
+        raise XuezhanError(ErrorCode.NATIVE_UNAVAILABLE, f"the compiled core is not built ({_IMPORT_ERROR})")
     if len(bots) != 4:
-        raise XuezhanError("bad_batch", "bots: one name per seat, None for a learner")
+        raise XuezhanError(ErrorCode.BAD_BATCH, "bots: one name per seat, None for a learner")
     why = refusal(rules, [b for b in bots if b is not None])
     if why is not None:
-        raise XuezhanError("native_refused", why)
+        raise XuezhanError(ErrorCode.NATIVE_REFUSED, why)
     try:
         return _core.Table(marshal_rules(rules), tuple(-1 if b is None else _BOT_CODES[b] for b in bots))
     except ValueError as exc:  # a bot the core plays in batches but not at a table yet
-        raise XuezhanError("native_refused", f"the compiled core's table refused the bots: {exc}") from None
+        raise XuezhanError(ErrorCode.NATIVE_REFUSED, f"the compiled core's table refused the bots: {exc}") from None

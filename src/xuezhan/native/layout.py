@@ -5,7 +5,7 @@ writes into the C header and :func:`xuezhan.native.marshal_rules` fills.
 member per entry); the fan table follows. Every other field of :class:`~xuezhan.rules.Rules`
 is listed in :data:`IRRELEVANT` or :data:`REFUSED` with the reason (``tests/test_native_gen.py``
 fails on a field in none of them, and :func:`xuezhan.native.refusal` refuses any value but the
-default of a field the core is not passed). Standard library and the rules core only.
+default of a field the core is not passed). Standard library, the ids and the rules core only.
 """
 
 from __future__ import annotations
@@ -16,18 +16,27 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Final
 
+from ..ids import EventKind
 from ..rules import BASE_PATTERNS, EXTRAS, MAX_BASE_SCORE, MAX_MULTIPLE, Rules
 
 FAN_IDS: Final = (*BASE_PATTERNS, *EXTRAS)
 """Base patterns then extras: the core's fan ids (``XZ_PAT_*``, ``XZ_EXTRA_*``) are their places here."""
 
 EVENT_CODES: Final = (
-    "start", "deal", "exchange_chosen", "dingque_chosen", "exchange", "exchange_received",
-    "exchange_done", "dingque", "turn", "draw", "discard", "pay", "pass_hu", "peng", "angang",
-    "bugang_declared", "bugang", "zhigang", "hu", "wall_empty", "end",
+    EventKind.START, EventKind.DEAL, EventKind.EXCHANGE_CHOSEN, EventKind.DINGQUE_CHOSEN, EventKind.EXCHANGE,
+    EventKind.EXCHANGE_RECEIVED, EventKind.EXCHANGE_DONE, EventKind.DINGQUE, EventKind.TURN, EventKind.DRAW,
+    EventKind.DISCARD, EventKind.PAY, EventKind.PASS_HU, EventKind.PENG, EventKind.ANGANG, EventKind.BUGANG_DECLARED,
+    EventKind.BUGANG, EventKind.ZHIGANG, EventKind.HU, EventKind.WALL_EMPTY, EventKind.END,
 )
-"""The events the core writes into its packed stream (``XZ_EVENT_*``), by the engine's event type;
-:mod:`xuezhan.native` reads the stream back with the same codes."""
+"""The events the core writes into its packed stream (``XZ_EVENT_*``: a kind's code is its place
+here); :mod:`xuezhan.native` reads the stream back with the same codes. Every
+:class:`~xuezhan.ids.EventKind` is here or in :data:`UNCOMPILED_EVENTS`."""
+
+UNCOMPILED_EVENTS: Final[dict[EventKind, str]] = {
+    EventKind.SWAP: "item cards are not compiled (the core refuses them)",
+    EventKind.ESCAPE: "escapes are not compiled (the core refuses them)",
+}
+"""The event kinds the core never writes, and why."""
 
 BOT_CODES: Final = ("random", "heuristic", "heuristic_quick")
 """The compiled bots (``XZ_BOT_*``): ``heuristic_quick`` is ``HeuristicBot(quick=True)``."""

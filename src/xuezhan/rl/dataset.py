@@ -25,8 +25,8 @@ played by any worker in any order (:func:`xuezhan.scale.map_shards`, ``--workers
   ``points``         int32                             the seat's points for the whole hand
   =================  ================================  ==========================================
 
-- ``_records/shard-IIIII.jsonl``: the game record of each hand of the shard (INTERFACES
-  "Game records") with its ``"id"``, the ``record_id`` of its rows. (Readers of Parquet
+- ``_records/shard-IIIII.jsonl``: the game record of each hand of the shard (docs/interfaces.md
+  §2.4, records) with its ``"id"``, the ``record_id`` of its rows. (Readers of Parquet
   folders skip names that begin with ``_``: ``pandas.read_parquet(DIR)`` reads the rows.)
 
 The observations are rebuilt by replaying each finished hand on a learning table
@@ -50,6 +50,7 @@ import numpy as np
 from ..encoding import OBS_FIELDS, OBS_SIZE
 from ..engine.actions import ACTION_SPACE_SIZE, action_index
 from ..errors import XuezhanError
+from ..ids import ErrorCode
 from ..match import Hand, hand_record, hand_seed
 from ..records import json_line
 from ..rules import Rules
@@ -65,7 +66,7 @@ def _pyarrow() -> Any:
         import pyarrow as pa
         import pyarrow.parquet as pq
     except ImportError:
-        raise XuezhanError("missing_extra", "datasets need pyarrow: pip install 'xuezhan[dataset]'") from None
+        raise XuezhanError(ErrorCode.MISSING_EXTRA, "datasets need pyarrow: pip install 'xuezhan[dataset]'") from None
     return pa, pq
 
 
@@ -99,7 +100,7 @@ class _Columns:
         """One row per action of the finished ``hand``, replayed from its start."""
         played = hand.game
         if played.bystander_tiles:
-            raise XuezhanError("bad_input", "a dataset's hands have no bystanders")
+            raise XuezhanError(ErrorCode.BAD_INPUT, "a dataset's hands have no bystanders")
         table = self.replay
         table.start(played.deal, played.dealer, played.exchange_direction)
         rid = record_id(hand)
@@ -174,7 +175,7 @@ def write_shard(out: Path, shard: int, hands: int, bots: Sequence[str], *, seed:
         pq.write_table(columns.table(metadata), parquet, compression="zstd")
         jsonl.write_text("".join(r + "\n" for r in records), encoding="utf-8")
     except OSError as exc:
-        raise XuezhanError("unwritable", f"cannot write {out}: {exc.strerror or exc}") from None
+        raise XuezhanError(ErrorCode.UNWRITABLE, f"cannot write {out}: {exc.strerror or exc}") from None
     files = (parquet.name, f"_records/{jsonl.name}")
     return ShardResult(shard, hands, len(columns.step), files, time.perf_counter() - start, stats.bot_faults)
 
@@ -210,9 +211,9 @@ def prepare_out(out: Path) -> None:
     try:
         out.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
-        raise XuezhanError("unwritable", f"cannot create {out}: {exc.strerror or exc}") from None
+        raise XuezhanError(ErrorCode.UNWRITABLE, f"cannot create {out}: {exc.strerror or exc}") from None
     if not out.is_dir():
-        raise XuezhanError("unwritable", f"{out} is not a folder")
+        raise XuezhanError(ErrorCode.UNWRITABLE, f"{out} is not a folder")
 
 
 def read_dataset(out: str | Path) -> Any:
@@ -220,5 +221,5 @@ def read_dataset(out: str | Path) -> Any:
     pa, pq = _pyarrow()
     files = sorted(Path(out).glob("shard-*.parquet"))
     if not files:
-        raise XuezhanError("unreadable", f"no shard-*.parquet files in {out}")
+        raise XuezhanError(ErrorCode.UNREADABLE, f"no shard-*.parquet files in {out}")
     return pa.concat_tables([pq.read_table(f) for f in files])

@@ -45,6 +45,7 @@ from pettingzoo import AECEnv, ParallelEnv
 from ..encoding import OBS_HIGH, OBS_LOW, OBS_SIZE
 from ..engine.actions import ACTION_SPACE_SIZE
 from ..errors import IllegalActionError, XuezhanError
+from ..ids import ErrorCode
 from ..rules import Rules
 from .table import PLAYERS, Obs, make_table
 
@@ -63,7 +64,7 @@ def observation_space() -> spaces.Dict:
 
 def _check_render_mode(render_mode: str | None) -> None:
     if render_mode is not None and render_mode not in RENDER_MODES:
-        raise XuezhanError("bad_input", f"render_mode must be one of {', '.join(RENDER_MODES)} or None")
+        raise XuezhanError(ErrorCode.BAD_INPUT, f"render_mode must be one of {', '.join(RENDER_MODES)} or None")
 
 
 class _Seeds:
@@ -139,7 +140,8 @@ class XuezhanAEC(AECEnv[str, Obs, int | None]):
             self._was_dead_step(action)
             return
         if action is None:
-            raise XuezhanError("bad_action", f"{agent} must decide: None is the action of a finished agent only")
+            raise XuezhanError(ErrorCode.BAD_ACTION,
+                               f"{agent} must decide: None is the action of a finished agent only")
         table = self.table
         first = table.step(_SEAT[agent], int(action))  # an illegal action raises, changing nothing
         self._cumulative_rewards[agent] = 0.0
@@ -207,10 +209,10 @@ class XuezhanParallel(ParallelEnv[str, Obs, int]):
         for seat in deciding:  # every answer is checked before any is applied
             agent = PLAYERS[seat]
             if agent not in actions:
-                raise XuezhanError("bad_action", f"{agent} must decide and was given no action")
+                raise XuezhanError(ErrorCode.BAD_ACTION, f"{agent} must decide and was given no action")
             index = int(actions[agent])
             if not table.is_legal(seat, index):
-                raise IllegalActionError("illegal_action", f"{agent} may not take action {index} now")
+                raise IllegalActionError(ErrorCode.ILLEGAL_ACTION, f"{agent} may not take action {index} now")
         for seat in deciding:
             if table.over or seat not in table.deciding():
                 continue  # an earlier answer closed the window (a win beats a claim)
@@ -254,10 +256,10 @@ class XuezhanSingle(gymnasium.Env[Obs, int]):
                  engine: str = "auto") -> None:
         _check_render_mode(render_mode)
         if seat not in (0, 1, 2, 3):
-            raise XuezhanError("bad_seat", f"seat must be 0-3, not {seat!r}")
+            raise XuezhanError(ErrorCode.BAD_SEAT, f"seat must be 0-3, not {seat!r}")
         names = [opponents] * 3 if isinstance(opponents, str) else list(opponents)
         if len(names) != 3:
-            raise XuezhanError("bad_bots", "opponents: one bot name or three")
+            raise XuezhanError(ErrorCode.BAD_BOTS, "opponents: one bot name or three")
         others = [s for s in range(4) if s != seat]
         self.seat = seat
         self.render_mode = render_mode
@@ -280,7 +282,7 @@ class XuezhanSingle(gymnasium.Env[Obs, int]):
     def step(self, action: int) -> tuple[Obs, float, bool, bool, dict[str, Any]]:
         table = self.table
         if table.over:
-            raise XuezhanError("hand_over", "the hand is over: reset the environment")
+            raise XuezhanError(ErrorCode.HAND_OVER, "the hand is over: reset the environment")
         index = int(action)
         illegal = not table.is_legal(self.seat, index)
         if illegal:

@@ -29,6 +29,7 @@ from ..engine.deal import Deal, validate_deal
 from ..engine.game import Game
 from ..engine.views import SeatView
 from ..errors import IllegalActionError, XuezhanError
+from ..ids import ErrorCode
 from ..match import Match, RoomConfig, hand_seed
 from ..rules import Rules
 from ..runtime import HandDriver, MatchRuntime, Seat, bot_seed
@@ -84,7 +85,7 @@ class _Seats:
 
     def __init__(self, rules: str | Rules, learners: Sequence[int], opponents: Mapping[int, str]) -> None:
         if sorted([*learners, *opponents]) != [0, 1, 2, 3]:
-            raise XuezhanError("bad_seat", "every seat needs one learner or one bot")
+            raise XuezhanError(ErrorCode.BAD_SEAT, "every seat needs one learner or one bot")
         self.rules = load_rules(rules)
         self.learners = tuple(sorted(learners))
         self.opponents = dict(opponents)
@@ -129,7 +130,7 @@ class LearningTable(_Seats):
         """A hand from a prepared deal, as ``Game(rules, deal, dealer, exchange_direction=...)`` starts
         it (to replay a hand played elsewhere); the bots play until a learner must decide."""
         if exchange_direction not in (None, 1, 2, 3):
-            raise XuezhanError("bad_input", f"no exchange direction {exchange_direction!r}")
+            raise XuezhanError(ErrorCode.BAD_INPUT, f"no exchange direction {exchange_direction!r}")
         game = Game(self.rules, deal, dealer, exchange_direction=exchange_direction)
         self.driver = HandDriver(game, self.seats, seed=0)  # the bots seeded as the compiled core seeds them
         self._last = [0, 0, 0, 0]
@@ -142,7 +143,7 @@ class LearningTable(_Seats):
     @property
     def game(self) -> Game:
         if self.driver is None:
-            raise XuezhanError("no_hand", "no hand is being played: reset the environment first")
+            raise XuezhanError(ErrorCode.NO_HAND, "no hand is being played: reset the environment first")
         return self.driver.game
 
     @property
@@ -226,10 +227,10 @@ class LearningTable(_Seats):
         :class:`IllegalActionError` and changes nothing."""
         driver = self.driver
         if driver is None or driver.over:
-            raise IllegalActionError("hand_over", "the hand is over: reset the environment")
+            raise IllegalActionError(ErrorCode.HAND_OVER, "the hand is over: reset the environment")
         action = self._known(seat)[2].get(index)
         if action is None:
-            raise IllegalActionError("illegal_action", f"seat {seat} may not take action {index} now")
+            raise IllegalActionError(ErrorCode.ILLEGAL_ACTION, f"seat {seat} may not take action {index} now")
         driver.submit(action)
         driver.run()
         return self.first_deciding()
@@ -239,7 +240,7 @@ class LearningTable(_Seats):
         bots then play on."""
         driver = self.driver
         if driver is None or driver.over:
-            raise IllegalActionError("hand_over", "the hand is over: reset the environment")
+            raise IllegalActionError(ErrorCode.HAND_OVER, "the hand is over: reset the environment")
         driver.act(seat)
         driver.run()
 
@@ -297,7 +298,7 @@ class NativeTable(_Seats):
         it (to replay a hand played elsewhere); the bots play until a learner must decide."""
         validate_deal(deal, dealer)
         if exchange_direction not in (None, 1, 2, 3):
-            raise XuezhanError("bad_input", f"no exchange direction {exchange_direction!r}")
+            raise XuezhanError(ErrorCode.BAD_INPUT, f"no exchange direction {exchange_direction!r}")
         tiles = bytes([t for hand in deal.hands for t in hand] + list(deal.wall))
         for s in self.learners:
             self.seats[s].bot.start_hand(bot_seed(0, s))
@@ -313,7 +314,7 @@ class NativeTable(_Seats):
     @property
     def game(self) -> native.NativeGame:
         if self._game is None:
-            raise XuezhanError("no_hand", "no hand is being played: reset the environment first")
+            raise XuezhanError(ErrorCode.NO_HAND, "no hand is being played: reset the environment first")
         return self._game
 
     @property
@@ -355,7 +356,7 @@ class NativeTable(_Seats):
         (``ACTION_SPACE_SIZE`` int8) into the given contiguous arrays, either may be ``None``
         (a row of a batch, for instance); returns how many actions are legal."""
         if self._game is None:
-            raise XuezhanError("no_hand", "no hand is being played: reset the environment first")
+            raise XuezhanError(ErrorCode.NO_HAND, "no hand is being played: reset the environment first")
         return int(self._observe(seat, observation, mask))
 
     @property
@@ -372,17 +373,17 @@ class NativeTable(_Seats):
 
     def step(self, seat: int, index: int) -> int | None:
         if self._game is None:
-            raise IllegalActionError("hand_over", "the hand is over: reset the environment")
+            raise IllegalActionError(ErrorCode.HAND_OVER, "the hand is over: reset the environment")
         first = self._take(seat, index)
         if first >= -1:
             return None if first < 0 else first
         if first == -2:
-            raise IllegalActionError("illegal_action", f"seat {seat} may not take action {index} now")
-        raise IllegalActionError("hand_over", "the hand is over: reset the environment")
+            raise IllegalActionError(ErrorCode.ILLEGAL_ACTION, f"seat {seat} may not take action {index} now")
+        raise IllegalActionError(ErrorCode.HAND_OVER, "the hand is over: reset the environment")
 
     def stand_in(self, seat: int) -> None:
         if self._game is None or self._game.over:
-            raise IllegalActionError("hand_over", "the hand is over: reset the environment")
+            raise IllegalActionError(ErrorCode.HAND_OVER, "the hand is over: reset the environment")
         action = HandDriver(self.replica(), self.seats).choose(seat)
         self.step(seat, action_index(action))
 
@@ -424,12 +425,12 @@ def make_table(rules: str | Rules, learners: Sequence[int], opponents: Mapping[i
     with ``native_unavailable`` or ``native_refused`` where it cannot play the rules and bots) or
     ``auto`` and it can; on the Python engine when ``engine`` is ``python`` or the core cannot."""
     if engine not in ENGINES:
-        raise XuezhanError("bad_input", f"engine must be one of {', '.join(ENGINES)}, not {engine!r}")
+        raise XuezhanError(ErrorCode.BAD_INPUT, f"engine must be one of {', '.join(ENGINES)}, not {engine!r}")
     if engine == "python":
         return LearningTable(rules, learners, opponents)
     try:
         return NativeTable(rules, learners, opponents)
     except XuezhanError as exc:
-        if engine == "native" or exc.code not in ("native_unavailable", "native_refused"):
+        if engine == "native" or exc.code not in (ErrorCode.NATIVE_UNAVAILABLE, ErrorCode.NATIVE_REFUSED):
             raise
     return LearningTable(rules, learners, opponents)

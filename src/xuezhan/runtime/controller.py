@@ -15,6 +15,7 @@ from typing import Any
 
 from ..engine.actions import Action
 from ..errors import XuezhanError
+from ..ids import ErrorCode
 from ..match import Hand, HandResult, Match
 from .driver import HandDriver
 from .seats import Seat
@@ -85,7 +86,7 @@ class MatchRuntime:
         hand = self.match.start_hand(**options)
         if hand.seed != seed:
             self.match.current = None
-            raise XuezhanError("log_mismatch", f"hand {hand.hand_no} was logged with another seed")
+            raise XuezhanError(ErrorCode.LOG_MISMATCH, f"hand {hand.hand_no} was logged with another seed")
         driver = self._drive(hand)
         driver.replay(actions)
         return driver
@@ -93,7 +94,7 @@ class MatchRuntime:
     def finish_hand(self) -> HandResult:
         """Close the finished hand: transfers, running points, the next dealer, escapers leave."""
         if self.hand is None:
-            raise XuezhanError("no_hand", "no hand is being played")
+            raise XuezhanError(ErrorCode.NO_HAND, "no hand is being played")
         result = self.match.finish_hand(self.hand)
         self.hand = None
         self.driver = None
@@ -103,7 +104,7 @@ class MatchRuntime:
         """Deal, play to the end (every seat automatic) and close one hand."""
         driver = self.start_hand(**options)
         if not driver.run():
-            raise XuezhanError("not_automatic", "a person must decide: play_hand needs automatic seats")
+            raise XuezhanError(ErrorCode.NOT_AUTOMATIC, "a person must decide: play_hand needs automatic seats")
         return self.finish_hand()
 
     def play(self) -> Iterator[HandResult]:

@@ -21,6 +21,7 @@ from ..engine.actions import Action, ActionType
 from ..engine.game import Game
 from ..engine.views import SeatView
 from ..errors import IllegalActionError
+from ..ids import ErrorCode
 from ..tiles import NUM_KINDS
 from .seats import Seat, SeatKind, bot_seed
 
@@ -123,7 +124,7 @@ class HandDriver:
         game = self.game
         legal = game.legal_actions(seat)
         if not legal:
-            raise IllegalActionError("not_your_turn", f"seat {seat} has nothing to decide now")
+            raise IllegalActionError(ErrorCode.NOT_YOUR_TURN, f"seat {seat} has nothing to decide now")
         if len(legal) == 1:
             return legal[0]
         bot = self.seats[seat].bot
@@ -147,14 +148,14 @@ class HandDriver:
     def submit(self, action: Action) -> None:
         """A person's decision (the seat is ``action.seat``); illegal ones raise and change nothing."""
         if self.game.over:
-            raise IllegalActionError("hand_over", "the hand is over")
+            raise IllegalActionError(ErrorCode.HAND_OVER, "the hand is over")
         why = _malformed(action)
         if why is not None:
-            raise IllegalActionError("bad_action", f"seat {action.seat!r}: {why}")
+            raise IllegalActionError(ErrorCode.BAD_ACTION, f"seat {action.seat!r}: {why}")
         self.apply(action)
 
     def escape(self, seat: int) -> bool:
-        """The seat's player leaves the hand (逃跑, RULES 10); ``False`` if it cannot (any more)."""
+        """The seat's player leaves the hand (逃跑, docs/rules.md §10); ``False`` if it cannot (any more)."""
         if not self.game.can_escape(seat):
             return False
         self.apply(Action(seat, ActionType.ESCAPE))
