@@ -813,10 +813,10 @@ static int visible_copies(const XzGame *g, int seat, int t) {
 
 static int waits_of(const XzSeat *s, int *out);
 
-/* copies of t face up for seat (RULES 5): what it can see but its own concealed tiles */
+/* copies of t face up for seat (docs/rules.md §5): what it can see but its own concealed tiles */
 static int face_up(const XzGame *g, int seat, int t) { return visible_copies(g, seat, t) - g->seats[seat].counts[t]; }
 
-/* 绝张 (RULES 6.2 and clarification 2): every other copy of the winning tile, and every copy of
+/* 绝张 (docs/rules.md §6.2 and clarification 2): every other copy of the winning tile, and every copy of
  * each other tile the hand was waiting on, is face up (wins.is_jue_zhang) */
 static int is_jue_zhang(const XzGame *g, int seat, int tile, int self_drawn) {
     if (face_up(g, seat, tile) != (self_drawn ? 3 : 4)) return 0;

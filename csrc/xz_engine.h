@@ -1,4 +1,4 @@
-/* The compiled core of xuezhan: one hand of blood-battle mahjong (RULES.md sections 2-9),
+/* The compiled core of xuezhan: one hand of blood-battle mahjong (docs/rules.md §2-§9),
  * the same state machine as the Python engine (xuezhan.engine), played by compiled bots.
  *
  * The Python engine is the reference: for the same seed and rules this engine deals the
