@@ -34,9 +34,7 @@ from xuezhan.match import (
     Transfer,
 )
 from xuezhan.match.room import (
-    ESCAPE_MULTIPLE,
     SeatLoss,
-    hand_points,
     worst_case_coins,
     worst_case_escape,
     worst_case_multiple,
@@ -47,6 +45,7 @@ from xuezhan.match.room import (
 )
 from xuezhan.rules import BASE_PATTERNS, EXTRAS, MAX_BASE_SCORE, MAX_FAN, MAX_MULTIPLE, Rules, max_fan
 from xuezhan.runtime import HandDriver, Seat
+from xuezhan.scoring import ESCAPE_MULTIPLE, hand_points
 from xuezhan.server import ServerConfig, create_app
 from xuezhan.store import Store
 

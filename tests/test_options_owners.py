@@ -39,7 +39,7 @@ OWNERS: Final[dict[str, dict[str, str]]] = {
     },
     "base_score": {
         "scoring": "every payment's amount: a hand's points, kongs, 花猪, an escape (RULES 6-10)",
-        "match.room": "the room's 底分 and the settlement's bound (worst_case_*, hand_points)",
+        "match.room": "the room's 底分 and the settlement's bound (worst_case_*)",
         "server.config": "the server's limit on a room's base score",
         **NATIVE,
     },

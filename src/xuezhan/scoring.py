@@ -384,9 +384,14 @@ def hua_zhu_points(rules: Rules) -> int:
     return rules.hua_zhu_points
 
 
+ESCAPE_MULTIPLE = 16
+"""An escaper pays each other active seat this multiple of the base, or a 大叫 near the end
+(docs/rules.md §10)."""
+
+
 def escape_points(rules: Rules) -> int:
     """逃跑: what an escaping seat pays each active seat, at least (16 × base; a 大叫 may be more)."""
-    return 16 * rules.base_score
+    return hand_points(rules, ESCAPE_MULTIPLE)
 
 
 def _text_key(text: str) -> tuple[int, str]:

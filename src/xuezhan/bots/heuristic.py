@@ -31,9 +31,8 @@ from functools import lru_cache
 from ..engine.actions import Action, ActionType
 from ..engine.views import SeatView
 from ..hand import shanten, winning_tiles
-from ..match.room import hand_points
 from ..rules import Rules
-from ..scoring import Meld, NoWin, WinContext, score_win
+from ..scoring import Meld, NoWin, WinContext, hand_points, score_win
 
 _RANK_WEIGHT = (0.55, 0.8, 1.0, 1.0, 1.0, 1.0, 1.0, 0.8, 0.55)
 """How often a ready hand waits on a rank (edge tiles close fewer shapes)."""
@@ -216,9 +215,9 @@ class HeuristicBot:
 
     @staticmethod
     def stake(view: SeatView) -> int:
-        """The points of a ×1 hand at this table (:func:`~xuezhan.match.room.hand_points`): the unit
+        """The points of a ×1 hand at this table (:func:`~xuezhan.scoring.hand_points`): the unit
         in which a discard's danger is weighed against what the hand may win."""
-        return hand_points(view.rules)
+        return hand_points(view.rules, 1)
 
     @staticmethod
     def pung_shape(counts: Sequence[int], n_melds: int) -> int:

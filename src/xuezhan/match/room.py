@@ -28,7 +28,7 @@ from typing import Any, Final
 from ..errors import RulesError
 from ..ids import ErrorCode
 from ..rules import MAX_BASE_SCORE, MAX_MULTIPLE, Rules, max_fan
-from ..scoring import multiple_of
+from ..scoring import ESCAPE_MULTIPLE, hand_points, multiple_of
 from .errors import MatchError
 
 MIN_PEOPLE: Final = 4
@@ -49,16 +49,6 @@ WIN_CHANCES: Final = 55 + 1 + 16 + 16
 wall when drawn, the dealer's 14th tile, a discard after each of at most 16 pengs (four melds
 a seat), and a bugang on each of those pengs (robbed)."""
 
-ESCAPE_MULTIPLE: Final = 16
-"""An escaper pays each other active seat 16 × base, or a 大叫 near the end (docs/rules.md §10); the
-engine's settlement charges this figure."""
-
-
-def hand_points(rules: Rules, multiple: int = 1) -> int:
-    """What one payer pays for a hand of ``multiple`` under ``rules``, in points: base × multiple
-    (docs/rules.md §6, as :class:`~xuezhan.scoring.Score` counts ``hand_points``): the unit in
-    which the bots weigh a risk, and of an escape's cost."""
-    return rules.base_score * multiple
 
 
 def worst_case_multiple(rules: Rules) -> int:
@@ -107,7 +97,7 @@ def worst_case_payments(
       the seat pays or is paid, never both, at most three such payments (an escaping winner gives
       receipts back). With blood river a seat may win again at each of the :data:`WIN_CHANCES`;
       without it each other seat wins once (and a seat that has won pays no more): three payments.
-    - settlement: the hand ends once, by an escape (:data:`ESCAPE_MULTIPLE` × base or a 大叫 to
+    - settlement: the hand ends once, by an escape (:data:`~xuezhan.scoring.ESCAPE_MULTIPLE` × base or a 大叫 to
       each of three seats) or at the wall's end, where a flower pig pays 花猪 and a seat not ready
       pays 查大叫 (a 大叫, at most ``base × multiple``), never both: three times the largest.
     - kongs: the others hold at most 12 kongs, 2 × base each from the seat (an angang, or a zhigang's
@@ -135,7 +125,7 @@ def worst_case_seat(rules: Rules) -> SeatLoss:
 
 def worst_case_escape(rules: Rules) -> int:
     """The most an escape costs the escaper under ``rules`` (docs/rules.md §10): each of three seats paid
-    :data:`ESCAPE_MULTIPLE` × base or a 大叫 (scored as any hand, at most
+    :data:`~xuezhan.scoring.ESCAPE_MULTIPLE` × base or a 大叫 (scored as any hand, at most
     :func:`worst_case_multiple`), whichever is more."""
     return 3 * max(hand_points(rules, ESCAPE_MULTIPLE), hand_points(rules, worst_case_multiple(rules)))
 
