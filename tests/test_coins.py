@@ -1,4 +1,4 @@
-"""Coins in rooms (RULES.md section 11): ``xuezhan.coins.settle`` as promised in INTERFACES.md."""
+"""Coins in rooms (docs/rules.md §11): ``xuezhan.coins.settle`` as promised in docs/interfaces.md §6.1."""
 
 from __future__ import annotations
 

@@ -25,9 +25,9 @@ from xuezhan.vocab import Kind
 
 CORPUS = Path(__file__).parent / "golden" / "corpus.jsonl"
 EXPECTED_KEYS = ("complete", "winners", "ledger", "deltas", "next_dealer")
-# Ledger reasons of a match, not of a hand: 叫马 and the double card (RULES 12-13, tests/test_match.py).
+# Ledger reasons of a match, not of a hand: 叫马 and the double card (docs/rules.md §12-13, tests/test_match.py).
 MATCH_REASONS = {"jiao_ma", "double_card"}
-# The fan options of RULES 14.
+# The fan options of docs/rules.md §14.
 FAN_OPTIONS = ("jiang_dui", "qiang_gang_hu", "hai_di", "jin_gou_diao", "jue_zhang", "tian_hu", "di_hu")
 
 

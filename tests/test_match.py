@@ -1,4 +1,4 @@
-"""The match layer (RULES.md sections 9-13): rooms, dealer rotation, escapes, bystander bets, item cards."""
+"""The match layer (docs/rules.md §9-13): rooms, dealer rotation, escapes, bystander bets, item cards."""
 
 from __future__ import annotations
 
@@ -127,7 +127,7 @@ def test_people_at_a_table() -> None:
     assert exc.value.code == "table_full"
 
 
-# --- RULES 9: a match and its dealers --------------------------------------------------------------------------
+# --- docs/rules.md §9: a match and its dealers --------------------------------------------------------------------
 
 
 def test_a_match_hand_is_the_engine_hand_of_its_seed() -> None:
@@ -140,7 +140,7 @@ def test_a_match_hand_is_the_engine_hand_of_its_seed() -> None:
 
 
 def expected_dealer(rule: str, prev: HandResult, seed: int, hand_no: int) -> int:
-    """RULES 9, from the previous hand's record alone."""
+    """docs/rules.md §9, from the previous hand's record alone."""
     if rule == "dice" or prev.escaped:
         return throw_for_dealer(random.Random(hand_seed(seed, hand_no)))
     winners = prev.record["result"]["winners"]
@@ -247,7 +247,7 @@ def test_hand_result_json_round_trip_and_record_replays() -> None:
     assert game.ledger == hand.game.ledger
 
 
-# --- RULES 10: escapes ---------------------------------------------------------------------------------------
+# --- docs/rules.md §10: escapes -----------------------------------------------------------------------------------
 
 
 def test_an_active_seat_escaping_ends_and_settles_the_hand() -> None:
@@ -366,7 +366,7 @@ def test_escaped_winner_is_credited_at_the_end_without_refund_in_chengdu() -> No
     assert len(cases) >= 100 and refunds_withheld >= 1
 
 
-# --- RULES 11: coins of a hand -----------------------------------------------------------------------------------
+# --- docs/rules.md §11: coins of a hand ---------------------------------------------------------------------------
 
 
 def test_hand_coins_fee_for_seats_only() -> None:
@@ -384,7 +384,7 @@ def test_hand_coins_fee_for_seats_only() -> None:
         [pts[p] for p in result.participants], [poor[p] for p in result.participants], 200, [400] * 4 + [0, 0])
 
 
-# --- RULES 12: bystander bets (叫马) -------------------------------------------------------------------------------
+# --- docs/rules.md §12: bystander bets (叫马) -----------------------------------------------------------------------
 
 
 @pytest.mark.parametrize("dealer", range(4))
@@ -436,7 +436,7 @@ def test_bystanders_bet_on_every_hand_and_may_sit_down() -> None:
     play(hand, 2)
 
 
-# --- RULES 13: item cards ---------------------------------------------------------------------------------------
+# --- docs/rules.md §13: item cards --------------------------------------------------------------------------------
 
 
 def test_items_only_in_rooms_that_allow_them() -> None:

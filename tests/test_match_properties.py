@@ -2,7 +2,7 @@
 
 Over every hand: 108 tiles; transfers are positive and sum to zero; a bystander wins or
 loses what its seat does; the hand's record replays to the same ledger; the dealer
-follows RULES 9; and coins chained over the match (``HandResult.coins``) are conserved
+follows docs/rules.md §9; and coins chained over the match (``HandResult.coins``) are conserved
 (the changes sum to minus the fees) with no balance ever below zero.
 """
 

@@ -1,7 +1,7 @@
 """The compiled core (xuezhan.native) against the Python engine, the reference.
 
 Differential: over 10,000 seeded hands of random self-play per run (both presets, every
-non-default value of every option of RULES 14, and random mixes of them), the core's game
+non-default value of every option of docs/rules.md §14, and random mixes of them), the core's game
 records are byte-identical to the Python engine's (actions, events, winners, ledger, deltas,
 next dealer), and so are the self-play statistics. Then: rules the core does not implement are
 refused and the Python engine plays them; malformed batches are clear errors; without the core
@@ -38,7 +38,7 @@ if not native.available():  # the README's commands build it; a missing core is 
 
 # --- the rule sets of the differential ---------------------------------------------------------------------
 
-# every option of RULES 14 with every value it can take (besides the presets' own)
+# every option of docs/rules.md §14 with every value it can take (besides the presets' own)
 _VALUES: dict[str, tuple[Any, ...]] = {
     "base_score": (1, 2, 6, 10),
     "cap_multiple": ("none", 4, 8, 64),

@@ -1,7 +1,7 @@
 """The compiled heuristic bot (``csrc/xz_heuristic.c``) against :class:`HeuristicBot`, the reference.
 
 Differential: over about 4,000 seeded hands per run (both presets with four heuristic seats,
-heuristic and random seats mixed, random mixes of the options of RULES 14), the core's game
+heuristic and random seats mixed, random mixes of the options of docs/rules.md §14), the core's game
 records are byte-identical to the Python engine's played by ``HeuristicBot``; so are those of
 the quick variant (search play-outs); the core's shanten is ``hand.shanten``. Hands stopped in
 the middle (sampled worlds included) are played out by the core to the Python engine's deltas,

@@ -1,7 +1,7 @@
 """The environments on the compiled core against the environments on the Python engine.
 
 Differential: over a few hundred seeded hands (both presets, 换三张 with 血流成河, and random
-mixes of every option of RULES 14), the two engines step side by side with the same actions
+mixes of every option of docs/rules.md §14), the two engines step side by side with the same actions
 (taken keenly: wins, kongs and pengs when offered, so that the rare moves happen) and give the
 same observations (every field of :mod:`xuezhan.encoding`, byte for byte), masks, rewards,
 terminations, next agents and final game records. Then the parallel and single-seat
