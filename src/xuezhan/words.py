@@ -33,7 +33,7 @@ _DIRECTION_WORDS: Final = {v: k for k, v in EXCHANGE_DIRECTIONS.items()}
 _NAMED_BY_ID: Final = frozenset({Reason.ANGANG, Reason.BUGANG, Reason.ZHIGANG})  # the log names kongs by id too
 
 
-def reason_words(reason: str, lang: Lang = "en") -> str:
+def reason_words(reason: Reason | str, lang: Lang = "en") -> str:
     """A ledger reason in words from :mod:`xuezhan.vocab` (``flower pig``); in English the kongs add
     their id, as the log does (``direct kong (zhigang)``)."""
     name = vocab.name_or_id(Kind.REASON, reason, lang)
