@@ -61,7 +61,7 @@ json_values: st.SearchStrategy[Any] = st.recursive(
     max_leaves=20,
 )
 
-# Rule options: the RULES 14 names (and some that are not), with values of every kind.
+# Rule options: the docs/rules.md §14 names (and some that are not), with values of every kind.
 option_keys = st.one_of(st.sampled_from([*option_names(), "preset", "options", "fan"]), st.text(max_size=12))
 FAN_IDS = [pid for pid, _ in Rules.preset("qq").fan]
 fan_tables = st.dictionaries(st.one_of(st.sampled_from(FAN_IDS), st.text(max_size=8)),

@@ -1,4 +1,4 @@
-"""RULES.md "Clarifications (2026-12)": one test (or table) per point, written from its text.
+"""docs/rules.md, "Clarifications (2026-12)": one test (or table) per point, written from its text.
 
 Every test is a game record built with :func:`test_engine_rules.build` (hands, then a wall in
 draw order filled with the tiles not placed) and replayed; the amounts are worked out by hand:
@@ -187,7 +187,7 @@ def test_jue_zhang_on_a_robbed_kong_tile(preset: str, points: int, extras: dict[
 # Seat 2 pengs the dealer's 1m and throws 7s. Seats 3, 0 and 1 draw and throw 4m (seat 2 passes the
 # first); seat 2 draws the last 4m, or draws and throws 9m and seat 3 throws the last 4m.
 # - 1m 2233 555m 11p + peng 111m: 1m would complete it (123 123 555m 11p) but the seat owns all four
-#   1m (RULES 5: no wait at all); it waits on 4m alone (123 234m), holding none: 绝张.
+#   1m (docs/rules.md §5: no wait at all); it waits on 4m alone (123 234m), holding none: 绝张.
 # - 23m 555m 789m 11p + peng 111m: it waits on 1m or 4m, and the fourth 1m is still in the wall: no 绝张.
 PENG_1M_READY = "1112233555m11p7s"
 PENG_1M_TWO_WAITS = "11m23m555m789m11p7s"
@@ -298,7 +298,7 @@ def test_call_transfer_passes_every_kong_of_the_turn() -> None:
 
 
 def test_bystanders_take_from_the_tail_last_tile_first() -> None:
-    # RULES 2's example: a wall ending ... 3m 7s 2p 9m gives 9m, 2p, 7s, 3m from the tail.
+    # docs/rules.md §2's example: a wall ending ... 3m 7s 2p 9m gives 9m, 2p, 7s, 3m from the tail.
     rec = build([N2 + "5p", N1, READY_5P, N3], tail="3m7s2p9m", autoplay=False)
     rec["bystanders"] = 4
     game = play(rec)

@@ -1,8 +1,8 @@
-"""``xuezhan score``, ``waits`` and ``shanten`` against INTERFACES.md.
+"""``xuezhan score``, ``waits`` and ``shanten`` against docs/interfaces.md §2.1-2.3.
 
 Exit codes: 0 success, 1 "no" (not a winning hand), 2 bad input (message on stderr;
 with ``--json`` also ``{"error": {"code", "message"}}`` on stdout). Never a traceback.
-Expected numbers are worked out by hand from RULES 6 (see tests/test_scoring.py).
+Expected numbers are worked out by hand from docs/rules.md §6 (see tests/test_scoring.py).
 """
 
 from __future__ import annotations
@@ -79,7 +79,7 @@ def test_score_interfaces_example_shape(capsys: pytest.CaptureFixture[str]) -> N
 @pytest.mark.parametrize(
     ("args", "base", "extras", "fan", "multiple", "points"),
     [
-        # RULES 6 worked examples through the CLI.
+        # docs/rules.md §6 worked examples through the CLI.
         (["11123777888999p", "--win", "1p"], "qing_yao_jiu", {}, 5, 16, 96),
         (["11222244p557799m", "--win", "1p"], "long_qi_dui", {}, 5, 16, 96),
         (["11222244p557799m", "--win", "1p", "--rules", "chengdu"], "qi_dui", {"gen": 1}, 4, 8, 8),
@@ -228,7 +228,7 @@ def test_waits(capsys: pytest.CaptureFixture[str], args: list[str], waits: list[
 @pytest.mark.parametrize(
     ("args", "shanten"),
     [
-        # The only wait is a fifth 1p: not a wait at all (INTERFACES: four copies in the hand).
+        # The only wait is a fifth 1p: not a wait at all (docs/interfaces.md §2.2: four copies in the hand).
         (["123m456m789m1111p"], 1),
         # 123m 123m 456p 789s 5p is ready on 5p in shape, but holds three suits.
         (["123m123m456p789s5p"], 3),

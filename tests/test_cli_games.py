@@ -1,4 +1,4 @@
-"""``xuezhan replay`` and ``xuezhan simulate`` (INTERFACES.md): results, errors, determinism.
+"""``xuezhan replay`` and ``xuezhan simulate`` (docs/interfaces.md §2.6-2.7): results, errors, determinism.
 
 Most commands run in-process through ``xuezhan.cli.main`` (output read with capsys); a few
 run as ``python -m xuezhan`` in a subprocess, as a user would.

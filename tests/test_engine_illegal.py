@@ -1,4 +1,4 @@
-"""Illegal actions (RULES.md sections 3-4): rejected with a stable code, and nothing changes.
+"""Illegal actions (docs/rules.md §3-4): rejected with a stable code, and nothing changes.
 
 Positions are built from game records (hands + a wall in draw order, replayed with no
 autoplay), then actions are applied to the game directly. Every rejection is checked

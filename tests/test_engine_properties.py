@@ -2,7 +2,7 @@
 
 Every hand below is dealt by ``Game.new(rules, seed=...)`` and played by seeded bots
 (mostly ``random``, some ``heuristic``), under both presets and random mixes of the
-rule options of RULES.md section 14. After every applied action the tests check:
+rule options of docs/rules.md §14. After every applied action the tests check:
 
 - 108 tiles are accounted for (``tile_total``);
 - the ledger sums to zero, every entry is a positive payment between two seats with a
@@ -206,7 +206,7 @@ Choose = Callable[[Game, int, Sequence[Action]], Action]
 def bot_chooser(rules_seed: int, names: list[str], escape_rate: float = 0.0, swap_rate: float = 0.0,
                 hu_rate: float = 0.85) -> Choose:
     """Seeded bots by seat; with ``escape_rate`` a seat that must act sometimes leaves instead, and
-    with ``swap_rate`` a seat on its turn sometimes plays a swap card (换牌卡, RULES 13) first.
+    with ``swap_rate`` a seat on its turn sometimes plays a swap card (换牌卡, docs/rules.md §13) first.
     A plain random bot hardly ever picks a win among a dozen discards, so with ``hu_rate`` a
     possible win is taken that often (the rest of the time the bot chooses, passes included)."""
     bots = [make_bot(names[s], random.Random(rules_seed * 8 + s)) for s in range(4)]

@@ -1,9 +1,9 @@
-"""The rules of one hand (RULES.md sections 2-9 and 14), one test per rule and per option.
+"""The rules of one hand (docs/rules.md §2-9 and §14), one test per rule and per option.
 
 Every test is a game record (hands + a wall in draw order, or dice + a wall layout)
 replayed with :func:`xuezhan.records.parse_record` and :func:`xuezhan.records.replay`,
 and checked against ledger entries ``(from, to, points, reason)`` and deltas worked out
-by hand from the spec. Arithmetic: multiple = 2^(fan - 1); a discard win costs the
+by hand from docs/rules.md. Arithmetic: multiple = 2^(fan - 1); a discard win costs the
 discarder base × multiple; a self-drawn win costs each payer base × multiple + base
 (``self_draw_bonus = "base"``). ``qq``: base 6, no cap. ``chengdu``: base 1, cap ×8.
 
@@ -185,7 +185,7 @@ def hand_of(game: Game, seat: int) -> list[int]:
 
 
 # =============================================================================================
-# RULES 2: dice, the wall and the deal
+# docs/rules.md §2: dice, the wall and the deal
 # =============================================================================================
 
 # A wall layout in taking order (dealer's wall from its right end, then the previous
@@ -292,7 +292,7 @@ def test_kong_draw_from_tail() -> None:
 
 
 # =============================================================================================
-# RULES 3: the void suit
+# docs/rules.md §3: the void suit
 # =============================================================================================
 
 
@@ -458,7 +458,7 @@ def test_exchange_three_random_uses_the_records_direction() -> None:
 
 
 # =============================================================================================
-# RULES 4: turns and claims
+# docs/rules.md §4: turns and claims
 # =============================================================================================
 
 
@@ -620,7 +620,7 @@ def test_must_hu_last_four_robbing_a_bugang(options: dict[str, Any], head: str, 
 
 
 # =============================================================================================
-# RULES 7: payments
+# docs/rules.md §7: payments
 # =============================================================================================
 
 
@@ -843,7 +843,7 @@ def test_dian_gang_hua(mode: str, expected: list[Entry]) -> None:
 
 
 # =============================================================================================
-# RULES 6 in play: 天胡, 地胡, 海底, seven pairs, the cap, fan options
+# docs/rules.md §6 in play: 天胡, 地胡, 海底, seven pairs, the cap, fan options
 # =============================================================================================
 
 
@@ -901,7 +901,7 @@ def test_di_hu(preset: str, claim_first: bool, points: int, base: str) -> None:
 
 
 def test_di_hu_not_after_a_kong() -> None:
-    # Spec decision: RULES 6.1 says "no claim made before it by anyone"; a concealed kong is no
+    # Spec decision: docs/rules.md §6.1 says "no claim made before it by anyone"; a concealed kong is no
     # claim, but it breaks the first go-around (the konger draws out of turn), so as a Chengdu
     # table plays it, a first-draw win after anyone's kong is no 地胡. The dealer konges 9999p
     # (12 from each), throws its replacement 3s; seat 1 self-draws 5p: ping_hu x1 x6 + 6 = 12 each.
@@ -1014,7 +1014,7 @@ def test_jue_zhang_fan_option(options: dict[str, Any], points: int) -> None:
 
 
 # =============================================================================================
-# RULES 8: the end of the hand
+# docs/rules.md §8: the end of the hand
 # =============================================================================================
 
 THREE_WAITING = [N2 + "5p", KANCHAN_5P, READY_5P, "123m456m789m67p99p"]  # all three wait 5p
@@ -1212,7 +1212,7 @@ def test_tui_shui_not_to_an_escaped_seat() -> None:
 
 
 # =============================================================================================
-# RULES 10: escapes
+# docs/rules.md §10: escapes
 # =============================================================================================
 
 
@@ -1277,7 +1277,7 @@ def test_escaped_winner(preset: str, options: dict[str, Any], expected: list[Ent
 
 
 # =============================================================================================
-# RULES 9: the dealer of the next hand
+# docs/rules.md §9: the dealer of the next hand
 # =============================================================================================
 
 
@@ -1329,7 +1329,7 @@ def test_multiple_win_record_is_what_the_dealer_test_assumes() -> None:
 
 
 # =============================================================================================
-# Replay errors (INTERFACES.md)
+# Replay errors (docs/interfaces.md §2.4 and §2.6)
 # =============================================================================================
 
 

@@ -1,4 +1,4 @@
-"""Hand analysis by example (RULES.md section 5, INTERFACES.md shanten/waits), in tile strings."""
+"""Hand analysis by example (docs/rules.md §5, docs/interfaces.md §2.2-2.3 waits/shanten), in tile strings."""
 
 from __future__ import annotations
 

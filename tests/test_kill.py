@@ -1,4 +1,4 @@
-"""The restart promise (INTERFACES.md, "Web: accounts and the page"), tested by killing a real server.
+"""The restart promise (docs/interfaces.md §8.6, restarts), tested by killing a real server.
 
 A ``xuezhan serve`` process plays a match of a guest in 托管 and three heuristic bots. The
 server is killed with SIGKILL at random moments (a seeded random picks them) while hands

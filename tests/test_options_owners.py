@@ -38,13 +38,13 @@ OWNERS: Final[dict[str, dict[str, str]]] = {
         "tui.replay": "the replay's status line names the preset",
     },
     "base_score": {
-        "scoring": "every payment's amount: a hand's points, kongs, 花猪, an escape (RULES 6-10)",
+        "scoring": "every payment's amount: a hand's points, kongs, 花猪, an escape (docs/rules.md §6-§10)",
         "match.room": "the room's 底分 and the settlement's bound (worst_case_*)",
         "server.config": "the server's limit on a room's base score",
         **NATIVE,
     },
     "cap_multiple": {
-        "scoring": "the cap on a hand's multiple (RULES 6)",
+        "scoring": "the cap on a hand's multiple (docs/rules.md §6)",
         "match.room": "the largest multiple of a hand, for the settlement's bound",
         "match.tiers": "a tier's rooms need a cap, their loss bounded",
         "server.config": "the server's limit on a room's cap",
@@ -118,7 +118,7 @@ OWNERS: Final[dict[str, dict[str, str]]] = {
 
 EVERY_OPTION: Final = {
     "rules": "defines, validates and writes the options",
-    "bots.protocol": "the bot protocol sends every option to an outside program (INTERFACES)",
+    "bots.protocol": "the bot protocol sends every option to an outside program (docs/interfaces.md §4)",
     "native": "refusal() checks every option the core does not play is at its default",
     "native.layout": "the marshaller's layout passes every option the core plays, by name (RULE_WORDS)",
 }

@@ -1,4 +1,4 @@
-"""Rule options and presets (RULES.md section 14)."""
+"""Rule options and presets (docs/rules.md §14)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import pytest
 from xuezhan.errors import RulesError, XuezhanError
 from xuezhan.rules import BASE_PATTERNS, EXTRAS, Rules, option_names
 
-# RULES 14, column by column, copied from the table (not from the code).
+# docs/rules.md §14, column by column, copied from the table (not from the code).
 QQ: dict[str, Any] = {
     "base_score": 6,
     "cap_multiple": None,
@@ -56,7 +56,7 @@ CHENGDU: dict[str, Any] = {
     "exchange_three": "none",
     "blood_river": False,
 }
-# RULES 6.1 / 6.2 and the fan row of RULES 14 ("cap" = 满格).
+# docs/rules.md §6.1 / §6.2 and the fan row of §14 ("cap" = 满格).
 QQ_FAN: dict[str, int | str] = {
     "ping_hu": 1, "dui_dui_hu": 2, "qing_yi_se": 3, "dai_yao_jiu": 3, "qi_dui": 3, "qing_dui": 4,
     "jiang_dui": 4, "long_qi_dui": 5, "qing_qi_dui": 5, "qing_yao_jiu": 5, "qing_long_qi_dui": 6,
@@ -123,7 +123,7 @@ def test_default_rules_are_qq() -> None:
 
 
 def test_hua_zhu_points() -> None:
-    # RULES 8.1: hua_zhu_multiple × base; 16 × 6 in qq, cap (8) × 1 in chengdu.
+    # docs/rules.md §8.1: hua_zhu_multiple × base; 16 × 6 in qq, cap (8) × 1 in chengdu.
     assert Rules.preset("qq").hua_zhu_points == 96
     assert Rules.preset("chengdu").hua_zhu_points == 8
     assert Rules.preset("qq").with_options({"cap_multiple": 32, "hua_zhu_multiple": "cap"}).hua_zhu_points == 192

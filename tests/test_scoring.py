@@ -1,6 +1,6 @@
-"""Fan scoring (RULES.md section 6).
+"""Fan scoring (docs/rules.md §6).
 
-Every expected number below was worked out by hand from RULES 6:
+Every expected number below was worked out by hand from docs/rules.md §6:
 multiple = 2^(fan - 1); points = base_score × multiple (capped) + the self-draw bonus.
 ``qq``: base_score 6, no cap. ``chengdu``: base_score 1, cap ×8.
 """
@@ -63,11 +63,11 @@ def check(s: Score, base: str, extras: dict[str, int], fan: int, multiple: int, 
 
 
 def test_multiple_of() -> None:
-    # RULES 6: 1 fan ×1, 2 ×2, 3 ×4, 4 ×8, 5 ×16, 6 ×32.
+    # docs/rules.md §6: 1 fan ×1, 2 ×2, 3 ×4, 4 ×8, 5 ×16, 6 ×32.
     assert [multiple_of(f) for f in range(1, 8)] == [1, 2, 4, 8, 16, 32, 64]
 
 
-# --- RULES 6 worked examples (from 004; qq, no roots unless said) --------------------------------------
+# --- docs/rules.md §6 worked examples (from 004; qq, no roots unless said) --------------------------------------
 
 # (hand, winning tile, base, fan qq, multiple qq)  — qq points = 6 × multiple (discard win).
 WORKED = [

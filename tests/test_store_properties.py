@@ -8,7 +8,7 @@ settlements. After every hand:
 - coins are conserved: the changes sum to minus the fees, the house gains exactly the
   fees, and every balance moved by exactly its settled change;
 - no balance is below zero;
-- the settlement equals ``HandResult.coins`` on the balances before it (RULES 11);
+- the settlement equals ``HandResult.coins`` on the balances before it (docs/rules.md §11);
 - a retry returns the same settlement and changes nothing;
 - a settlement that raised left no trace (every row count and balance unchanged).
 

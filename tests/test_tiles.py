@@ -1,4 +1,4 @@
-"""Tiles and their text notation (RULES.md section 1)."""
+"""Tiles and their text notation (docs/rules.md §1)."""
 
 from __future__ import annotations
 
@@ -81,7 +81,7 @@ def test_tile_name_rejects_out_of_range(t: int) -> None:
         # Parsing keeps text order; only formatting sorts.
         ("9s1m5p", [S9, M1, P5]),
         ("321m", [2, 1, 0]),
-        # Chinese suffixes: 万 (m), 筒/饼 (p), 条/索 (s), and 束 (RULES 1: "also 索/束").
+        # Chinese suffixes: 万 (m), 筒/饼 (p), 条/索 (s), and 束 (docs/rules.md §1: "also 索/束").
         ("5万", [M5]),
         ("123万456筒789条", [0, 1, 2, 12, 13, 14, 24, 25, 26]),
         ("5饼", [P5]),

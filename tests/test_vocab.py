@@ -303,7 +303,7 @@ def test_every_ledger_reason_of_the_engine_and_the_match_layer_has_an_entry() ->
     found = scanned_ledger_reasons()
     assert {"hu", "zimo", "angang", "tui_shui", "escape"} <= found  # the scan works
     found |= {JIAO_MA, DOUBLE_CARD}  # the match layer names its reasons as constants
-    # INTERFACES.md: the hand's own reasons
+    # docs/interfaces.md §2.5: the hand's own reasons
     found |= {"hu", "zimo", "angang", "bugang", "zhigang", "call_transfer", "hua_zhu", "cha_jiao", "tui_shui",
               "escape"}
     assert found - set(vocab.ids(Kind.REASON)) == set()

@@ -1,10 +1,10 @@
 """The golden corpus (tests/golden/corpus.jsonl): game records and their expected results.
 
-Each line is ``{"name", "record", "expected"}``: a record of a whole hand (RULES 14 options,
+Each line is ``{"name", "record", "expected"}``: a record of a whole hand (docs/rules.md §14 options,
 deal, every action) and what replaying it gives: ``complete``, ``winners``, ``ledger``,
 ``deltas``, ``next_dealer`` and ``events_sha256`` (SHA-256 of the result's event list, as
 compact JSON with sorted keys). tests/test_golden.py replays every record and compares the
-result bit for bit, and checks that the corpus covers every option of RULES 14, every ledger
+result bit for bit, and checks that the corpus covers every option of docs/rules.md §14, every ledger
 reason of a hand, every base pattern and every extra, under both presets.
 
 The hands are played here by a seeded policy of this script (no bot): it takes a win when
@@ -41,7 +41,7 @@ EXPECTED_KEYS = ("complete", "winners", "ledger", "deltas", "next_dealer")
 
 # --- the rules the corpus is played under ----------------------------------------------------------------
 
-# (preset, options): both presets as they are, then every option of RULES 14 away from its preset value.
+# (preset, options): both presets as they are, then every option of docs/rules.md §14 away from its preset value.
 CONFIGS: list[tuple[str, dict[str, Any]]] = [
     ("qq", {}),
     ("chengdu", {}),

@@ -17,12 +17,12 @@ from xuezhan.vocab import Kind
 DOC = Path(__file__).resolve().parent.parent / "docs" / "vocabulary.md"
 
 TITLES = {
-    Kind.PATTERN: "Base patterns (RULES.md 6.1)",
-    Kind.EXTRA: "Extras (RULES.md 6.2)",
-    Kind.REASON: "Ledger reasons (RULES.md 7-8, 10, 12-13)",
+    Kind.PATTERN: "Base patterns ([rules.md §6.1](rules.md#s6))",
+    Kind.EXTRA: "Extras ([rules.md §6.2](rules.md#s6))",
+    Kind.REASON: "Ledger reasons ([rules.md §7-8, §10, §12-13](rules.md#s7))",
     Kind.ACTION: "Action types (game records, the bot protocol)",
     Kind.EVENT: "Event types (the engine's event log)",
-    Kind.ITEM: "Item cards (RULES.md 13)",
+    Kind.ITEM: "Item cards ([rules.md §13](rules.md#s13))",
     Kind.ERROR: "Error codes",
 }
 

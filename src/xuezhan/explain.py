@@ -25,6 +25,7 @@ from typing import Final
 from . import i18n, vocab
 from .engine.actions import LedgerEntry
 from .engine.game import Game, WinRecord
+from .ids import EventKind, Reason
 from .scoring import Score, WinContext, score_win
 from .tiles import Tile
 from .vocab import DEFAULT_LANG, Kind, Lang
@@ -42,8 +43,8 @@ __all__ = [
     "win_texts",
 ]
 
-_WIN_REASONS: Final = frozenset({"hu", "zimo", "call_transfer"})
-_KONG_REASONS: Final = frozenset({"angang", "bugang", "zhigang"})
+_WIN_REASONS: Final = frozenset({Reason.HU, Reason.ZIMO, Reason.CALL_TRANSFER})
+_KONG_REASONS: Final = frozenset({Reason.ANGANG, Reason.BUGANG, Reason.ZHIGANG})
 _SUIT_KEYS: Final = ("tile.suit_m", "tile.suit_p", "tile.suit_s")
 
 
@@ -115,13 +116,13 @@ def _steps(game: Game) -> list[Payment | None]:
     ledger = game.ledger
     for ev in game.events:
         kind = ev.get("type")
-        if kind == "hu":
+        if kind == EventKind.HU:
             if k < len(game.winners):
                 current[game.winners[k].seat] = game.winners[k]
             k += 1
-        elif kind == "wall_empty":
+        elif kind == EventKind.WALL_EMPTY:
             out.append(None)
-        elif kind == "pay" and ledger_i < len(ledger):
+        elif kind == EventKind.PAY and ledger_i < len(ledger):
             entry = ledger[ledger_i]
             ledger_i += 1
             win = current.get(entry.to_seat) if entry.reason in _WIN_REASONS else None
@@ -157,7 +158,7 @@ def _group(pays: Sequence[Payment]) -> list[list[Payment]]:
                and pays[j].entry.points == e.points and pays[j].win is pays[i].win
                and pays[j].entry.from_seat not in [q.entry.from_seat for q in pays[i:j]]):
             j += 1
-        if j - i == 1 and e.reason == "hua_zhu":
+        if j - i == 1 and e.reason == Reason.HUA_ZHU:
             while (j < len(pays) and pays[j].entry.reason == e.reason and pays[j].entry.from_seat == e.from_seat
                    and pays[j].entry.points == e.points
                    and pays[j].entry.to_seat not in [q.entry.to_seat for q in pays[i:j]]):
@@ -242,9 +243,9 @@ def _group_sentence(game: Game, group: Sequence[Payment], lang: Lang, who: Seque
     first = group[0]
     e = first.entry
     payer, payee, points = who[e.from_seat], who[e.to_seat], e.points
-    if first.win is not None and e.reason in ("hu", "zimo"):
+    if first.win is not None and e.reason in (Reason.HU, Reason.ZIMO):
         return _win_sentence(first.win, group, lang, who)
-    if e.reason == "call_transfer":
+    if e.reason == Reason.CALL_TRANSFER:
         return i18n.t("explain.call_transfer", lang, payer=payer, payee=payee, points=points, count=points)
     if e.reason in _KONG_REASONS:
         kong = vocab.name_or_id(Kind.REASON, e.reason, lang)
@@ -252,18 +253,18 @@ def _group_sentence(game: Game, group: Sequence[Payment], lang: Lang, who: Seque
             return i18n.t("explain.kong_each", lang, payee=payee, kong=kong, points=points, count=points,
                           payers=join_words([who[p.entry.from_seat] for p in group], lang))
         return i18n.t("explain.kong_one", lang, payee=payee, kong=kong, payer=payer, points=points, count=points)
-    if e.reason == "hua_zhu":
+    if e.reason == Reason.HUA_ZHU:
         return i18n.t("explain.hua_zhu", lang, payer=payer, points=points, count=points,
                       payees=join_words([who[p.entry.to_seat] for p in group], lang))
-    if e.reason == "cha_jiao":
+    if e.reason == Reason.CHA_JIAO:
         charged = _charged_wait(game, e.to_seat)
         tile = tile_word(charged.tile, lang) if charged is not None else "-"
         score = score_words(charged.score, lang) if charged is not None else "-"
         return i18n.t("explain.cha_jiao", lang, payer=payer, payee=payee, points=points, count=points, tile=tile,
                       score=score)
-    if e.reason == "tui_shui":
+    if e.reason == Reason.TUI_SHUI:
         return i18n.t("explain.tui_shui", lang, payer=payer, payee=payee, points=points, count=points)
-    if e.reason == "escape":
+    if e.reason == Reason.ESCAPE:
         return i18n.t("explain.escape", lang, payer=payer, payee=payee, points=points, count=points)
     return i18n.t("explain.other_payment", lang, reason=vocab.name_or_id(Kind.REASON, e.reason, lang),
                   payer=payer, payee=payee, points=points, count=points)
@@ -273,7 +274,7 @@ def _split_by_payer(group: list[Payment]) -> list[list[Payment]]:
     """A group as one sentence each where one sentence cannot say it (several payers of a kong say
     "each paid"; several payees only for a flower pig)."""
     reason = group[0].entry.reason
-    if len(group) == 1 or reason in _KONG_REASONS or reason in ("zimo", "hua_zhu"):
+    if len(group) == 1 or reason in _KONG_REASONS or reason in (Reason.ZIMO, Reason.HUA_ZHU):
         return [group]
     return [[p] for p in group]
 
@@ -286,7 +287,7 @@ def explain_hand(game: Game, lang: Lang = DEFAULT_LANG, me: int | None = None,
     (four strings). Works on a hand in progress too (what has been paid so far)."""
     who = seat_names(lang, me, names)
     steps = _steps(game)
-    paid_cha_jiao = {p.entry.from_seat for p in steps if p is not None and p.entry.reason == "cha_jiao"}
+    paid_cha_jiao = {p.entry.from_seat for p in steps if p is not None and p.entry.reason == Reason.CHA_JIAO}
     lines: list[str] = []
     run: list[Payment] = []
     explained_wins: set[int] = set()
@@ -329,9 +330,9 @@ def ledger_texts(game: Game, lang: Lang = DEFAULT_LANG, me: int | None = None,
     out: list[str] = []
     for p in payments(game):
         e = p.entry
-        if p.win is not None and e.reason in ("hu", "zimo"):
+        if p.win is not None and e.reason in (Reason.HU, Reason.ZIMO):
             score = score_words(p.win.score, lang)
-            if e.reason == "zimo":
+            if e.reason == Reason.ZIMO:
                 what = i18n.t("explain.what_self", lang, score=score)
             elif p.win.robbed:
                 what = i18n.t("explain.what_robbed", lang, score=score)
@@ -350,6 +351,6 @@ def win_texts(game: Game, lang: Lang = DEFAULT_LANG, me: int | None = None,
     who = seat_names(lang, me, names)
     by_win: dict[int, list[Payment]] = {}
     for p in payments(game):
-        if p.win is not None and p.entry.reason in ("hu", "zimo"):
+        if p.win is not None and p.entry.reason in (Reason.HU, Reason.ZIMO):
             by_win.setdefault(id(p.win), []).append(p)
     return [_win_sentence(w, by_win.get(id(w), []), lang, who) for w in game.winners]

@@ -1,4 +1,4 @@
-"""Hand analysis (RULES.md section 5): complete hands, splits, waits, shanten.
+"""Hand analysis (docs/rules.md §5): complete hands, splits, waits, shanten.
 
 Everything here is table-driven on **suit keys**: the nine counts of one suit
 written as a base-5 number ``sum(count[r] * 5**r)``. A tile moving in or out of a
@@ -254,7 +254,7 @@ WinBlock = Literal["not_complete", "three_suits", "void_suit_tile"]
 def win_block(
     counts: Sequence[int], n_melds: int, meld_suits: int = 0, void: int | None = None
 ) -> WinBlock | None:
-    """Why a 14-equivalent hand cannot hu, or ``None`` if it can (RULES 3 and 5)."""
+    """Why a 14-equivalent hand cannot hu, or ``None`` if it can (docs/rules.md §3 and §5)."""
     try:
         k0, k1, k2 = _split_suits(bytearray(counts))
     except (ValueError, struct.error):  # a negative or huge count, or not 27 counts: never complete
@@ -584,7 +584,7 @@ def winning_tiles(
     void: int | None = None,
     owned: Sequence[int] | None = None,
 ) -> list[Tile]:
-    """The waits of a 13-equivalent hand under the game's rules (RULES 3 and 5).
+    """The waits of a 13-equivalent hand under the game's rules (docs/rules.md §3 and §5).
 
     A wait completes the hand, leaves at most two suits and no void tile. A tile whose
     four copies the seat already owns (``owned``: concealed plus meld copies; defaults

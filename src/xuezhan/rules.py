@@ -1,4 +1,4 @@
-"""Rule options and presets (RULES.md section 14).
+"""Rule options and presets (docs/rules.md §14).
 
 One frozen :class:`Rules` value holds every option; it is validated when built.
 Presets ``qq`` (the default) and ``chengdu`` are looked up by name, and a TOML
@@ -32,11 +32,12 @@ from pathlib import Path
 from typing import Any, Final, Literal, get_args
 
 from .errors import RulesError
+from .ids import ErrorCode
 
 Cap = Literal["cap"]
 FanValue = int | Cap
 
-# The options with a fixed set of values (RULES 14), one type each.
+# The options with a fixed set of values (docs/rules.md §14), one type each.
 SelfDrawBonus = Literal["base", "fan", "none"]
 ZhigangPayment = Literal["discarder", "everyone"]
 DianGangHua = Literal["self_draw", "discard"]
@@ -61,7 +62,7 @@ BASE_PATTERNS: Final = (
     "tian_hu",
     "di_hu",
 )
-"""Base pattern ids (RULES 6.1), in table order."""
+"""Base pattern ids (docs/rules.md §6.1), in table order."""
 
 EXTRAS: Final = (
     "gen",
@@ -73,7 +74,7 @@ EXTRAS: Final = (
     "jue_zhang",
     "zi_mo_jia_fan",
 )
-"""Extra ids (RULES 6.2)."""
+"""Extra ids (docs/rules.md §6.2)."""
 
 _QQ_FAN: Final[dict[str, FanValue]] = {
     "ping_hu": 1,
@@ -135,7 +136,7 @@ _BOOLS: Final = (
 
 @dataclass(frozen=True)
 class Rules:
-    """Every rule option of RULES.md section 14. Build with :meth:`preset`, :meth:`load` or :meth:`with_options`."""
+    """Every rule option of docs/rules.md §14. Build with :meth:`preset`, :meth:`load` or :meth:`with_options`."""
 
     preset_name: str = "qq"
     base_score: int = 6
@@ -169,11 +170,11 @@ class Rules:
         for k, v in self.fan:
             if k == pattern:
                 return v
-        raise RulesError("unknown_pattern", f"no pattern or extra {pattern!r}")
+        raise RulesError(ErrorCode.UNKNOWN_PATTERN, f"no pattern or extra {pattern!r}")
 
     @property
     def hua_zhu_points(self) -> int:
-        """What a flower pig pays each non-pig active seat (RULES 8.1)."""
+        """What a flower pig pays each non-pig active seat (docs/rules.md §8.1)."""
         mult = self.hua_zhu_multiple
         if mult == "cap":
             assert self.cap_multiple is not None  # validated
@@ -199,42 +200,42 @@ class Rules:
                 escaped_winner_forfeits=False,
                 fan=tuple(_CHENGDU_FAN.items()),
             )
-        raise RulesError("unknown_preset", f"unknown preset {name!r}: use 'qq' or 'chengdu'")
+        raise RulesError(ErrorCode.UNKNOWN_PRESET, f"unknown preset {name!r}: use 'qq' or 'chengdu'")
 
     def with_options(self, options: Mapping[str, Any]) -> Rules:
-        """A copy with ``options`` (RULES 14 names; ``fan`` a mapping of pattern id to fan) overridden."""
+        """A copy with ``options`` (docs/rules.md §14 names; ``fan`` a mapping of pattern id to fan) overridden."""
         changes: dict[str, Any] = {}
         names = {f.name for f in dataclasses.fields(self)} - {"preset_name", "fan"}
         for key, value in options.items():
             if key == "fan":
                 if not isinstance(value, Mapping):
-                    raise RulesError("bad_option", "option 'fan' must be a table of pattern id = fan")
+                    raise RulesError(ErrorCode.BAD_OPTION, "option 'fan' must be a table of pattern id = fan")
                 table = dict(self.fan)
                 for pid, fv in value.items():
                     if pid not in table:
-                        raise RulesError("unknown_pattern", f"no pattern or extra {pid!r} in 'fan'")
+                        raise RulesError(ErrorCode.UNKNOWN_PATTERN, f"no pattern or extra {pid!r} in 'fan'")
                     table[pid] = fv
                 changes["fan"] = tuple(table.items())
             elif key == "cap_multiple" and value == "none":
-                changes[key] = None  # TOML has no null: "none" removes the cap (RULES 14: "int or none")
+                changes[key] = None  # TOML has no null: "none" removes the cap (docs/rules.md §14: "int or none")
             elif key in names:
                 changes[key] = value
             else:
-                raise RulesError("unknown_option", f"unknown rule option {key!r}")
+                raise RulesError(ErrorCode.UNKNOWN_OPTION, f"unknown rule option {key!r}")
         return dataclasses.replace(self, **changes)
 
     @classmethod
     def from_mapping(cls, data: Mapping[str, Any]) -> Rules:
         """``{"preset": "qq", "options": {...}}`` or ``{"preset": "qq", <option>: value, ...}``."""
         if not isinstance(data, Mapping):
-            raise RulesError("bad_rules", "rules must be a preset name or a table")
+            raise RulesError(ErrorCode.BAD_RULES, "rules must be a preset name or a table")
         data = dict(data)
         name = data.pop("preset", "qq")
         if not isinstance(name, str):
-            raise RulesError("bad_rules", "'preset' must be a preset name")
+            raise RulesError(ErrorCode.BAD_RULES, "'preset' must be a preset name")
         options = data.pop("options", {})
         if not isinstance(options, Mapping):
-            raise RulesError("bad_rules", "'options' must be a table")
+            raise RulesError(ErrorCode.BAD_RULES, "'options' must be a table")
         return cls.preset(name).with_options({**data, **options})
 
     @classmethod
@@ -245,19 +246,23 @@ class Rules:
             return cls.preset(text)
         path = Path(text)
         if not path.suffix == ".toml" and not path.exists():
-            raise RulesError("unknown_preset", f"unknown preset {text!r}: use 'qq', 'chengdu' or a .toml file")
+            raise RulesError(ErrorCode.UNKNOWN_PRESET, f"unknown preset {text!r}: use 'qq', 'chengdu' or a .toml file")
         if path.exists() and not path.is_file():  # a folder, a device or a pipe (which could never end)
-            raise RulesError("rules_file_unreadable", f"cannot read rules file {text}: not a file")
+            raise RulesError(ErrorCode.RULES_FILE_UNREADABLE, f"cannot read rules file {text}: not a file")
         try:
             raw = path.read_text(encoding="utf-8")
         except OSError as exc:
-            raise RulesError("rules_file_unreadable", f"cannot read rules file {text}: {exc.strerror}") from None
+            raise RulesError(
+                ErrorCode.RULES_FILE_UNREADABLE, f"cannot read rules file {text}: {exc.strerror}"
+            ) from None
         except UnicodeDecodeError:
-            raise RulesError("rules_file_syntax", f"rules file {text} is not valid TOML: not UTF-8 text") from None
+            raise RulesError(
+                ErrorCode.RULES_FILE_SYNTAX, f"rules file {text} is not valid TOML: not UTF-8 text"
+            ) from None
         try:
             data = tomllib.loads(raw)
         except tomllib.TOMLDecodeError as exc:
-            raise RulesError("rules_file_syntax", f"rules file {text} is not valid TOML: {exc}") from None
+            raise RulesError(ErrorCode.RULES_FILE_SYNTAX, f"rules file {text} is not valid TOML: {exc}") from None
         return cls.from_mapping(data)
 
     def to_mapping(self) -> dict[str, Any]:
@@ -299,7 +304,7 @@ def max_fan(fan: Mapping[str, FanValue]) -> int:
 
 def _validate(r: Rules) -> None:
     def bad(name: str, why: str) -> RulesError:
-        return RulesError("bad_option", f"option {name!r}: {why}")
+        return RulesError(ErrorCode.BAD_OPTION, f"option {name!r}: {why}")
 
     def is_int(v: object) -> bool:
         return isinstance(v, int) and not isinstance(v, bool)
@@ -325,7 +330,7 @@ def _validate(r: Rules) -> None:
     seen = set()
     for pid, fv in r.fan:
         if pid not in _QQ_FAN:
-            raise RulesError("unknown_pattern", f"no pattern or extra {pid!r}")
+            raise RulesError(ErrorCode.UNKNOWN_PATTERN, f"no pattern or extra {pid!r}")
         seen.add(pid)
         if fv == "cap":
             if r.cap_multiple is None:
@@ -345,5 +350,5 @@ def _validate(r: Rules) -> None:
 
 
 def option_names() -> tuple[str, ...]:
-    """The names of every rule option, as in RULES.md section 14 (plus ``fan``)."""
+    """The names of every rule option, as in docs/rules.md §14 (plus ``fan``)."""
     return tuple(f.name for f in dataclasses.fields(Rules) if f.name != "preset_name")

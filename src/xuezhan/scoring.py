@@ -1,4 +1,4 @@
-"""Fan scoring (RULES.md section 6).
+"""Fan scoring (docs/rules.md §6).
 
 :func:`score_win` takes a winning hand (concealed tiles with the winning tile, the
 melds, the win context) and returns a frozen :class:`Score` with its breakdown:
@@ -59,7 +59,7 @@ class WinContext:
     last_tile: bool = False  # 海底
     tian_hu: bool = False
     di_hu: bool = False
-    last_copy: bool = False  # 绝张: every other copy of each winning tile is face up (RULES 6.2)
+    last_copy: bool = False  # 绝张: every other copy of each winning tile is face up (docs/rules.md §6.2)
     paid_as_discard: bool = False  # 点杠花 under dian_gang_hua = "discard": no self-draw bonus of either kind
 
     @property
@@ -348,7 +348,7 @@ def _best_score(counts: list[int], melds: Sequence[Meld], win_tile: Tile, ctx: W
     return best
 
 
-# --- what each payment is worth (RULES.md sections 6-10) ---------------------------------------------------
+# --- what each payment is worth (docs/rules.md §6-10) ---------------------------------------------------
 # The one place that reads ``base_score``: the engine asks these for every amount it pays.
 
 

@@ -1,4 +1,4 @@
-"""Tiles and their text notation (RULES.md section 1).
+"""Tiles and their text notation (docs/rules.md §1).
 
 A tile is an ``int`` from 0 to 26: ``suit * 9 + rank - 1`` with suits ordered
 m (万), p (筒), s (条). Plain ints keep the engine fast and make tiles map
@@ -11,6 +11,7 @@ from collections.abc import Iterable, Sequence
 from typing import Final
 
 from .errors import TileError
+from .ids import ErrorCode
 
 Tile = int
 """A tile: 0..26, ``suit * 9 + rank - 1``."""
@@ -22,7 +23,7 @@ SUITS: Final = "mps"
 SUIT_NAMES_ZH: Final = ("万", "筒", "条")
 ALL_TILES: Final = tuple(range(NUM_KINDS))
 
-# Chinese suffixes accepted on input (RULES.md 1: 万/筒/饼/条/索; 束 is another name of 条).
+# Chinese suffixes accepted on input (docs/rules.md §1: 万/筒/饼/条/索; 束 is another name of 条).
 _SUFFIX: Final = {
     "m": 0, "p": 1, "s": 2,
     "万": 0, "萬": 0, "筒": 1, "饼": 1, "餅": 1, "条": 2, "條": 2, "索": 2, "束": 2,
@@ -32,7 +33,7 @@ _SUFFIX: Final = {
 def tile(rank: int, suit: int) -> Tile:
     """The tile of ``rank`` (1-9) in ``suit`` (0 m, 1 p, 2 s)."""
     if not 1 <= rank <= 9 or not 0 <= suit <= 2:
-        raise TileError("bad_tile", f"no tile of rank {rank} in suit {suit}")
+        raise TileError(ErrorCode.BAD_TILE, f"no tile of rank {rank} in suit {suit}")
     return suit * 9 + rank - 1
 
 
@@ -48,14 +49,14 @@ def suit_index(name: str) -> int:
     """``"m"``/``"p"``/``"s"`` (or a Chinese suit name) to 0/1/2."""
     s = _SUFFIX.get(name.strip())
     if s is None:
-        raise TileError("bad_suit", f"unknown suit {name!r}: use m, p or s")
+        raise TileError(ErrorCode.BAD_SUIT, f"unknown suit {name!r}: use m, p or s")
     return s
 
 
 def tile_name(t: Tile) -> str:
     """``"5m"`` for tile 4."""
     if not 0 <= t < NUM_KINDS:
-        raise TileError("bad_tile", f"no tile numbered {t}")
+        raise TileError(ErrorCode.BAD_TILE, f"no tile numbered {t}")
     return f"{t % 9 + 1}{SUITS[t // 9]}"
 
 
@@ -74,22 +75,22 @@ def parse_tiles(text: str, *, max_copies: int = COPIES) -> list[Tile]:
             digits.append(int(ch))
             continue
         if ch == "0":
-            raise TileError("bad_rank", f"rank 0 at position {i} of {text!r}: ranks are 1-9 (no red fives)")
+            raise TileError(ErrorCode.BAD_RANK, f"rank 0 at position {i} of {text!r}: ranks are 1-9 (no red fives)")
         suit = _SUFFIX.get(ch)
         if suit is None:
             if ch in "zZhHwWdDfF" or ch in "东南西北中发發白":
                 raise TileError(
-                    "honour_tile", f"{ch!r} at position {i} of {text!r}: this game has no honour tiles"
+                    ErrorCode.HONOUR_TILE, f"{ch!r} at position {i} of {text!r}: this game has no honour tiles"
                 )
-            raise TileError("bad_char", f"unknown character {ch!r} at position {i} of {text!r}")
+            raise TileError(ErrorCode.BAD_CHAR, f"unknown character {ch!r} at position {i} of {text!r}")
         if not digits:
-            raise TileError("missing_rank", f"suit {ch!r} at position {i} of {text!r} has no ranks before it")
+            raise TileError(ErrorCode.MISSING_RANK, f"suit {ch!r} at position {i} of {text!r} has no ranks before it")
         tiles.extend(suit * 9 + d - 1 for d in digits)
         digits.clear()
     if digits:
-        raise TileError("missing_suit", f"ranks at the end of {text!r} have no suit letter")
+        raise TileError(ErrorCode.MISSING_SUIT, f"ranks at the end of {text!r} have no suit letter")
     if not tiles:
-        raise TileError("empty", "no tiles given")
+        raise TileError(ErrorCode.EMPTY, "no tiles given")
     check_copies(tiles, max_copies=max_copies)
     return tiles
 
@@ -98,7 +99,7 @@ def parse_tile(text: str) -> Tile:
     """Parse exactly one tile, ``"5m"``."""
     tiles = parse_tiles(text)
     if len(tiles) != 1:
-        raise TileError("not_one_tile", f"{text!r} is {len(tiles)} tiles, expected one")
+        raise TileError(ErrorCode.NOT_ONE_TILE, f"{text!r} is {len(tiles)} tiles, expected one")
     return tiles[0]
 
 
@@ -108,7 +109,7 @@ def check_copies(tiles: Iterable[Tile], *, max_copies: int = COPIES) -> None:
     for t in tiles:
         counts[t] += 1
         if counts[t] > max_copies:
-            raise TileError("too_many_copies", f"more than {max_copies} copies of {tile_name(t)}")
+            raise TileError(ErrorCode.TOO_MANY_COPIES, f"more than {max_copies} copies of {tile_name(t)}")
 
 
 def sort_key(t: Tile) -> int:

@@ -61,12 +61,12 @@ DEFAULT_LANG: Final[Lang] = "zh-CN"
 class Kind(StrEnum):
     """What a term names."""
 
-    PATTERN = "pattern"  # base pattern, RULES 6.1
-    EXTRA = "extra"  # extra fan, RULES 6.2
-    REASON = "reason"  # ledger reason, RULES 7-8, 10, 12-13
+    PATTERN = "pattern"  # base pattern, docs/rules.md §6.1
+    EXTRA = "extra"  # extra fan, docs/rules.md §6.2
+    REASON = "reason"  # ledger reason, docs/rules.md §7-8, §10, §12-13
     ACTION = "action"  # action type of a record (engine ActionType)
     EVENT = "event"  # event type of the engine's event log
-    ITEM = "item"  # item card, RULES 13 (match ItemKind)
+    ITEM = "item"  # item card, docs/rules.md §13 (match ItemKind)
     ERROR = "error"  # stable error code (XuezhanError.code and the server's error messages)
 
 
@@ -106,7 +106,7 @@ class Term:
 
 _Row = tuple[str, str, str, str]  # the id may be a member of one of the enums (a str)
 
-_PATTERNS: Final[tuple[_Row, ...]] = (  # RULES 6.1, in table order
+_PATTERNS: Final[tuple[_Row, ...]] = (  # docs/rules.md §6.1, in table order
     ("ping_hu", "平胡", "平胡", "plain win"),
     ("dui_dui_hu", "对对胡", "對對胡", "all pungs"),
     ("qing_yi_se", "清一色", "清一色", "pure one suit"),
@@ -122,7 +122,7 @@ _PATTERNS: Final[tuple[_Row, ...]] = (  # RULES 6.1, in table order
     ("di_hu", "地胡", "地胡", "earthly win"),
 )
 
-_EXTRAS: Final[tuple[_Row, ...]] = (  # RULES 6.2, in table order
+_EXTRAS: Final[tuple[_Row, ...]] = (  # docs/rules.md §6.2, in table order
     ("gen", "根", "根", "root"),
     ("gang_shang_hua", "杠上花", "槓上花", "win on a kong replacement"),
     ("gang_shang_pao", "杠上炮", "槓上炮", "win on a discard after a kong"),
@@ -133,7 +133,7 @@ _EXTRAS: Final[tuple[_Row, ...]] = (  # RULES 6.2, in table order
     ("zi_mo_jia_fan", "自摸加番", "自摸加番", "self-draw fan"),
 )
 
-_REASONS: Final[tuple[_Row, ...]] = (  # INTERFACES "Ledger reason", then RULES 12-13
+_REASONS: Final[tuple[_Row, ...]] = (  # docs/interfaces.md §2.5 (ledger reasons), then docs/rules.md §12-13
     (Reason.HU, "点炮", "點炮", "win on a discard"),
     (Reason.ZIMO, "自摸", "自摸", "self-drawn win"),
     (Reason.ANGANG, "暗杠", "暗槓", "concealed kong"),
@@ -186,7 +186,7 @@ _EVENTS: Final[tuple[_Row, ...]] = (  # the engine's event log
     (EventKind.END, "结束", "結束", "hand over"),
 )
 
-_ITEMS: Final[tuple[_Row, ...]] = (  # RULES 13, match ItemKind
+_ITEMS: Final[tuple[_Row, ...]] = (  # docs/rules.md §13, match ItemKind
     ("double", "加倍卡", "加倍卡", "double card"),
     ("flush", "清一色卡", "清一色卡", "flush card"),
     ("swap", "换牌卡", "換牌卡", "swap card"),

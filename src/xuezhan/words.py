@@ -18,6 +18,7 @@ from .engine.game import EXCHANGE_DIRECTIONS, Game
 from .engine.views import visible_events
 from .explain import seat_names, suit_word, tile_word
 from .i18n import DEFAULT_LANG, Lang
+from .ids import ActionKind, EventKind, Reason
 from .tiles import Tile
 from .vocab import Kind
 
@@ -29,10 +30,10 @@ __all__ = [
 _GLYPH_BASE: Final = (0x1F007, 0x1F019, 0x1F010)  # 🀇 万, 🀙 筒, 🀐 条 (Unicode orders them m, s, p)
 _DIRECTION_WORDS: Final = {v: k for k, v in EXCHANGE_DIRECTIONS.items()}
 
-_NAMED_BY_ID: Final = frozenset({"angang", "bugang", "zhigang"})  # the log names kongs by id too
+_NAMED_BY_ID: Final = frozenset({Reason.ANGANG, Reason.BUGANG, Reason.ZHIGANG})  # the log names kongs by id too
 
 
-def reason_words(reason: str, lang: Lang = "en") -> str:
+def reason_words(reason: Reason | str, lang: Lang = "en") -> str:
     """A ledger reason in words from :mod:`xuezhan.vocab` (``flower pig``); in English the kongs add
     their id, as the log does (``direct kong (zhigang)``)."""
     name = vocab.name_or_id(Kind.REASON, reason, lang)
@@ -79,7 +80,8 @@ def _who(lang: Lang, me: int | None, names: Sequence[str] | None) -> list[str]:
     return out
 
 
-_TILED: Final = frozenset({"deal", "draw", "exchange", "exchange_received", "angang", "swap", "pass_hu"})
+_TILED: Final = frozenset({EventKind.DEAL, EventKind.DRAW, EventKind.EXCHANGE, EventKind.EXCHANGE_RECEIVED,
+                           EventKind.ANGANG, EventKind.SWAP, EventKind.PASS_HU})
 """Events that carry tiles; a view withholds them from the other seats when the event is private."""
 
 
@@ -96,7 +98,7 @@ def event_words(ev: dict[str, Any], me: int | None, *, glyphs: bool = False, rev
 
     if kind in _TILED and "tile" not in ev and "tiles" not in ev:
         # another seat's private event, its tiles withheld by the view
-        if kind == "angang":  # everyone sees the kong, face down
+        if kind == EventKind.ANGANG:  # everyone sees the kong, face down
             return t("angang_hidden", who=who_is[int(ev["seat"])])
         return None  # another seat's secret (its deal, its draws, its exchange): not for us
 
@@ -109,58 +111,59 @@ def event_words(ev: dict[str, Any], me: int | None, *, glyphs: bool = False, rev
     def tiles(key: str = "tiles") -> str:
         return tiles_words(ev[key], glyphs, lang)
 
-    if kind == "start":
+    if kind == EventKind.START:
         return t("start_me") if ev["dealer"] == me else t("start", who=who("dealer"))
-    if kind == "exchange":
+    if kind == EventKind.EXCHANGE:
         return t("exchange", who=who(), tiles=tiles(), to=who("to"))
-    if kind == "exchange_received" and not reveal:
+    if kind == EventKind.EXCHANGE_RECEIVED and not reveal:
         return t("exchange_received", who=who(), tiles=tiles())
-    if kind == "exchange_done":
+    if kind == EventKind.EXCHANGE_DONE:
         direction = _DIRECTION_WORDS.get(int(ev["direction"]))
-        return t("exchange_done", action=vocab.name_or_id(Kind.ACTION, "exchange", lang),
+        return t("exchange_done", action=vocab.name_or_id(Kind.ACTION, ActionKind.EXCHANGE, lang),
                  direction=i18n.t(f"words.direction.{direction}", lang) if direction else str(ev["direction"]))
-    if kind == "dingque":
+    if kind == EventKind.DINGQUE:
         parts = [f"{who_is[s]} {suit_name(v, lang) if v is not None else '-'}" for s, v in enumerate(ev["voids"])]
-        return t("dingque", action=vocab.name_or_id(Kind.EVENT, "dingque", lang),
+        return t("dingque", action=vocab.name_or_id(Kind.EVENT, EventKind.DINGQUE, lang),
                  parts=i18n.t("words.sep", lang).join(parts))
-    if kind == "draw":
+    if kind == EventKind.DRAW:
         if ev["seat"] != me and not reveal:
             return None
         return t("draw_replacement" if ev.get("replacement") else "draw", who=who(), tile=tile())
-    if kind == "discard":
+    if kind == EventKind.DISCARD:
         return t("discard", who=who(), tile=tile())
-    if kind == "peng":
+    if kind == EventKind.PENG:
         return t("peng", who=who(), tile=tile(), from_seat=who("from"))
-    if kind == "zhigang":
+    if kind == EventKind.ZHIGANG:
         return t("zhigang", who=who(), tile=tile(), from_seat=who("from"))
-    if kind == "angang":
+    if kind == EventKind.ANGANG:
         return t("angang", who=who(), tile=tile())
-    if kind == "bugang_declared":
+    if kind == EventKind.BUGANG_DECLARED:
         return t("bugang", who=who(), tile=tile())
-    if kind == "hu":
+    if kind == EventKind.HU:
         score = i18n.t("explain.score", lang, pattern=vocab.name_or_id(Kind.PATTERN, str(ev["base"]), lang),
                        fan=ev["fan"], multiple=ev["multiple"])
         if ev.get("from") is None:
             return t("hu_self", who=who(), tile=tile(), score=score)
         return t("hu_rob" if ev.get("robbing") else "hu", who=who(), tile=tile(), from_seat=who("from"), score=score)
-    if kind == "pay":
+    if kind == EventKind.PAY:
         return t("pay", payer=who("from"), payee=who("to"), points=ev["points"],
                  reason=reason_words(str(ev["reason"]), lang))
-    if kind == "pass_hu":
+    if kind == EventKind.PASS_HU:
         return t("pass_hu_me", tile=tile()) if ev["seat"] == me else t("pass_hu", who=who(), tile=tile())
-    if kind == "wall_empty":
+    if kind == EventKind.WALL_EMPTY:
         return t("wall_empty")
-    if kind == "end":
+    if kind == EventKind.END:
         return t("end")
-    if kind == "escape":
+    if kind == EventKind.ESCAPE:
         return t("escape", who=who())
-    if kind == "swap":
+    if kind == EventKind.SWAP:
         return t("swap", who=who(), tile=tile(), tiles=tiles())
     return None
 
 
-_MOVES: Final = frozenset({"discard", "peng", "zhigang", "angang", "bugang_declared", "hu", "dingque",
-                           "exchange_done", "escape", "wall_empty", "start"})
+_MOVES: Final = frozenset({EventKind.DISCARD, EventKind.PENG, EventKind.ZHIGANG, EventKind.ANGANG,
+                           EventKind.BUGANG_DECLARED, EventKind.HU, EventKind.DINGQUE, EventKind.EXCHANGE_DONE,
+                           EventKind.ESCAPE, EventKind.WALL_EMPTY, EventKind.START})
 
 
 def last_action_words(game: Game, me: int | None, *, glyphs: bool = False, reveal: bool = False,

@@ -1,4 +1,4 @@
-"""The ``xuezhan`` command line (INTERFACES.md).
+"""The ``xuezhan`` command line (docs/interfaces.md §2).
 
 Exit codes: 0 success, 1 a valid question whose answer is "no", 2 bad input
 (a message on stderr; with ``--json`` also ``{"error": {"code", "message"}}`` on
@@ -13,6 +13,7 @@ import sys
 import click
 
 from .. import i18n
+from ..ids import ErrorCode
 from ._common import emit_error, env_lang
 from ._help import Context, click_message, group, help_lang, version_option
 from .analysis import score_cmd, shanten_cmd, waits_cmd
@@ -49,7 +50,7 @@ def main(argv: list[str] | None = None) -> int:
         click.echo(cli.get_help(Context(cli, info_name="xuezhan")))
         return 0
     if any("\x00" in a for a in args):  # no shell passes one; a path with it cannot even be looked up
-        emit_error("bad_input", "an argument contains a NUL character", "--json" in args)
+        emit_error(ErrorCode.BAD_INPUT, "an argument contains a NUL character", "--json" in args)
         return 2
     try:
         rv = cli.main(args=args, prog_name="xuezhan", standalone_mode=False)
@@ -57,14 +58,14 @@ def main(argv: list[str] | None = None) -> int:
         click.echo(i18n.t("cli.aborted", env_lang()), err=True)
         return 130
     except click.ClickException as exc:
-        code = "usage" if isinstance(exc, click.UsageError) else "bad_input"
+        code = ErrorCode.USAGE if isinstance(exc, click.UsageError) else ErrorCode.BAD_INPUT
         lang = help_lang(getattr(exc, "ctx", None))  # --lang of the command line, else the environment
         emit_error(code, click_message(exc, lang), "--json" in args, lang)
         return 2
     except KeyboardInterrupt:
         return 130
     except RecursionError:  # input nested deeper than any reader can follow (a rules file, say)
-        emit_error("bad_input", i18n.t("cli.too_deep", env_lang()), "--json" in args)
+        emit_error(ErrorCode.BAD_INPUT, i18n.t("cli.too_deep", env_lang()), "--json" in args)
         return 2
     if isinstance(rv, int):
         return rv

@@ -16,6 +16,7 @@ import click
 from .. import i18n, vocab
 from ..errors import XuezhanError
 from ..i18n import Lang
+from ..ids import ErrorCode
 from ..records import json_line
 from ..rules import Rules
 from ..scoring import Meld, MeldKind
@@ -58,7 +59,7 @@ def has_terminal() -> bool:
     return sys.stdin.isatty() and sys.stdout.isatty()
 
 
-def emit_error(code: str, message: str, as_json: bool, lang: Lang | None = None) -> None:
+def emit_error(code: ErrorCode | str, message: str, as_json: bool, lang: Lang | None = None) -> None:
     lang = lang or env_lang()
     what = vocab.name_or_id(vocab.Kind.ERROR, code, lang)
     click.echo(i18n.t("cli.error", lang, what=what, message=message), err=True)
@@ -84,12 +85,12 @@ def guarded(fn: Callable[P, int]) -> Callable[P, int]:
             emit_error(exc.code, exc.message, as_json, lang)
             return 2
         except RecursionError:  # input nested deeper than any reader can follow
-            emit_error("bad_input", i18n.t("cli.too_deep", lang), as_json, lang)
+            emit_error(ErrorCode.BAD_INPUT, i18n.t("cli.too_deep", lang), as_json, lang)
             return 2
         except OSError as exc:  # the output cannot be written: a full disk, a closed pipe
             message = i18n.t("cli.out.unwritable", lang, file="stdout", problem=exc.strerror or str(exc))
             with contextlib.suppress(OSError):
-                emit_error("unwritable", message, False, lang)
+                emit_error(ErrorCode.UNWRITABLE, message, False, lang)
             return 2
 
     return wrapper

@@ -10,6 +10,7 @@ from .. import i18n, vocab
 from ..errors import HandError
 from ..hand import shanten, tiles_to_counts, winning_tiles
 from ..i18n import Lang
+from ..ids import ErrorCode
 from ..scoring import NoWin, Score, WinContext, check_hand, score_win
 from ..tiles import format_tiles, parse_tile, parse_tiles, suit_of, tile_name
 from ..vocab import Kind
@@ -110,7 +111,7 @@ def _analysed_hand(
     total = len(tiles) + 3 * len(melds)
     if total > most:
         raise HandError(
-            "wrong_tile_count",
+            ErrorCode.WRONG_TILE_COUNT,
             f"the hand has {total} tile-equivalents (concealed {len(tiles)}, melds count 3 each); "
             f"this command takes at most {most}",
         )
@@ -141,7 +142,9 @@ def _prepared(
         void = None
     sh = shanten(counts, len(melds), meld_suits=meld_suits, void=void, owned=owned)
     if sh >= 99:
-        raise HandError("no_winning_hand", "no winning hand can be reached: the melds use the void suit or three suits")
+        raise HandError(
+            ErrorCode.NO_WINNING_HAND, "no winning hand can be reached: the melds use the void suit or three suits"
+        )
     return rules, tiles, melds, counts, owned, meld_suits, void, sh
 
 

@@ -9,6 +9,7 @@ import click
 
 from ..bots import DEFAULT_TIMEOUT
 from ..errors import XuezhanError
+from ..ids import ErrorCode
 from ..scale import check_workers
 from ._common import emit_json, guarded, json_option, load_rules, rules_option, workers_options
 from ._help import command
@@ -29,12 +30,12 @@ from .games import _bot_names
 def dataset_cmd(games: int, bots: str, out: Path, shard_hands: int, seed: int, bot_timeout: float,
                 rules_spec: str, workers: int, backend: str, as_json: bool) -> int:
     if games < 1:
-        raise XuezhanError("bad_games", "--games must be at least 1")
+        raise XuezhanError(ErrorCode.BAD_GAMES, "--games must be at least 1")
     if shard_hands < 1:
-        raise XuezhanError("bad_input", "--shard-hands must be at least 1")
+        raise XuezhanError(ErrorCode.BAD_INPUT, "--shard-hands must be at least 1")
     check_workers(workers, backend)
     if not bot_timeout > 0:
-        raise XuezhanError("bad_input", "--bot-timeout must be positive")
+        raise XuezhanError(ErrorCode.BAD_INPUT, "--bot-timeout must be positive")
     names = _bot_names(bots)
     rules = load_rules(rules_spec)
     from ..rl.dataset import make_dataset

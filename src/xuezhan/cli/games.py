@@ -15,6 +15,7 @@ from ..engine.game import Game
 from ..errors import RecordError, XuezhanError
 from ..explain import explain_hand
 from ..i18n import DEFAULT_LANG, Lang
+from ..ids import ErrorCode
 from ..match import Hand, hand_record
 from ..records import Record, json_line, parse_record, replay, result_json
 from ..scale import Shard, check_workers
@@ -49,12 +50,12 @@ def _read_text(file: str, lang: Lang) -> str:
             with open(file, "rb") as f:
                 data = f.read()
     except OSError as exc:
-        raise RecordError("unreadable", i18n.t("cli.replay.unreadable", lang, file=name,
+        raise RecordError(ErrorCode.UNREADABLE, i18n.t("cli.replay.unreadable", lang, file=name,
                                                problem=exc.strerror or str(exc))) from None
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError:
-        raise RecordError("bad_json", i18n.t("cli.replay.not_utf8", lang, file=name)) from None
+        raise RecordError(ErrorCode.BAD_JSON, i18n.t("cli.replay.not_utf8", lang, file=name)) from None
 
 
 def _decode(text: str, name: str, lang: Lang) -> list[Any]:
@@ -64,15 +65,17 @@ def _decode(text: str, name: str, lang: Lang) -> list[Any]:
     except json.JSONDecodeError as whole:
         lines = [(i, line) for i, line in enumerate(text.splitlines(), start=1) if line.strip()]
         if not lines:
-            raise RecordError("bad_json", i18n.t("cli.replay.empty", lang, file=name)) from None
+            raise RecordError(ErrorCode.BAD_JSON, i18n.t("cli.replay.empty", lang, file=name)) from None
         if len(lines) == 1 or whole.msg != "Extra data":
-            raise RecordError("bad_json", i18n.t("cli.replay.bad_json", lang, file=name, problem=str(whole))) from None
+            raise RecordError(
+                ErrorCode.BAD_JSON, i18n.t("cli.replay.bad_json", lang, file=name, problem=str(whole))
+            ) from None
         out = []
         for number, line in lines:
             try:
                 out.append(json.loads(line))
             except json.JSONDecodeError as exc:
-                raise RecordError("bad_json", i18n.t("cli.replay.bad_line", lang, file=name, line=number,
+                raise RecordError(ErrorCode.BAD_JSON, i18n.t("cli.replay.bad_line", lang, file=name, line=number,
                                                      problem=str(exc))) from None
         return out
 
@@ -81,18 +84,20 @@ def load_hand(file: str, hand: int | None, lang: Lang = DEFAULT_LANG) -> Record:
     """The record in ``file`` (``-``: stdin): the only one, or hand ``hand`` (from 1) of a JSON-lines file."""
     name = i18n.t("cli.stdin_name", lang) if file == "-" else file
     if hand is not None and hand < 1:
-        raise XuezhanError("bad_hand_no", i18n.t("cli.replay.bad_hand", lang, hand=hand))
+        raise XuezhanError(ErrorCode.BAD_HAND_NO, i18n.t("cli.replay.bad_hand", lang, hand=hand))
     text = _read_text(file, lang)
     try:
         records = _decode(text, name, lang)
         if hand is None and len(records) > 1:
-            raise RecordError("bad_json", i18n.t("cli.replay.many_records", lang, file=name, count=len(records)))
+            raise RecordError(
+                ErrorCode.BAD_JSON, i18n.t("cli.replay.many_records", lang, file=name, count=len(records))
+            )
         if hand is not None and hand > len(records):
-            raise XuezhanError("bad_hand_no", i18n.t("cli.replay.no_such_hand", lang, file=name,
+            raise XuezhanError(ErrorCode.BAD_HAND_NO, i18n.t("cli.replay.no_such_hand", lang, file=name,
                                                      count=len(records), hand=hand))
         return parse_record(records[0 if hand is None else hand - 1])
     except RecursionError:
-        raise RecordError("bad_json", i18n.t("cli.json.too_deep", lang, file=name)) from None
+        raise RecordError(ErrorCode.BAD_JSON, i18n.t("cli.json.too_deep", lang, file=name)) from None
 
 
 @command("replay")
@@ -104,16 +109,16 @@ def load_hand(file: str, hand: int | None, lang: Lang = DEFAULT_LANG) -> Record:
 @guarded
 def replay_cmd(file: str, hand: int | None, as_json: bool, view: bool, lang: Lang) -> int:
     if view and as_json:
-        raise XuezhanError("usage", i18n.t("cli.replay.view_json", lang))
+        raise XuezhanError(ErrorCode.USAGE, i18n.t("cli.replay.view_json", lang))
     if view and file == "-":
-        raise XuezhanError("usage", i18n.t("cli.replay.view_stdin", lang))
+        raise XuezhanError(ErrorCode.USAGE, i18n.t("cli.replay.view_stdin", lang))
     record = load_hand(file, hand, lang)
     try:
         game, complete = replay(record)
     except RecursionError:
-        raise RecordError("bad_json", i18n.t("cli.json.too_deep", lang, file=file)) from None
+        raise RecordError(ErrorCode.BAD_JSON, i18n.t("cli.json.too_deep", lang, file=file)) from None
     if view and not _common.has_terminal():
-        raise XuezhanError("no_terminal", i18n.t("cli.no_terminal", lang, command="replay --view"))
+        raise XuezhanError(ErrorCode.NO_TERMINAL, i18n.t("cli.no_terminal", lang, command="replay --view"))
     if view:
         from ..tui.replay import ReplayApp
 
@@ -131,7 +136,7 @@ def _bot_names(text: str) -> list[str]:
     if len(names) == 1:
         names *= 4
     if len(names) != 4:
-        raise XuezhanError("bad_bots", f"--bots takes one bot name or four, comma-separated; got {text!r}")
+        raise XuezhanError(ErrorCode.BAD_BOTS, f"--bots takes one bot name or four, comma-separated; got {text!r}")
     for n in set(names):
         make_bot(n)  # an unknown name is bad input (unknown_bot) before any hand is played
     return names
@@ -152,9 +157,9 @@ def _bot_names(text: str) -> list[str]:
 def simulate_cmd(games: int, bots: str, bot_timeout: float, seed: int, rules_spec: str, out: Path | None,
                  workers: int, backend: str, engine: str | None, as_json: bool, lang: Lang) -> int:
     if games < 1:
-        raise XuezhanError("bad_games", "--games must be at least 1")
+        raise XuezhanError(ErrorCode.BAD_GAMES, "--games must be at least 1")
     if not bot_timeout > 0:
-        raise XuezhanError("bad_input", "--bot-timeout must be positive")
+        raise XuezhanError(ErrorCode.BAD_INPUT, "--bot-timeout must be positive")
     check_workers(workers, backend)
     names = _bot_names(bots)
     rules = load_rules(rules_spec)
@@ -168,7 +173,7 @@ def simulate_cmd(games: int, bots: str, bot_timeout: float, seed: int, rules_spe
         try:
             sink = out.open("w", encoding="utf-8")
         except OSError as exc:
-            raise XuezhanError("unwritable", i18n.t("cli.out.unwritable", lang, file=out,
+            raise XuezhanError(ErrorCode.UNWRITABLE, i18n.t("cli.out.unwritable", lang, file=out,
                                                     problem=exc.strerror or str(exc))) from None
     progress: Any = None
     task: Any = None
@@ -192,7 +197,7 @@ def simulate_cmd(games: int, bots: str, bot_timeout: float, seed: int, rules_spe
             progress.advance(task, shard.size)
 
     def unwritable(exc: OSError) -> XuezhanError:  # a full disk, a file that went away
-        return XuezhanError("unwritable", i18n.t("cli.out.unwritable", lang, file=out,
+        return XuezhanError(ErrorCode.UNWRITABLE, i18n.t("cli.out.unwritable", lang, file=out,
                                                  problem=exc.strerror or str(exc)))
 
     try:

@@ -1,4 +1,4 @@
-"""``xuezhan league``: duplicate, seat-rotated matches between bots (INTERFACES.md)."""
+"""``xuezhan league``: duplicate, seat-rotated matches between bots (docs/interfaces.md §2.8)."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ import click
 
 from ..bots import DEFAULT_TIMEOUT
 from ..errors import XuezhanError
+from ..ids import ErrorCode
 from ..league import run_league
 from ..league.duplicate import ShardResult
 from ..league.league import check_bots
@@ -33,7 +34,7 @@ def league_cmd(bots: str, deals: int, bot_timeout: float, rules_spec: str, seed:
                as_json: bool, plot: Path | None) -> int:
     names = check_bots([n.strip() for n in bots.split(",") if n.strip()])
     if deals < 1:
-        raise XuezhanError("bad_deals", "--deals must be at least 1")
+        raise XuezhanError(ErrorCode.BAD_DEALS, "--deals must be at least 1")
     check_workers(workers, backend)
     rules = load_rules(rules_spec)
     progress: Any = None

@@ -11,6 +11,7 @@ from .. import i18n
 from ..bots import BOTS, make_bot
 from ..errors import XuezhanError
 from ..i18n import Lang
+from ..ids import ErrorCode
 from . import _common
 from ._common import guarded, lang_option, load_rules, rules_option
 from ._help import command
@@ -29,15 +30,15 @@ from ._help import command
 def play_cmd(rules_spec: str, hands: int, seed: int | None, bot: str, record_dir: Path | None, glyphs: bool,
              delay: float, lang: Lang) -> int:
     if hands < 1:
-        raise XuezhanError("bad_hands", f"--hands must be at least 1, not {hands}")
+        raise XuezhanError(ErrorCode.BAD_HANDS, f"--hands must be at least 1, not {hands}")
     if delay < 0:
-        raise XuezhanError("bad_delay", "--delay cannot be negative")
+        raise XuezhanError(ErrorCode.BAD_DELAY, "--delay cannot be negative")
     if "," in bot:
-        raise XuezhanError("bad_bots", "--bots takes one bot name: the same bot plays the three other seats")
+        raise XuezhanError(ErrorCode.BAD_BOTS, "--bots takes one bot name: the same bot plays the three other seats")
     make_bot(bot)  # an unknown name is bad input (unknown_bot)
     rules = load_rules(rules_spec)
     if not _common.has_terminal():
-        raise XuezhanError("no_terminal", i18n.t("cli.no_terminal", lang, command="play"))
+        raise XuezhanError(ErrorCode.NO_TERMINAL, i18n.t("cli.no_terminal", lang, command="play"))
     if seed is None:  # a seed of its own, so that the final table can tell how to play these deals again
         seed = secrets.randbelow(1 << 31)
     from ..tui.match import TerminalTable, check_record_dir

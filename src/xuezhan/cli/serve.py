@@ -1,4 +1,4 @@
-"""``xuezhan serve``: the web table (INTERFACES.md)."""
+"""``xuezhan serve``: the web table (docs/interfaces.md §2.11)."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ from pathlib import Path
 import click
 
 from ..errors import XuezhanError
+from ..ids import ErrorCode
 from ._common import guarded
 from ._help import command
 
@@ -16,11 +17,11 @@ from ._help import command
 def _check_port(host: str, port: int) -> None:
     """Fail with exit 2 and a message (not a traceback) when the address cannot be bound."""
     if not 0 < port < 65536:
-        raise XuezhanError("bad_port", f"--port must be 1-65535, not {port}")
+        raise XuezhanError(ErrorCode.BAD_PORT, f"--port must be 1-65535, not {port}")
     try:
         infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
     except socket.gaierror as exc:
-        raise XuezhanError("bad_host", f"cannot resolve --host {host!r}: {exc.strerror}") from None
+        raise XuezhanError(ErrorCode.BAD_HOST, f"cannot resolve --host {host!r}: {exc.strerror}") from None
     family, kind, proto, _, addr = infos[0]
     with socket.socket(family, kind, proto) as probe:
         probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
@@ -28,7 +29,7 @@ def _check_port(host: str, port: int) -> None:
             probe.bind(addr)
         except OSError as exc:
             why = "is in use" if exc.errno == errno.EADDRINUSE else f"cannot be used: {exc.strerror}"
-            raise XuezhanError("address_in_use", f"{host}:{port} {why}") from None
+            raise XuezhanError(ErrorCode.ADDRESS_IN_USE, f"{host}:{port} {why}") from None
 
 
 @command("serve")
@@ -50,7 +51,7 @@ def serve_cmd(host: str, port: int, db_url: str | None, config_file: Path | None
     try:
         app = create_app(db_url, config=config)
     except (ArgumentError, SQLAlchemyError, ImportError) as exc:
-        raise XuezhanError("bad_db", f"cannot open the database {db_url or '(default)'}: {exc}") from None
+        raise XuezhanError(ErrorCode.BAD_DB, f"cannot open the database {db_url or '(default)'}: {exc}") from None
     click.echo(f"xuezhan: the web table is at http://{host}:{port}/", err=True)
     uvicorn.run(app, host=host, port=port, log_level="info", ws_max_size=65536, ws_per_message_deflate=False,
                 proxy_headers=False)

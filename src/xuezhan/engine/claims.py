@@ -1,4 +1,4 @@
-"""The claim window (RULES.md sections 5-6): a discard offered to the other seats, their
+"""The claim window (docs/rules.md §5-6): a discard offered to the other seats, their
 answers (hu, zhigang, peng, pass) and how the window resolves; 过水不胡 for a win passed up.
 
 Functions over the :class:`~xuezhan.engine.state.HandState`, the top of the rule modules

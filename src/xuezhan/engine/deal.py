@@ -1,4 +1,4 @@
-"""Dice, the wall layout and the deal with 跳牌 (RULES.md section 2).
+"""Dice, the wall layout and the deal with 跳牌 (docs/rules.md §2).
 
 ``wall_layout`` is the 108 tiles of the 54 stacks in the order tiles are taken
 around the table: the dealer's wall (14 stacks) from its right end, then the
@@ -69,7 +69,7 @@ def validate_deal(deal: Deal, dealer: int) -> None:
 
 
 def break_stack(dice: tuple[int, int]) -> int:
-    """The index (in taking order) of the first stack taken, from the dice (RULES 2)."""
+    """The index (in taking order) of the first stack taken, from the dice (docs/rules.md §2)."""
     a, b = dice
     if not (1 <= a <= 6 and 1 <= b <= 6):
         raise RecordError(ErrorCode.BAD_DICE, f"dice {dice!r} are not two numbers from 1 to 6")

@@ -1,4 +1,4 @@
-"""One hand of blood-battle mahjong as a state machine (RULES.md sections 2-8).
+"""One hand of blood-battle mahjong as a state machine (docs/rules.md §2-8).
 
 :class:`Game` holds the whole state of a hand. Callers ask who must act
 (:meth:`Game.pending`), what each seat may do (:meth:`Game.legal_actions`), and
@@ -117,7 +117,7 @@ class Game:
         cls, rules: Rules | None = None, *, seed: int | None = None, rng: random.Random | None = None,
         dealer: int | None = None,
     ) -> Game:
-        """A hand with a shuffled wall, dice and the deal of RULES 2; deterministic for a seed."""
+        """A hand with a shuffled wall, dice and the deal of docs/rules.md §2; deterministic for a seed."""
         rules = rules or Rules.preset("qq")
         rng = rng or random.Random(seed)
         if dealer is None:
@@ -322,7 +322,7 @@ class Game:
     def can_escape(self, seat: int) -> bool:
         return self._st.phase is not _OVER and not self._st.seats[seat].escaped
 
-    # --- item cards (RULES 13) --------------------------------------------------------------------
+    # --- item cards (docs/rules.md §13) --------------------------------------------------------------------
     def wall_positions(self, t: Tile) -> list[int]:
         """Where copies of ``t`` lie in the live wall, as distances from the head (0 = next draw)."""
         st = self._st
@@ -492,7 +492,7 @@ class Game:
                 start_bugang(st, seat, t)
 
     def _escape(self, seat: int) -> None:
-        """``seat`` leaves (RULES 10): while contending it pays everyone and the hand ends; a winner
+        """``seat`` leaves (docs/rules.md §10): while contending it pays everyone and the hand ends; a winner
         may leave and the hand goes on."""
         st = self._st
         s = st.seats[seat]

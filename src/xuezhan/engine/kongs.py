@@ -1,4 +1,4 @@
-"""Kongs and their payments (RULES.md sections 5 and 7): 暗杠, 补杠 (which the others may rob),
+"""Kongs and their payments (docs/rules.md §5 and §7): 暗杠, 补杠 (which the others may rob),
 直杠 on a discard, and the points each one earns at once.
 
 Every kong is kept as a :class:`~xuezhan.engine.state.KongRecord` with its payments: a win

@@ -1,4 +1,4 @@
-"""What each seat may do now (RULES.md sections 3-6): the legal actions of a hand, who must act,
+"""What each seat may do now (docs/rules.md §3-6): the legal actions of a hand, who must act,
 and why an action is not legal (a stable :class:`~xuezhan.ids.ErrorCode`).
 
 Functions over the :class:`~xuezhan.engine.state.HandState`; the game caches the legal

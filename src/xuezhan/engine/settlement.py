@@ -1,4 +1,4 @@
-"""The end of a hand and its settlement (RULES.md sections 7-9): the next draw or the
+"""The end of a hand and its settlement (docs/rules.md §7-9): the next draw or the
 exhaustive draw with 花猪, 查大叫 and 退税, the end of the hand, the next dealer and the result.
 
 The lowest of the rule modules: functions over the :class:`~xuezhan.engine.state.HandState`,

@@ -1,4 +1,4 @@
-"""Wins (RULES.md sections 6 and 8): self-drawn and discard wins and their payments, the
+"""Wins (docs/rules.md §6 and §8): self-drawn and discard wins and their payments, the
 winner's hand laid down or kept (血流成河), and whether the hand goes on after a win.
 
 Functions over the :class:`~xuezhan.engine.state.HandState`, above

@@ -1,4 +1,4 @@
-"""What a seat's hand is worth and what it sees (RULES.md sections 5-6, 8): its waits, 花猪,
+"""What a seat's hand is worth and what it sees (docs/rules.md §5-6, §8): its waits, 花猪,
 the copies of a tile in sight, 绝张, a win scored in its context, and 大叫.
 
 Queries only: functions of the :class:`~xuezhan.engine.state.HandState` that change
@@ -43,12 +43,12 @@ def visible_copies(st: HandState, seat: int, t: Tile) -> int:
 
 
 def face_up_copies(st: HandState, seat: int, t: Tile) -> int:
-    """Copies of ``t`` face up for ``seat`` (RULES 5): what it can see but its own concealed tiles."""
+    """Copies of ``t`` face up for ``seat`` (docs/rules.md §5): what it can see but its own concealed tiles."""
     return visible_copies(st, seat, t) - st.seats[seat].counts[t]
 
 
 def is_jue_zhang(st: HandState, seat: int, tile: Tile, self_drawn: bool) -> bool:
-    """绝张 (RULES 6.2): every other copy of the winning tile, and every copy of each other tile
+    """绝张 (docs/rules.md §6.2): every other copy of the winning tile, and every copy of each other tile
     the hand was waiting on, is face up. A discard won on lies face up in a river (a robbed
     kong tile too); a self-drawn one is in the winner's hand."""
     if face_up_copies(st, seat, tile) != (3 if self_drawn else 4):

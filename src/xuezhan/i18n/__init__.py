@@ -35,6 +35,7 @@ from typing import Any, Final
 from babel import Locale, UnknownLocaleError
 
 from ..errors import XuezhanError
+from ..ids import ErrorCode
 from ..vocab import DEFAULT_LANG, LANGS, Lang
 
 __all__ = [
@@ -61,7 +62,7 @@ class CatalogError(XuezhanError):
     """A catalog file that breaks the rules above (code ``bad_catalog``)."""
 
     def __init__(self, message: str) -> None:
-        super().__init__("bad_catalog", message)
+        super().__init__(ErrorCode.BAD_CATALOG, message)
 
 
 def _check_message(key: str, lang: str, value: object) -> Message:
@@ -133,7 +134,7 @@ def t(key: str, lang: Lang = DEFAULT_LANG, /, **params: Any) -> str:
     """
     entry = catalog().get(key)
     if entry is None:
-        raise XuezhanError("unknown_message", f"no message {key!r} in the catalogs")
+        raise XuezhanError(ErrorCode.UNKNOWN_MESSAGE, f"no message {key!r} in the catalogs")
     message = entry[lang]
     if isinstance(message, dict):
         count = params.get("count")

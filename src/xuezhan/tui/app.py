@@ -41,6 +41,7 @@ from ..errors import IllegalActionError
 from ..explain import explain_hand
 from ..hints import hint_lines
 from ..i18n import DEFAULT_LANG, Lang
+from ..ids import EventKind
 from ..runtime import Pacer
 from ..tiles import Tile
 from .match import BOT_DELAY, HUMAN, HandResult, TerminalTable, terminal_delays
@@ -199,7 +200,7 @@ class PlayApp(App[int]):
             if words is None:
                 continue
             self.log_lines.append(words)
-            style = "bold yellow" if ev["type"] == "hu" else ("dim" if words.startswith("  ") else "")
+            style = "bold yellow" if ev["type"] == EventKind.HU else ("dim" if words.startswith("  ") else "")
             log.write(Text(words, style=style))
 
     def _refresh(self) -> None:

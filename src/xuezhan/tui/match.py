@@ -24,6 +24,7 @@ from ..engine.actions import Action
 from ..engine.game import Game
 from ..engine.views import SeatView
 from ..errors import IllegalActionError, XuezhanError
+from ..ids import ErrorCode
 from ..match import HandResult as MatchHandResult
 from ..match import Match, RoomConfig
 from ..rules import Rules
@@ -72,7 +73,9 @@ def check_record_dir(path: Path) -> Path:
         probe.write_text("", encoding="utf-8")
         probe.unlink()
     except OSError as exc:
-        raise XuezhanError("unwritable", f"--record-dir {path}: cannot write there: {exc.strerror or exc}") from None
+        raise XuezhanError(
+            ErrorCode.UNWRITABLE, f"--record-dir {path}: cannot write there: {exc.strerror or exc}"
+        ) from None
     return path
 
 
@@ -90,7 +93,7 @@ class TerminalTable:
         bot_factory: BotFactory | None = None,
     ) -> None:
         if hands < 1:
-            raise XuezhanError("bad_hands", f"--hands must be at least 1, not {hands}")
+            raise XuezhanError(ErrorCode.BAD_HANDS, f"--hands must be at least 1, not {hands}")
         if bot_factory is None:
             make_bot(bot)  # raises unknown_bot early
 
@@ -227,7 +230,7 @@ class TerminalTable:
     def play(self, action: Action) -> None:
         """The human's action. Raises :class:`IllegalActionError` and changes nothing if it is not legal."""
         if action.seat != HUMAN:
-            raise IllegalActionError("not_your_seat", f"you play seat {HUMAN}, not seat {action.seat}")
+            raise IllegalActionError(ErrorCode.NOT_YOUR_SEAT, f"you play seat {HUMAN}, not seat {action.seat}")
         self.driver.submit(action)
 
     def view(self) -> SeatView:

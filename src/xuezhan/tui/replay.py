@@ -21,6 +21,7 @@ from ..engine.actions import Action
 from ..engine.game import Game, Phase
 from ..explain import explain_hand
 from ..i18n import DEFAULT_LANG, Lang
+from ..ids import EventKind
 from ..records import Record, replay
 from .panels import scores_text, seat_panel, status_text
 from .widgets import CSS, SeatBox, is_compact, table_widgets
@@ -144,7 +145,7 @@ class ReplayApp(App[int]):
             words = event_words(ev, None, glyphs=self.glyphs, reveal=True, lang=lang)
             if words is not None:
                 self.log_lines.append(words)
-                log.write(Text(words, style="bold yellow" if ev["type"] == "hu" else ""))
+                log.write(Text(words, style="bold yellow" if ev["type"] == EventKind.HU else ""))
         if g.over:
             for line in self._result_lines(g):
                 self.log_lines.append(line)
