@@ -19,7 +19,7 @@ __all__ = ["ActionKind", "ErrorCode", "EventKind", "Reason"]
 
 
 class Reason(StrEnum):
-    """Why points move: the reason of a ledger entry (RULES.md sections 7-8, 10, 12-13)."""
+    """Why points move: the reason of a ledger entry (docs/rules.md §7-§8, §10, §12-§13)."""
 
     HU = "hu"
     ZIMO = "zimo"
@@ -46,7 +46,7 @@ class ActionKind(StrEnum):
     HU = "hu"
     PASS = "pass"
     ESCAPE = "escape"
-    SWAP = "swap"  # item card (RULES 13): a hand tile for a named tile of the live wall
+    SWAP = "swap"  # item card (docs/rules.md §13): a hand tile for a named tile of the live wall
 
 
 class EventKind(StrEnum):
