@@ -21,6 +21,10 @@ The tables:
 
 Suits are 0 (m), 1 (p), 2 (s). A hand is given as 27 counts of its concealed tiles
 plus the number of melds (each meld counts as one set of three).
+
+Long: one subject in one module, each part built on the tables of the part before (keys,
+complete hands, splits, the suit tables, shanten, waits); the engine, the scorer and the
+bots read it as one, and its mutation score is kept as one (docs/mutation.md).
 """
 
 from __future__ import annotations

@@ -17,6 +17,10 @@ Every sentence is in the player's language (``lang``, from the ``tui.*`` catalog
 settlement from :mod:`xuezhan.explain`. Below 100x28 the layout is compact (see
 :func:`~xuezhan.tui.widgets.is_compact`): seats with a one-line title, the log on ``l``,
 everything that does not fit scrolls.
+
+Long: the one Textual application, its key bindings and the handler of each key; what it
+shows is built elsewhere (:mod:`xuezhan.tui.panels`, :mod:`xuezhan.tui.widgets`,
+:mod:`xuezhan.words`) and the match it plays is :class:`~xuezhan.tui.match.TerminalTable`.
 """
 
 from __future__ import annotations
