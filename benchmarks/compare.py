@@ -8,7 +8,8 @@ prints JSON, e.g. ``benchmarks/selfplay_bench.py --json --seconds 3``) ``N`` tim
 in turn (base, this tree, base, …), each tree's own copy of the script with its own sources first
 on ``PYTHONPATH``, so a drift of the machine's speed falls on both alike. Prints, for every
 number of the output that is a rate (its name ends in ``_per_s`` or ``_per_second``: more is
-faster) or a time per call (``_us``: less is faster), the median of each tree and the speed of
+faster) or a time (``_us``, ``_ms``, or any number inside an object so named, such as
+``latency_ms.p99``: less is faster), the median of each tree and the speed of
 this tree over the base's (for a time, base / this); under 0.95 is more than 5 % slower. A
 peer's figure in the output (``mahjong_us``, ``rlcard_...``) runs the same code in both and shows
 the noise of the run.
@@ -30,22 +31,26 @@ HERE = Path(__file__).resolve().parent.parent
 
 
 RATES = ("_per_s", "_per_second")
-TIMES = ("_us",)
+TIMES = ("_us", "_ms")
 
 
-def rates(data: Any, prefix: str = "") -> dict[str, float]:
-    """Every rate and time of ``data`` (see above) by its dotted path."""
+def rates(data: Any, prefix: str = "", times: bool = False) -> dict[str, float]:
+    """Every rate and time of ``data`` (see above) by its dotted path (a time's path ends in a
+    name of :data:`TIMES`, or its object's does)."""
     out: dict[str, float] = {}
     if isinstance(data, dict):
         for key, value in data.items():
             path = f"{prefix}{key}"
-            if isinstance(value, int | float) and not isinstance(value, bool) and key.endswith(RATES + TIMES):
-                out[path] = float(value)
+            if isinstance(value, int | float) and not isinstance(value, bool):
+                if times:
+                    out[f"{path}{TIMES[-1]}"] = float(value)
+                elif key.endswith(RATES + TIMES):
+                    out[path] = float(value)
             elif isinstance(value, dict | list):
-                out.update(rates(value, path + "."))
+                out.update(rates(value, path + ".", times or key.endswith(TIMES)))
     elif isinstance(data, list):
         for i, value in enumerate(data):
-            out.update(rates(value, f"{prefix}{i}."))
+            out.update(rates(value, f"{prefix}{i}.", times))
     return out
 
 
