@@ -100,7 +100,7 @@ def main() -> None:
         return
     print(f"{' '.join(command)}: this tree against {ns.base}, median of {ns.rounds} runs each, in turn")
     for key, row in table.items():
-        print(f"  {key:<40} base {row['base']:>12.1f}  this {row['this']:>12.1f}  speed {row['speed']:.3f}")
+        print(f"  {key:<40} base {row['base']:>12.4g}  this {row['this']:>12.4g}  speed {row['speed']:.3f}")
 
 
 if __name__ == "__main__":
