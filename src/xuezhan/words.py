@@ -11,6 +11,7 @@ catalogs; game terms from :mod:`xuezhan.vocab`; the settlement's sentences from
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import lru_cache
 from typing import Any, Final
 
 from . import i18n, vocab
@@ -68,16 +69,29 @@ def signed(n: int) -> str:
     return f"{n:+d}"
 
 
-def _who(lang: Lang, me: int | None, names: Sequence[str] | None) -> list[str]:
+def _who(lang: Lang, me: int | None, names: Sequence[str] | None) -> tuple[str, ...]:
     """Each seat's name: "you" for ``me``, ``names[seat]`` (when given) or "seat N" for the others."""
     if names is None:
-        return seat_names(lang, me)
+        return _numbered(lang, me)
     if len(names) != 4:
         raise ValueError("four seat names are needed")
-    out = list(names)
-    if me is not None:
-        out[me] = i18n.t("explain.you", lang)
-    return out
+    return _named(lang, me, tuple(names))
+
+
+@lru_cache(maxsize=64)
+def _numbered(lang: Lang, me: int | None) -> tuple[str, ...]:
+    return tuple(seat_names(lang, me))
+
+
+@lru_cache(maxsize=256)
+def _named(lang: Lang, me: int | None, names: tuple[str, ...]) -> tuple[str, ...]:
+    return tuple(i18n.t("explain.you", lang) if seat == me else name for seat, name in enumerate(names))
+
+
+_QUIET: Final = frozenset({EventKind.TURN, EventKind.DEAL, EventKind.EXCHANGE_CHOSEN, EventKind.DINGQUE_CHOSEN,
+                           EventKind.BUGANG})
+"""Events the log says nothing of (the turn, the deal, a seat's choice before all have chosen, a
+kong already told when declared)."""
 
 
 _TILED: Final = frozenset({EventKind.DEAL, EventKind.DRAW, EventKind.EXCHANGE, EventKind.EXCHANGE_RECEIVED,
@@ -91,16 +105,18 @@ def event_words(ev: dict[str, Any], me: int | None, *, glyphs: bool = False, rev
     numbers) as a line of the log, or ``None`` when it is not worth a line. ``reveal`` (a replay,
     given the events whole) shows every private event; ``names`` names the seats but ``me``."""
     kind = ev.get("type")
+    if kind in _QUIET:
+        return None
+    private = kind in _TILED and "tile" not in ev and "tiles" not in ev  # another seat's, tiles withheld
+    if private and kind != EventKind.ANGANG:
+        return None  # another seat's secret (its deal, its draws, its exchange): not for us
     who_is = _who(lang, me, names)
 
     def t(key: str, **params: Any) -> str:
         return i18n.t(f"words.ev.{key}", lang, **params)
 
-    if kind in _TILED and "tile" not in ev and "tiles" not in ev:
-        # another seat's private event, its tiles withheld by the view
-        if kind == EventKind.ANGANG:  # everyone sees the kong, face down
-            return t("angang_hidden", who=who_is[int(ev["seat"])])
-        return None  # another seat's secret (its deal, its draws, its exchange): not for us
+    if private:  # everyone sees a concealed kong, face down
+        return t("angang_hidden", who=who_is[int(ev["seat"])])
 
     def who(key: str = "seat") -> str:
         return who_is[int(ev[key])]
