@@ -99,81 +99,97 @@ _TILED: Final = frozenset({EventKind.DEAL, EventKind.DRAW, EventKind.EXCHANGE, E
 """Events that carry tiles; a view withholds them from the other seats when the event is private."""
 
 
+@lru_cache(maxsize=8)
+def _templates(lang: Lang) -> dict[str, str]:
+    """The ``words.ev.*`` sentences of ``lang`` by their last key part (none is a plural message)."""
+    out = {}
+    for key, message in i18n.catalog().items():
+        if key.startswith("words.ev."):
+            text = message[lang]
+            if not isinstance(text, str):  # pragma: no cover - the catalog test keeps them plain
+                raise TypeError(f"{key} must be a plain message")
+            out[key[len("words.ev."):]] = text
+    return out
+
+
+@lru_cache(maxsize=16)
+def _tile_labels(lang: Lang, glyphs: bool) -> tuple[str, ...]:
+    return tuple(tile_label(t, glyphs, lang) for t in range(27))
+
+
 def event_words(ev: dict[str, Any], me: int | None, *, glyphs: bool = False, reveal: bool = False,
                 lang: Lang = "en", names: Sequence[str] | None = None) -> str | None:
     """One event as ``me`` sees it (from :func:`xuezhan.engine.views.visible_events`, tiles as
     numbers) as a line of the log, or ``None`` when it is not worth a line. ``reveal`` (a replay,
-    given the events whole) shows every private event; ``names`` names the seats but ``me``."""
+    given the events whole) shows every private event; ``names`` names the seats but ``me``.
+
+    The web table says every event to every connection: the sentences and the tiles' words of a
+    language are looked up once (:func:`_templates`, :func:`_tile_labels`), not per event."""
     kind = ev.get("type")
     if kind in _QUIET:
         return None
     private = kind in _TILED and "tile" not in ev and "tiles" not in ev  # another seat's, tiles withheld
     if private and kind != EventKind.ANGANG:
         return None  # another seat's secret (its deal, its draws, its exchange): not for us
-    who_is = _who(lang, me, names)
-
-    def t(key: str, **params: Any) -> str:
-        return i18n.t(f"words.ev.{key}", lang, **params)
-
+    if kind == EventKind.DRAW and ev["seat"] != me and not reveal:
+        return None
+    who = _who(lang, me, names)
+    say = _templates(lang)
     if private:  # everyone sees a concealed kong, face down
-        return t("angang_hidden", who=who_is[int(ev["seat"])])
+        return say["angang_hidden"].format(who=who[ev["seat"]])
+    labels = _tile_labels(lang, glyphs)
+    tile = labels[ev["tile"]] if "tile" in ev else ""
 
-    def who(key: str = "seat") -> str:
-        return who_is[int(ev[key])]
-
-    def tile(key: str = "tile") -> str:
-        return tile_label(int(ev[key]), glyphs, lang)
-
-    def tiles(key: str = "tiles") -> str:
-        return tiles_words(ev[key], glyphs, lang)
-
-    if kind == EventKind.START:
-        return t("start_me") if ev["dealer"] == me else t("start", who=who("dealer"))
-    if kind == EventKind.EXCHANGE:
-        return t("exchange", who=who(), tiles=tiles(), to=who("to"))
-    if kind == EventKind.EXCHANGE_RECEIVED and not reveal:
-        return t("exchange_received", who=who(), tiles=tiles())
-    if kind == EventKind.EXCHANGE_DONE:
-        direction = _DIRECTION_WORDS.get(int(ev["direction"]))
-        return t("exchange_done", action=vocab.name_or_id(Kind.ACTION, ActionKind.EXCHANGE, lang),
-                 direction=i18n.t(f"words.direction.{direction}", lang) if direction else str(ev["direction"]))
-    if kind == EventKind.DINGQUE:
-        parts = [f"{who_is[s]} {suit_name(v, lang) if v is not None else '-'}" for s, v in enumerate(ev["voids"])]
-        return t("dingque", action=vocab.name_or_id(Kind.EVENT, EventKind.DINGQUE, lang),
-                 parts=i18n.t("words.sep", lang).join(parts))
-    if kind == EventKind.DRAW:
-        if ev["seat"] != me and not reveal:
-            return None
-        return t("draw_replacement" if ev.get("replacement") else "draw", who=who(), tile=tile())
     if kind == EventKind.DISCARD:
-        return t("discard", who=who(), tile=tile())
+        return say["discard"].format(who=who[ev["seat"]], tile=tile)
+    if kind == EventKind.DRAW:
+        return say["draw_replacement" if ev.get("replacement") else "draw"].format(who=who[ev["seat"]], tile=tile)
+    if kind == EventKind.PAY:
+        return say["pay"].format(payer=who[ev["from"]], payee=who[ev["to"]], points=ev["points"],
+                                 reason=reason_words(str(ev["reason"]), lang))
     if kind == EventKind.PENG:
-        return t("peng", who=who(), tile=tile(), from_seat=who("from"))
+        return say["peng"].format(who=who[ev["seat"]], tile=tile, from_seat=who[ev["from"]])
     if kind == EventKind.ZHIGANG:
-        return t("zhigang", who=who(), tile=tile(), from_seat=who("from"))
+        return say["zhigang"].format(who=who[ev["seat"]], tile=tile, from_seat=who[ev["from"]])
     if kind == EventKind.ANGANG:
-        return t("angang", who=who(), tile=tile())
+        return say["angang"].format(who=who[ev["seat"]], tile=tile)
     if kind == EventKind.BUGANG_DECLARED:
-        return t("bugang", who=who(), tile=tile())
+        return say["bugang"].format(who=who[ev["seat"]], tile=tile)
     if kind == EventKind.HU:
         score = i18n.t("explain.score", lang, pattern=vocab.name_or_id(Kind.PATTERN, str(ev["base"]), lang),
                        fan=ev["fan"], multiple=ev["multiple"])
         if ev.get("from") is None:
-            return t("hu_self", who=who(), tile=tile(), score=score)
-        return t("hu_rob" if ev.get("robbing") else "hu", who=who(), tile=tile(), from_seat=who("from"), score=score)
-    if kind == EventKind.PAY:
-        return t("pay", payer=who("from"), payee=who("to"), points=ev["points"],
-                 reason=reason_words(str(ev["reason"]), lang))
+            return say["hu_self"].format(who=who[ev["seat"]], tile=tile, score=score)
+        return say["hu_rob" if ev.get("robbing") else "hu"].format(who=who[ev["seat"]], tile=tile,
+                                                                   from_seat=who[ev["from"]], score=score)
     if kind == EventKind.PASS_HU:
-        return t("pass_hu_me", tile=tile()) if ev["seat"] == me else t("pass_hu", who=who(), tile=tile())
+        if ev["seat"] == me:
+            return say["pass_hu_me"].format(tile=tile)
+        return say["pass_hu"].format(who=who[ev["seat"]], tile=tile)
+    if kind == EventKind.START:
+        return say["start_me"] if ev["dealer"] == me else say["start"].format(who=who[ev["dealer"]])
+    if kind == EventKind.EXCHANGE:
+        return say["exchange"].format(who=who[ev["seat"]], tiles=" ".join(labels[t] for t in ev["tiles"]),
+                                      to=who[ev["to"]])
+    if kind == EventKind.EXCHANGE_RECEIVED and not reveal:
+        return say["exchange_received"].format(who=who[ev["seat"]], tiles=" ".join(labels[t] for t in ev["tiles"]))
+    if kind == EventKind.EXCHANGE_DONE:
+        direction = _DIRECTION_WORDS.get(int(ev["direction"]))
+        return say["exchange_done"].format(
+            action=vocab.name_or_id(Kind.ACTION, ActionKind.EXCHANGE, lang),
+            direction=i18n.t(f"words.direction.{direction}", lang) if direction else str(ev["direction"]))
+    if kind == EventKind.DINGQUE:
+        parts = [f"{who[s]} {suit_name(v, lang) if v is not None else '-'}" for s, v in enumerate(ev["voids"])]
+        return say["dingque"].format(action=vocab.name_or_id(Kind.EVENT, EventKind.DINGQUE, lang),
+                                     parts=i18n.t("words.sep", lang).join(parts))
     if kind == EventKind.WALL_EMPTY:
-        return t("wall_empty")
+        return say["wall_empty"]
     if kind == EventKind.END:
-        return t("end")
+        return say["end"]
     if kind == EventKind.ESCAPE:
-        return t("escape", who=who())
+        return say["escape"].format(who=who[ev["seat"]])
     if kind == EventKind.SWAP:
-        return t("swap", who=who(), tile=tile(), tiles=tiles())
+        return say["swap"].format(who=who[ev["seat"]], tile=tile, tiles=" ".join(labels[t] for t in ev["tiles"]))
     return None
 
 
