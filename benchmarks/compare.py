@@ -7,9 +7,10 @@ place when this tree has one, then runs ``SCRIPT ARGS`` (a benchmark of ``benchm
 prints JSON, e.g. ``benchmarks/selfplay_bench.py --json --seconds 3``) ``N`` times for each tree,
 in turn (base, this tree, base, …), each tree's own copy of the script with its own sources first
 on ``PYTHONPATH``, so a drift of the machine's speed falls on both alike. Prints, for every
-number of the output that is a rate (its name ends in ``_per_s`` or ``_per_second``: more is
-faster) or a time (``_us``, ``_ms``, or any number inside an object so named, such as
-``latency_ms.p99``: less is faster), the median of each tree and the speed of
+number of the output that is a rate (its name ends in ``_per_s``, ``_per_second`` or
+``_per_cpu_second``: more is faster) or a time (its name has ``_us`` or ``_ms`` in it, such as
+``decision_ms_p99``, or it is a number inside an object so named, such as ``latency_ms.p99``:
+less is faster), the median of each tree and the speed of
 this tree over the base's (for a time, base / this); under 0.95 is more than 5 % slower. A
 peer's figure in the output (``mahjong_us``, ``rlcard_...``) runs the same code in both and shows
 the noise of the run.
@@ -30,8 +31,13 @@ from typing import Any
 HERE = Path(__file__).resolve().parent.parent
 
 
-RATES = ("_per_s", "_per_second")
+RATES = ("_per_s", "_per_second", "_per_cpu_second")
 TIMES = ("_us", "_ms")
+
+
+def is_time(key: str) -> bool:
+    """A time: its name ends in a unit of :data:`TIMES` or has one inside (``decision_ms_p99``)."""
+    return key.endswith(TIMES) or any(f"{unit}_" in key for unit in TIMES)
 
 
 def rates(data: Any, prefix: str = "", times: bool = False) -> dict[str, float]:
@@ -44,7 +50,7 @@ def rates(data: Any, prefix: str = "", times: bool = False) -> dict[str, float]:
             if isinstance(value, int | float) and not isinstance(value, bool):
                 if times:
                     out[f"{path}{TIMES[-1]}"] = float(value)
-                elif key.endswith(RATES + TIMES):
+                elif key.endswith(RATES) or is_time(key):
                     out[path] = float(value)
             elif isinstance(value, dict | list):
                 out.update(rates(value, path + ".", times or key.endswith(TIMES)))
@@ -93,7 +99,7 @@ def main() -> None:
         before, now = statistics.median(seen["base"][key]), statistics.median(values)
         if before <= 0 or now <= 0:
             continue
-        speed = before / now if key.endswith(TIMES) else now / before
+        speed = before / now if is_time(key.rpartition(".")[2]) else now / before
         table[key] = {"base": before, "this": now, "speed": speed}
     if ns.json:
         print(json.dumps({"base": ns.base, "rounds": ns.rounds, "command": command, "rates": table}, indent=2))

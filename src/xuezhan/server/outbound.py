@@ -168,12 +168,13 @@ class Outbound:
                     "total_ms": int(t.timeout_for(turn) * 1000), "mine": False}
         return None
 
-    def state_text(self, conn: Conn, view_text: str, now: float | None = None) -> str:
+    def state_text(self, conn: Conn, view_text: str, now: float | None = None, names: list[str] | None = None) -> str:
         """The state message of ``conn`` as JSON text, around its view already encoded (:func:`view_texts`);
-        its clocks read at ``now`` (the table's clock when not given)."""
-        return f'{dumps(self._state_fields(conn, now))[:-1]},"view":{view_text}}}'
+        its clocks read at ``now`` (the table's clock when not given), its events' seats called
+        ``names`` (:meth:`seat_names` in the connection's language when not given)."""
+        return f'{dumps(self._state_fields(conn, now, names))[:-1]},"view":{view_text}}}'
 
-    def _state_fields(self, conn: Conn, now: float | None = None) -> dict[str, Any]:
+    def _state_fields(self, conn: Conn, now: float | None = None, names: list[str] | None = None) -> dict[str, Any]:
         """A state message but its view; moves the connection's count of events sent on."""
         t = self.table
         assert t.hand is not None
@@ -181,7 +182,7 @@ class Outbound:
         game = hand.game
         reset = conn.hand_key != t.hand_key
         start = 0 if reset else conn.events_sent
-        events = self.events_json(conn, start)
+        events = self.events_json(conn, start, names)
         conn.events_sent = len(game.events)
         conn.hand_key = t.hand_key
         return {
@@ -210,13 +211,14 @@ class Outbound:
                                         for s, p in enumerate(players)]
         return names
 
-    def events_json(self, conn: Conn, start: int) -> list[dict[str, Any]]:
+    def events_json(self, conn: Conn, start: int, names: list[str] | None = None) -> list[dict[str, Any]]:
         """The hand's events from ``start`` on as ``conn`` may see them (tiles as text,
         :func:`xuezhan.engine.views.events_for`), each with its sentence in the connection's
         language, ``text`` (:func:`xuezhan.words.event_words`; ``None``: not worth a line)."""
         t = self.table
         assert t.hand is not None
-        names = self.seat_names(conn.lang)
+        if names is None:
+            names = self.seat_names(conn.lang)
         out = []
         for ev in views.visible_events(t.hand.game, conn.seat, start):
             data = views.event_json(ev)
@@ -256,8 +258,12 @@ class Outbound:
             return
         texts = view_texts(views.table_views(t.hand.game, {conn.seat for conn in t.conns}))
         now = t.now()  # one reading of the clock for every message of the change
+        names: dict[Lang, list[str]] = {}  # the seats' names in each language, once for the change
         for conn in list(t.conns):
-            conn.send_text(self.state_text(conn, texts[conn.seat], now))
+            lang = conn.lang
+            if lang not in names:
+                names[lang] = self.seat_names(lang)
+            conn.send_text(self.state_text(conn, texts[conn.seat], now, names[lang]))
 
     def broadcast_room(self, exclude: Conn | None = None) -> None:
         t = self.table
