@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 from test_engine_rules import build
+from test_import_graph import GRAPH, cycles
 from test_match import PEOPLE, make_deal, room
 
 from xuezhan.engine.actions import Action, ActionType
@@ -92,73 +93,24 @@ def test_no_module_but_game_py_uses_a_private_game_attribute() -> None:
 # --- the engine's import graph has no circle ----------------------------------------------------------------
 
 
-def package_imports(folder: Path = ENGINE, package: str = "xuezhan.engine") -> dict[str, set[str]]:
-    """For each module of a package (the engine's by default), the package's modules it imports:
-    at the top, in a function or under ``TYPE_CHECKING`` alike (``__init__`` stands for the
-    package itself)."""
-    modules = {p.stem for p in folder.glob("*.py")}
-    graph: dict[str, set[str]] = {}
-    for name in sorted(modules):
-        edges: set[str] = set()
-        tree = ast.parse((folder / f"{name}.py").read_text(encoding="utf-8"))
-        for node in ast.walk(tree):
-            if isinstance(node, ast.ImportFrom):
-                if node.level == 1:
-                    base = node.module
-                elif node.level == 0 and node.module and (node.module + ".").startswith(package + "."):
-                    base = node.module.removeprefix(package).lstrip(".") or None
-                else:
-                    continue
-                if base is not None:
-                    edges.add(base.split(".")[0])
-                else:  # ``from . import x``: the module x, or a name of the package itself
-                    edges.update(a.name if a.name in modules else "__init__" for a in node.names)
-            elif isinstance(node, ast.Import):
-                for a in node.names:
-                    if a.name.startswith(package + "."):
-                        edges.add(a.name.removeprefix(package + ".").split(".")[0])
-        edges.discard(name)
-        graph[name] = edges & modules
-    return graph
+def engine_imports() -> dict[str, set[str]]:
+    """For each module of the engine, the engine's modules it imports, wherever the import is
+    (:data:`test_import_graph.GRAPH`; ``__init__`` stands for the package itself)."""
 
+    def short(name: str) -> str:
+        return "__init__" if name == "xuezhan.engine" else name.removeprefix("xuezhan.engine.")
 
-def find_cycle(graph: dict[str, set[str]]) -> list[str] | None:
-    """One circle of ``graph`` as the path around it, or ``None``."""
-    state: dict[str, int] = {}  # 1: on the path, 2: done
-    path: list[str] = []
+    def in_engine(name: str) -> bool:
+        return name == "xuezhan.engine" or name.startswith("xuezhan.engine.")
 
-    def visit(node: str) -> list[str] | None:
-        state[node] = 1
-        path.append(node)
-        for nxt in sorted(graph.get(node, ())):
-            if state.get(nxt) == 1:
-                return [*path[path.index(nxt):], nxt]
-            if nxt not in state:
-                found = visit(nxt)
-                if found:
-                    return found
-        path.pop()
-        state[node] = 2
-        return None
-
-    for node in sorted(graph):
-        if node not in state:
-            found = visit(node)
-            if found:
-                return found
-    return None
-
-
-def test_the_cycle_finder_finds_a_circle() -> None:
-    assert find_cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": set()}) == ["a", "b", "c", "a"]
-    assert find_cycle({"a": {"b", "c"}, "b": {"c"}, "c": set()}) is None
+    return {short(m): {short(d) for d in deps if in_engine(d)} for m, deps in GRAPH.items() if in_engine(m)}
 
 
 def test_the_engine_imports_without_a_circle() -> None:
-    graph = package_imports()
+    graph = engine_imports()
     assert {"game", "claims", "kongs", "wins", "settlement", "views", "state"} <= set(graph)
     assert "state" in graph["claims"] and "game" in graph["views"]  # the scan sees the imports
-    assert find_cycle(graph) is None
+    assert cycles({m: frozenset(d) for m, d in graph.items()}) == []
     # the layers, bottom up: each rule module over the hand's state, the game above them all
     assert graph["state"] <= {"actions", "deal", "events"}
     assert "game" not in set().union(*(graph[m] for m in graph if m not in ("views", "packed", "__init__")))
@@ -181,21 +133,11 @@ LAYERS = (
 
 
 def test_each_engine_module_imports_only_from_below() -> None:
-    graph = package_imports()
+    graph = engine_imports()
     level = {m: i for i, layer in enumerate(LAYERS) for m in layer}
     assert set(level) == set(graph), "a module of the engine has no layer"
     upward = sorted(f"{m} -> {d}" for m, deps in graph.items() for d in deps if level[d] >= level[m])
     assert upward == []
-
-
-def test_the_scan_sees_lazy_and_type_checking_imports(tmp_path: Path) -> None:
-    (tmp_path / "__init__.py").write_text("from .a import A\n")
-    (tmp_path / "a.py").write_text("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from .b import B\nA = 1\n")
-    (tmp_path / "b.py").write_text("import pkg.c\ndef f():\n    from . import a\n")
-    (tmp_path / "c.py").write_text("from pkg import a\n")
-    graph = package_imports(tmp_path, "pkg")
-    assert graph == {"__init__": {"a"}, "a": {"b"}, "b": {"a", "c"}, "c": {"a"}}
-    assert find_cycle(graph) == ["a", "b", "a"]
 
 
 # --- legal actions and read-only state ------------------------------------------------------------------

@@ -41,19 +41,25 @@ LONG_MODULE = 600
 """Lines over which a module says at its top why it is that long (a ``Long:`` line in its docstring)."""
 
 
-def module_name(path: Path) -> str:
-    parts = list(path.relative_to(SRC.parent).with_suffix("").parts)
+def module_name(path: Path, top: Path = SRC) -> str:
+    parts = list(path.relative_to(top.parent).with_suffix("").parts)
     if parts[-1] == "__init__":
         parts.pop()
     return ".".join(parts)
 
 
-MODULES: Mapping[str, Path] = {module_name(p): p for p in sorted(SRC.rglob("*.py"))}
+def modules_of(top: Path) -> dict[str, Path]:
+    """Every module of the package in folder ``top``, by its dotted name."""
+    return {module_name(p, top): p for p in sorted(top.rglob("*.py"))}
 
 
-def imports(name: str) -> Iterator[tuple[int, str]]:
-    """``(line, module)`` for every project module that ``name`` imports, wherever the import is."""
-    path = MODULES[name]
+MODULES: Mapping[str, Path] = modules_of(SRC)
+
+
+def imports(name: str, modules: Mapping[str, Path] = MODULES) -> Iterator[tuple[int, str]]:
+    """``(line, module)`` for every module of ``modules`` that ``name`` imports, wherever the
+    import is: at the top, in a function, under ``TYPE_CHECKING``."""
+    path = modules[name]
     package = name if path.name == "__init__.py" else name.rpartition(".")[0]
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
         if isinstance(node, ast.ImportFrom):
@@ -64,19 +70,22 @@ def imports(name: str) -> Iterator[tuple[int, str]]:
                 target = node.module or ""
             for alias in node.names:
                 sub = f"{target}.{alias.name}"
-                if sub in MODULES:
+                if sub in modules:
                     yield node.lineno, sub
-                elif target in MODULES:
+                elif target in modules:
                     yield node.lineno, target
         elif isinstance(node, ast.Import):
             for alias in node.names:
-                if alias.name in MODULES:
+                if alias.name in modules:
                     yield node.lineno, alias.name
 
 
-GRAPH: Mapping[str, frozenset[str]] = {
-    name: frozenset(t for _, t in imports(name) if t != name) for name in MODULES
-}
+def graph_of(modules: Mapping[str, Path]) -> dict[str, frozenset[str]]:
+    """Each module of ``modules`` → the modules of ``modules`` it imports."""
+    return {name: frozenset(t for _, t in imports(name, modules) if t != name) for name in modules}
+
+
+GRAPH: Mapping[str, frozenset[str]] = graph_of(MODULES)
 
 
 def unit(name: str) -> str:
@@ -136,6 +145,18 @@ def test_the_scan_reads_every_kind_of_import() -> None:
         ["a", "b", "c"]
     ]
     assert cycles({"a": frozenset({"b"}), "b": frozenset()}) == []
+
+
+def test_the_scan_sees_lazy_and_type_checking_imports(tmp_path: Path) -> None:
+    top = tmp_path / "pkg"
+    top.mkdir()
+    (top / "__init__.py").write_text("from .a import A\n")
+    (top / "a.py").write_text("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from .b import B\nA = 1\n")
+    (top / "b.py").write_text("import pkg.c\ndef f():\n    from . import a\n")
+    (top / "c.py").write_text("from pkg import a\n")
+    graph = graph_of(modules_of(top))
+    assert graph == {"pkg": {"pkg.a"}, "pkg.a": {"pkg.b"}, "pkg.b": {"pkg.a", "pkg.c"}, "pkg.c": {"pkg.a"}}
+    assert cycles(graph) == [["pkg.a", "pkg.b", "pkg.c"]]  # a → b → a, and a → b → c → a
 
 
 def test_every_package_has_a_layer() -> None:
