@@ -75,3 +75,29 @@ def test_the_hint_covers_kongs_on_one_s_own_turn() -> None:
     assert gangs and all(c.shanten is not None and c.basis == "playouts" for c in gangs)
     text = "\n".join(hint_lines(SeatView(game, seat), legal))
     assert vocab.name(Kind.ACTION, "gang") in text
+
+
+def test_the_ranking_lists_each_action_once() -> None:
+    """Over self-play hands of both presets, at every decision (and with the legal list named
+    twice over), the advice, the web hint and the hint's lines never repeat an action."""
+    bot = HeuristicBot(random.Random(3))
+    decisions = 0
+    for preset, seed in (("qq", 5), ("chengdu", 6), ("chengdu", 7)):
+        game = Game.new(Rules.preset(preset), seed=seed)
+        while not game.over:
+            seat = next(s for s in game.pending() if game.legal_actions(s))
+            legal = game.legal_actions(seat)
+            view = SeatView(game, seat)
+            for named in (legal, (*legal, *reversed(legal))):
+                advice = advise(view, named, playouts=4)
+                actions = [json.dumps(c.action.to_json(), sort_keys=True) for c in advice.ranking]
+                assert len(actions) == len(set(actions)), (preset, seed, game.phase, actions)
+                assert set(actions) <= {json.dumps(a.to_json(), sort_keys=True) for a in legal}
+            decisions += 1
+            game.apply(bot.choose(view, legal))
+    assert decisions > 100
+    game, seat = find(lambda g, s, legal: g.phase == "dingque")
+    legal = game.legal_actions(seat)
+    message = hint_json(SeatView(game, seat), (*legal, *legal), "en")
+    words = [c["words"] for c in message["choices"]]
+    assert len(words) == len(set(words)) == len(set(legal))

@@ -22,7 +22,7 @@ for any seat: ``advise(SeatView(game, seat), game.legal_actions(seat))`` or
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -141,7 +141,7 @@ def advise(view: SeatView, legal: Sequence[Action], *, seed: int = 0, playouts: 
         others = [a for a in legal if a != choice]
         if ActionType.EXCHANGE in kinds:
             others = []  # every set of three tiles is a choice: the advice names its own
-        return Advice(view.seat, view.phase, choice, tuple(Choice(a) for a in [choice, *others]))
+        return Advice(view.seat, view.phase, choice, _distinct(Choice(a) for a in [choice, *others]))
     counts = view.counts
     n, meld_suits = _melds(view)
     visible = view.visible_counts()
@@ -192,7 +192,16 @@ def advise(view: SeatView, legal: Sequence[Action], *, seed: int = 0, playouts: 
                 -(c.live_effective or 0) + (c.danger or 0.0))
 
     choices.sort(key=rank)
-    return Advice(view.seat, view.phase, choice, tuple(choices))
+    return Advice(view.seat, view.phase, choice, _distinct(choices))
+
+
+def _distinct(choices: Iterable[Choice]) -> tuple[Choice, ...]:
+    """Each action once, where it first ranks (its best evaluation): a legal list may name
+    one action more than once (a tile held twice, a kong offered two ways)."""
+    out: dict[Action, Choice] = {}
+    for c in choices:
+        out.setdefault(c.action, c)
+    return tuple(out.values())
 
 
 def advise_game(game: Game, seat: int, **options: Any) -> Advice:
