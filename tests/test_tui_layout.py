@@ -9,16 +9,18 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from rich.cells import cell_len
 from test_tui import DrawnTileBot, run, scripted_game, scripted_match, text
 from textual.containers import VerticalScroll
 from textual.widget import Widget
 from textual.widgets import Static
 
 from xuezhan.cli import _common, main
+from xuezhan.i18n import Lang
 from xuezhan.records import parse_record, record_json
 from xuezhan.rules import Rules
 from xuezhan.tui import PlayApp, ReplayApp, TerminalTable
-from xuezhan.tui.widgets import ActionButton, SettlementScreen, TileButton, is_compact
+from xuezhan.tui.widgets import ActionButton, SeatBox, SettlementScreen, TileButton, is_compact
 
 SIZES = [(80, 24), (100, 30), (120, 40), (200, 60)]
 
@@ -91,6 +93,48 @@ def test_hand_rivers_actions_and_hint_are_on_screen(size: tuple[int, int]) -> No
                 assert on_screen(app, app.query_one("#hand"))
             else:
                 assert on_screen(app, app.query_one("#scores"))
+
+    run(body)
+
+
+@pytest.mark.parametrize("lang", ["zh-CN", "zh-TW", "en"])
+def test_the_headers_fit_80x24_in_every_language(lang: Lang, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The status line and every seat's title (with its points, three digits and a sign) are
+    whole at 80x24: nothing cut to "…"."""
+    monkeypatch.setattr(TerminalTable, "totals", property(lambda self: [-128, 256, -100, -28]))
+    app = PlayApp(scripted_match(), bot_delay=0, lang=lang)
+
+    async def body() -> None:
+        async with app.run_test(size=(80, 24)) as pilot:
+            await pilot.pause()
+            await pilot.press("s")  # 定缺; the dealer (seat 3) throws 5p
+            await pilot.pause()
+            assert app.compact
+            status = app.query_one("#status", Static)
+            assert cell_len(text(app, "#status")) <= status.region.width - 2, text(app, "#status")
+            assert "+256" in str(app.query_one("#seat-1", SeatBox).border_title)
+            for seat in range(4):
+                box = app.query_one(f"#seat-{seat}", SeatBox)
+                title = str(box.border_title)
+                assert cell_len(title) <= box.region.width - 4, (seat, title, box.region.width)
+
+    run(body)
+
+
+NAMED_BOTS: list[tuple[Lang, str]] = [("zh-CN", "机器人1"), ("zh-TW", "機器人2"), ("en", "Bot 3")]
+
+
+@pytest.mark.parametrize(("lang", "name"), NAMED_BOTS, ids=[lang for lang, _ in NAMED_BOTS])
+def test_bots_are_named_in_the_player_s_language(lang: Lang, name: str) -> None:
+    """The totals name the bots as the web table does (机器人1 …), never by their kind."""
+    match = scripted_match()
+    app = PlayApp(match, bot_delay=0, lang=lang)
+
+    async def body() -> None:
+        async with app.run_test(size=(120, 40)) as pilot:
+            await pilot.pause()
+            scores = text(app, "#scores")
+            assert name in scores and match.bot_name not in scores, scores
 
     run(body)
 

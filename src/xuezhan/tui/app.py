@@ -62,7 +62,7 @@ from .widgets import (
     is_compact,
     table_widgets,
 )
-from .words import event_words, last_action_words, seat_name, signed, suit_name, tile_label
+from .words import bot_name, event_words, last_action_words, seat_name, signed, suit_name, tile_label
 
 _SUIT_KEYS = "mps"
 
@@ -214,7 +214,8 @@ class PlayApp(App[int]):
         lang = self.lang
         self.query_one("#status", Static).update(
             status_text(g, HUMAN, label=self.t("status.hand", number=m.hand_number, hands=m.hands),
-                        rules_name=self._rules_name(), glyphs=self.glyphs, lang=lang))
+                        rules_name=self._rules_name(), glyphs=self.glyphs, lang=lang,
+                        compact=self.compact))
         last = last_action_words(g, HUMAN, glyphs=self.glyphs, lang=lang)
         self.query_one("#last", Static).update(Text(self.t("last", what=last) if last else ""))
         # the totals so far: the current hand counts once it is finished, before that it is added here
@@ -224,7 +225,7 @@ class PlayApp(App[int]):
             panel = seat_panel(g, seat, HUMAN, glyphs=self.glyphs, totals=running, lang=lang, compact=self.compact)
             self.query_one(f"#seat-{seat}", SeatBox).show(panel, turn=seat == turn_seat, compact=self.compact)
         self._show_acting_seat(turn_seat)
-        names = ["", *([m.bot_name] * 3)]
+        names = ["", *(bot_name(s, lang) for s in range(1, 4))]
         self.query_one("#scores", Static).update(scores_text(running, g.deltas(), HUMAN, names, lang))
         # the hand
         tiles, drawn_apart = hand_display(view)
@@ -387,7 +388,7 @@ class PlayApp(App[int]):
             body.append("  " + self.t("settle.final_header") + "\n", style="bold")
             for rank, s in enumerate(m.standings(), start=1):
                 who = (self.t("seat.me", seat=s) if s == HUMAN
-                       else self.t("settle.bot_seat", seat=seat_name(s, None, lang), bot=m.bot_name))
+                       else self.t("settle.bot_seat", seat=seat_name(s, None, lang), bot=bot_name(s, lang)))
                 pad = 16 - (cell_len(who) - len(who))
                 body.append(f"  {rank:<6}{who:<{max(pad, 1)}}{m.wins[s]:>4}{signed(m.totals[s]):>8}\n",
                             style="bold" if s == HUMAN else "")

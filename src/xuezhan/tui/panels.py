@@ -41,13 +41,14 @@ class SeatPanel:
     body: Text
 
 
-def seat_title(seat: int, me: int | None, dealer: int, lang: Lang = "en") -> str:
-    """``seat 1 · 下家 · 庄`` (``you (seat 0)`` for the human)."""
+def seat_title(seat: int, me: int | None, dealer: int, lang: Lang = "en", *, roles: bool = True) -> str:
+    """``seat 1 · 下家 · 庄`` (``you (seat 0)`` for the human); without the 上家/下家/对家 word
+    unless ``roles`` (the compact layout: where the panel stands says it)."""
     if seat == me:
         name = i18n.t("tui.seat.me", lang, seat=seat)
     else:
         name = seat_name(seat, None, lang)
-        if me is not None:
+        if me is not None and roles:
             name += " · " + i18n.t(f"tui.seat.role_{(seat - me) % 4}", lang)
     if seat == dealer:
         name += " · " + i18n.t("tui.seat.dealer", lang)
@@ -131,16 +132,22 @@ def seat_panel(game: Game, seat: int, me: int | None, *, glyphs: bool = False, r
         body.append("▮" * entry["concealed"], style="dim")
     subtitle = ""
     if totals is not None:
-        subtitle = i18n.t("tui.seat.subtitle", lang, hand=signed(game.deltas()[seat]), total=signed(totals[seat]))
-    return SeatPanel(seat_title(seat, me, game.dealer, lang), subtitle, body)
+        # the compact layout has half the width for a side seat's title and points: the short words
+        subtitle = i18n.t("tui.seat.subtitle_short" if compact else "tui.seat.subtitle", lang,
+                          hand=signed(game.deltas()[seat]), total=signed(totals[seat]))
+    return SeatPanel(seat_title(seat, me, game.dealer, lang, roles=not compact), subtitle, body)
 
 
 def status_text(game: Game, me: int | None, *, label: str, rules_name: str, glyphs: bool = False,
-                lang: Lang = "en") -> Text:
-    """``Hand 1/8 · rules qq · dealer seat 3 · wall 55 · turn: you``."""
+                lang: Lang = "en", compact: bool = False) -> Text:
+    """``Hand 1/8 · rules qq · dealer seat 3 · wall 55 · turn: you``; ``compact`` (one line of 80
+    cells) leaves out the rules and the dealer (its seat's title says 庄)."""
     out = Text()
     out.append(label, style="bold")
-    out.append(i18n.t("tui.status.line", lang, rules=rules_name, dealer=seat_name(game.dealer, me, lang)))
+    if compact:
+        out.append(" · ")
+    else:
+        out.append(i18n.t("tui.status.line", lang, rules=rules_name, dealer=seat_name(game.dealer, me, lang)))
     out.append(i18n.t("tui.status.wall", lang, count=game.live), style="bold")
     out.append(" · ")
     out.append(whose_turn(game, me, glyphs, lang), style="bold cyan")

@@ -130,7 +130,7 @@ class ReplayApp(App[int]):
         lang = self.lang
         self.query_one("#status", Static).update(
             status_text(g, None, label=i18n.t("tui.status.replay", lang), rules_name=g.rules.preset_name,
-                        glyphs=self.glyphs, lang=lang))
+                        glyphs=self.glyphs, lang=lang, compact=self.compact))
         last = last_action_words(g, None, glyphs=self.glyphs, reveal=True, lang=lang)
         self.query_one("#last", Static).update(Text(i18n.t("tui.last", lang, what=last) if last else ""))
         turn_seat = g.turn if g.phase is Phase.TURN else None

@@ -12,6 +12,7 @@ from typing import Final
 
 from rich.text import Text
 
+from .. import i18n
 from ..explain import Payment, payments, score_words, win_amounts
 from ..i18n import DEFAULT_LANG, Lang
 from ..scoring import Meld, MeldKind
@@ -29,13 +30,19 @@ from ..words import (
 )
 
 __all__ = [
-    "REASON_WORDS", "SUIT_STYLES", "Payment", "event_words", "last_action_words", "meld_text", "payments",
+    "REASON_WORDS", "SUIT_STYLES", "Payment", "bot_name", "event_words", "last_action_words", "meld_text", "payments",
     "reason_words", "score_words", "seat_name", "signed", "suit_name", "tile_label", "tile_text", "tiles_text",
     "tiles_words", "win_amounts",
 ]
 
 SUIT_STYLES: Final = ("bold #ff6b6b", "bold #6cb6ff", "bold #5fd75f")
 """万 red, 筒 blue, 条 green."""
+
+
+def bot_name(seat: int, lang: Lang = DEFAULT_LANG) -> str:
+    """``机器人1`` / ``Bot 1``: the bot in ``seat`` named as the web table names its bots, in the
+    player's language (never by the kind of bot it is)."""
+    return i18n.t("server.bot_name", lang, n=seat)
 
 
 def tile_text(t: Tile, glyphs: bool = False, style: str = "", lang: Lang = DEFAULT_LANG) -> Text:
