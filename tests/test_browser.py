@@ -285,6 +285,21 @@ def test_leaving_during_dingque_leaves_no_window_over_the_lobby(server: tuple[st
     ctx.close()
 
 
+def test_the_clock_names_the_decision_during_dingque(server: tuple[str, Any], browser: Browser) -> None:
+    """The seat's clock says which decision it is counting down: 定缺 here, not 出牌."""
+    url, _ = server
+    ctx = _context(browser, "phone")
+    page = ctx.new_page()
+    _guest(page, url, f"Clock{next(_names)}")
+    page.wait_for_selector("[data-testid=quickstart]", state="visible")
+    page.tap("[data-testid=quickstart]")
+    page.wait_for_selector("[data-testid=actions] [data-action=dingque]", state="visible")
+    page.wait_for_function("document.getElementById('turn-clock').textContent.length > 0")
+    clock = page.inner_text("#turn-clock")
+    assert clock.startswith("你定缺 · ") and "出牌" not in clock, clock
+    ctx.close()
+
+
 def test_the_page_language_follows_the_choice(server: tuple[str, Any], browser: Browser) -> None:
     url, _ = server
     ctx = _context(browser, "phone", lang="en-US")

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import re
 import struct
+import subprocess
 from pathlib import Path
 
 from fontTools.ttLib import TTFont
@@ -143,3 +144,27 @@ def test_the_manifest_icons_and_fonts_are_served(tmp_path: Path) -> None:
         for name in MODULES:  # each module served as JavaScript, as a module script must be
             res = client.get(f"/static/{name}")
             assert res.status_code == 200 and "javascript" in res.headers["content-type"], name
+
+
+def test_the_clock_names_the_decision_in_the_vocabulary_s_words() -> None:
+    """The clock's sentence takes the decision's name (出牌, 碰, 杠, 胡, 定缺, 换三张) from the
+    vocabulary, and the page picks it from the seat's legal actions: the exchange and 定缺 by
+    name, 出牌 on its own turn, else the best claim (胡, then 杠, then 碰)."""
+    for lang in ("zh-CN", "zh-TW", "en"):
+        what = vocab.name(vocab.Kind.ACTION, "dingque", lang)
+        assert what in i18n.t("web.clock.yours", lang, what=what, count=9)
+    exchange = vocab.name(vocab.Kind.ACTION, "exchange")
+    assert i18n.t("web.clock.yours", "zh-CN", what=exchange, count=9) == "你换三张 · 9 秒"
+    js = MODULES["clocks.js"]
+    assert 't("clock.yours", { what: term("action", decisionKind(legal()))' in js
+    start = js.index("const DECISIONS")
+    end = js.index("\n}\n", js.index("export function decisionKind")) + 3
+    cases = {"exchange": ["exchange", "exchange"], "dingque": ["dingque", "dingque", "dingque"],
+             "discard": ["discard", "gang", "hu"], "hu": ["hu", "peng", "pass"], "gang": ["peng", "gang", "pass"],
+             "peng": ["pass", "peng"]}
+    script = js[start:end].replace("export ", "") + "\n" + "".join(
+        f"console.log(decisionKind({json.dumps([{'type': k} for k in kinds])}));\n" for kinds in cases.values())
+    out = subprocess.run(["node", "-e", script], capture_output=True, text=True, check=True, timeout=30).stdout
+    assert out.split() == list(cases)
+    for kind in cases:
+        assert all(vocab.name(vocab.Kind.ACTION, kind, lang) for lang in ("zh-CN", "zh-TW", "en"))

@@ -1,10 +1,19 @@
 // The clocks: your decision's countdown, whose turn it is, the next hand's start.
 
 import { $, secs } from "./dom.js";
-import { t } from "./i18n.js";
+import { t, term } from "./i18n.js";
 import { seatName } from "./log.js";
 import { answered, S } from "./state.js";
-import { mineToPlay } from "./table.js";
+import { legal, mineToPlay } from "./table.js";
+
+// The decision the seat faces, by the kinds of its legal actions, best first: 换三张, 定缺, 出牌 on
+// its own turn (a kong or 自摸 offered there stays under 出牌), else the best claim it may make.
+const DECISIONS = ["exchange", "dingque", "discard", "hu", "gang", "peng"];
+
+export function decisionKind(acts) {
+  const kinds = new Set(acts.map((a) => a.type));
+  return DECISIONS.find((k) => kinds.has(k)) || "discard";
+}
 
 export function myDeadline() {
   const gone = performance.now() - S.stateAt;
@@ -39,7 +48,7 @@ export function renderClocks() {
   }
   const other = S.timer && !S.timer.mine ? Math.max(0, S.timer.remaining_ms - (performance.now() - S.stateAt)) : null;
   let text = "";
-  if (mine !== null) text = t("clock.yours", { count: secs(mine) });
+  if (mine !== null) text = t("clock.yours", { what: term("action", decisionKind(legal())), count: secs(mine) });
   else if (other !== null) text = t("clock.theirs", { who: seatName(S.timer.seat), count: secs(other) });
   const next = nextHandLeft();
   if (next !== null && S.room && S.room.status === "between") text = t("clock.next_hand", { count: secs(next) });
