@@ -135,7 +135,7 @@ def _visible_counts(st: HandState, seat: int) -> list[int]:
 
 WaitList = list[dict[str, Any]]
 """Waits as a view gives them: ``[{"tile", "left", "fan"}]``."""
-_WaitKey = tuple[tuple[int, ...], tuple[Any, ...], int | None, int]
+_WaitKey = tuple[tuple[int, ...], tuple[Any, ...], int | None, "Rules"]
 _WAITS_CACHE: dict[_WaitKey, list[tuple[int, int]]] = {}
 """Each ready hand's waits and their fan, by concealed counts, melds, void and rules: views are
 built on every change of a table, and a hand changes far less often than the table."""
@@ -146,7 +146,7 @@ def _waits_of(st: HandState, seat: int, counts: list[int]) -> list[tuple[int, in
     """The waits of ``seat`` holding ``counts`` (13-tile equivalent) with its melds and void, each
     with the fan of a discard win on it as the hand stands."""
     s = st.seats[seat]
-    key: _WaitKey = (tuple(counts), tuple(s.melds), s.void, id(st.rules))
+    key: _WaitKey = (tuple(counts), tuple(s.melds), s.void, st.rules)
     hit = _WAITS_CACHE.get(key)
     if hit is not None:
         return hit
@@ -164,11 +164,11 @@ def _waits_of(st: HandState, seat: int, counts: list[int]) -> list[tuple[int, in
     return found
 
 
-def seat_waits(st: HandState, seat: int, discarding: bool) -> tuple[WaitList, dict[str, WaitList]]:
+def seat_waits(st: HandState, seat: int, discards: Iterable[int] = ()) -> tuple[WaitList, dict[str, WaitList]]:
     """听牌提示 for ``seat``, from what it may see: its waits when its concealed hand is ready
     (``[{"tile", "left", "fan"}]``, ``left`` the copies it cannot see, ``fan`` that of a
-    discard win on the tile as things stand), and, on its own discard decision
-    (``discarding``), the waits each discard would leave, by the discarded tile's name."""
+    discard win on the tile as things stand), and, on its own discard decision (``discards``:
+    the tiles it may discard), the waits each discard would leave, by the discarded tile's name."""
     s = st.seats[seat]
     n = sum(s.counts)
     if n % 3 == 0 or (s.won and not st.rules.blood_river) or s.escaped:
@@ -185,11 +185,9 @@ def seat_waits(st: HandState, seat: int, discarding: bool) -> tuple[WaitList, di
     if n % 3 == 1:
         found = _waits_of(st, seat, s.counts)
         return (entries(found) if found else []), {}
-    if not discarding:
-        return [], {}
     by_discard: dict[str, list[dict[str, Any]]] = {}
     counts = s.counts[:]
-    for d in range(27):
+    for d in sorted(set(discards)):
         if not counts[d]:
             continue
         counts[d] -= 1
@@ -236,7 +234,8 @@ def table_views(game: HasHand, seats: Iterable[int | None]) -> dict[int | None, 
             drawn = _NAMES[drawn_tile] if drawn_tile is not None and st.turn == seat else None
             actions = game.legal_actions(seat)
             legal = [a.to_json() for a in actions]
-            waits, discard_waits = seat_waits(st, seat, any(a.type is ActionType.DISCARD for a in actions))
+            waits, discard_waits = seat_waits(
+                st, seat, [a.tile for a in actions if a.type is ActionType.DISCARD and a.tile is not None])
         out[seat] = {
             "seat": seat,
             "phase": str(phase),
