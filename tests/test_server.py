@@ -736,3 +736,50 @@ def test_every_client_message_gets_an_answer(make_app: Callable[..., Any]) -> No
     p.send({"type": "leave"})
     assert (a := answer())["code"] == "not_seated" and a["for"] == "leave"
     p.close()
+
+
+# --- 听牌提示 ------------------------------------------------------------------------------------------
+
+
+WAITS_SEED = 1
+"""A wall on which the bot playing seat 0 gets ready during the hand."""
+
+
+def parse_hand(text: str) -> list[str]:
+    """``"123m55p"`` → ``["1m", "2m", "3m", "5p", "5p"]``."""
+    out: list[str] = []
+    digits = ""
+    for ch in text:
+        if ch.isdigit():
+            digits += ch
+        else:
+            out += [d + ch for d in digits]
+            digits = ""
+    return out
+
+
+def test_a_seats_state_carries_its_waits_and_a_spectators_none(make_app: Callable[..., Any]) -> None:
+    app = make_app(turn_timeout=0.05, claim_timeout=0.05, choice_timeout=0.05, bot_delay=0.0, seed=WAITS_SEED)
+    p = Client(app, "wen")
+    code = p.http.post("/api/quickstart", json={}).json()["code"]
+    p.connect(code)
+    watcher = Client(app, "wu")
+    watcher.connect(code, watch=True)
+    p.wait_for(lambda m: m["type"] == "hand_end")  # the bot plays the seat once the first decision times out
+    watcher.wait_for(lambda m: m["type"] == "hand_end")
+    mine = [m["view"] for m in p.seen if m["type"] == "state"]
+    ready = [v for v in mine if v["waits"]]
+    choosing = [v for v in mine if v["discard_waits"]]
+    assert ready and choosing
+    for v in mine:
+        own = v["hand"] or ""
+        for w in v["waits"] + [w for ws in v["discard_waits"].values() for w in ws]:
+            assert 0 <= w["left"] <= 4 - sum(1 for t in parse_hand(own) if t == w["tile"]) and w["fan"] >= 1
+        if v["discard_waits"]:
+            discards = {a["tile"] for a in v["legal"] if a["type"] == "discard"}
+            assert set(v["discard_waits"]) <= discards and not v["waits"]
+    watched = [m["view"] for m in watcher.seen if m["type"] == "state"]
+    assert watched and all(v["waits"] == [] and v["discard_waits"] == {} for v in watched)
+    p.close()
+    watcher.close()
+

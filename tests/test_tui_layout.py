@@ -245,3 +245,31 @@ def test_resizing_switches_the_layout_even_under_a_dialog() -> None:
             assert all(on_screen(app, b) for b in app.query(TileButton) if b.display)
 
     run(body)
+
+
+def test_the_waits_show_under_the_prompt_at_80x24_in_chinese() -> None:
+    match = scripted_match()
+    app = PlayApp(match, bot_delay=0, lang="zh-CN")
+
+    async def body() -> None:
+        async with app.run_test(size=(80, 24)) as pilot:
+            await pilot.pause()
+            await pilot.press("s")  # 定缺; the dealer throws 5p
+            await pilot.pause()
+            assert "听" not in text(app, "#prompt")  # 1m-8m 1p 5p5p 9p9p: not ready
+            await pilot.press("p")  # peng: now a discard of 1p leaves the hand ready
+            await pilot.pause()
+            assert "打这些听牌：1筒（10张）" in text(app, "#prompt")
+            await pilot.press("9")  # select 1p: the waits it leaves, each with the copies not in sight
+            await pilot.pause()
+            assert "打1筒听：3万余3 6万余3 9万余4" in text(app, "#prompt")
+            assert on_screen(app, app.query_one("#prompt"))
+            assert all(on_screen(app, b) for b in app.query(TileButton) if b.display)
+            await pilot.press("enter")
+            await pilot.pause()
+            prompt = text(app, "#prompt")
+            # seat 1 threw 9m, which the player may win on: one 9m fewer out of sight
+            assert "听牌：3万余3 6万余3 9万余3" in prompt, prompt
+            assert on_screen(app, app.query_one("#prompt"))
+
+    run(body)

@@ -18,10 +18,11 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any, Final, Protocol, cast
 
+from ..hand import winning_tiles
 from ..ids import EventKind
-from ..scoring import MeldKind
+from ..scoring import MeldKind, Score, WinContext, score_win
 from ..tiles import SUITS, format_tiles, tile_name
-from .actions import Action
+from .actions import Action, ActionType
 from .events import event_json
 from .settlement import result_json
 from .state import RIVER_CLAIMED, HandState, Phase
@@ -110,6 +111,93 @@ def _seat_entry(st: HandState, i: int, viewer: int | None, voids_public: bool,
     return entry
 
 
+def _visible_counts(st: HandState, seat: int) -> list[int]:
+    """Copies of each tile ``seat`` can see (see :meth:`SeatView.visible_counts`)."""
+    me = st.seats[seat]
+    vis = me.counts[:]
+    for i, s in enumerate(st.seats):
+        for m in s.melds:
+            if m.kind is MeldKind.ANGANG and i != seat and not s.revealed:
+                continue  # face down
+            vis[m.tile] += m.size
+        for t, state in zip(s.river, s.river_state, strict=False):
+            if state != RIVER_CLAIMED:
+                vis[t] += 1
+        for t in s.aside:
+            vis[t] += 1
+        if s is not me and s.revealed:
+            for t in range(27):
+                vis[t] += s.counts[t]
+    if st.pending_bugang is not None:
+        vis[st.pending_bugang] += 1  # an added kong declared, open to robbing: out of the hand, face up
+    return vis
+
+
+WaitList = list[dict[str, Any]]
+"""Waits as a view gives them: ``[{"tile", "left", "fan"}]``."""
+_WaitKey = tuple[tuple[int, ...], tuple[Any, ...], int | None, "Rules"]
+_WAITS_CACHE: dict[_WaitKey, list[tuple[int, int]]] = {}
+"""Each ready hand's waits and their fan, by concealed counts, melds, void and rules: views are
+built on every change of a table, and a hand changes far less often than the table."""
+_WAITS_CACHE_SIZE: Final = 4096
+
+
+def _waits_of(st: HandState, seat: int, counts: list[int]) -> list[tuple[int, int]]:
+    """The waits of ``seat`` holding ``counts`` (13-tile equivalent) with its melds and void, each
+    with the fan of a discard win on it as the hand stands."""
+    s = st.seats[seat]
+    key: _WaitKey = (tuple(counts), tuple(s.melds), s.void, st.rules)
+    hit = _WAITS_CACHE.get(key)
+    if hit is not None:
+        return hit
+    owned = s.owned()
+    for t in range(27):
+        owned[t] += counts[t] - s.counts[t]
+    tiles = [t for t in range(27) for _ in range(counts[t])]
+    found: list[tuple[int, int]] = []
+    for t in winning_tiles(counts, len(s.melds), meld_suits=s.meld_suits, void=s.void, owned=owned):
+        score = score_win([*tiles, t], s.melds, t, WinContext(), st.rules, s.void, check=False)
+        found.append((t, score.fan if isinstance(score, Score) else 0))
+    if len(_WAITS_CACHE) >= _WAITS_CACHE_SIZE:
+        _WAITS_CACHE.clear()
+    _WAITS_CACHE[key] = found
+    return found
+
+
+def seat_waits(st: HandState, seat: int, discards: Iterable[int] = ()) -> tuple[WaitList, dict[str, WaitList]]:
+    """听牌提示 for ``seat``, from what it may see: its waits when its concealed hand is ready
+    (``[{"tile", "left", "fan"}]``, ``left`` the copies it cannot see, ``fan`` that of a
+    discard win on the tile as things stand), and, on its own discard decision (``discards``:
+    the tiles it may discard), the waits each discard would leave, by the discarded tile's name."""
+    s = st.seats[seat]
+    n = sum(s.counts)
+    if n % 3 == 0 or (s.won and not st.rules.blood_river) or s.escaped:
+        return [], {}
+    vis: list[int] | None = None
+
+    def entries(found: list[tuple[int, int]]) -> list[dict[str, Any]]:
+        # A discarded tile stays in sight (in the river): the copies seen are the same either way.
+        nonlocal vis
+        if vis is None:
+            vis = _visible_counts(st, seat)
+        return [{"tile": _NAMES[t], "left": max(0, 4 - vis[t]), "fan": fan} for t, fan in found]
+
+    if n % 3 == 1:
+        found = _waits_of(st, seat, s.counts)
+        return (entries(found) if found else []), {}
+    by_discard: dict[str, list[dict[str, Any]]] = {}
+    counts = s.counts[:]
+    for d in sorted(set(discards)):
+        if not counts[d]:
+            continue
+        counts[d] -= 1
+        found = _waits_of(st, seat, counts)
+        counts[d] += 1
+        if found:
+            by_discard[_NAMES[d]] = entries(found)
+    return [], by_discard
+
+
 def table_views(game: HasHand, seats: Iterable[int | None]) -> dict[int | None, dict[str, Any]]:
     """The view JSON of each of ``seats`` (``None``: a spectator) at once, sharing the public part.
 
@@ -137,12 +225,17 @@ def table_views(game: HasHand, seats: Iterable[int | None]) -> dict[int | None, 
             drawn: str | None = None
             entries = public
             legal: list[dict[str, Any]] = []
+            waits: list[dict[str, Any]] = []
+            discard_waits: dict[str, list[dict[str, Any]]] = {}
         else:
             entries = list(public)
             own = entries[seat] = _seat_entry(st, seat, seat, voids_public, public[seat])
             hand = own["hand"]
             drawn = _NAMES[drawn_tile] if drawn_tile is not None and st.turn == seat else None
-            legal = [a.to_json() for a in game.legal_actions(seat)]
+            actions = game.legal_actions(seat)
+            legal = [a.to_json() for a in actions]
+            waits, discard_waits = seat_waits(
+                st, seat, [a.tile for a in actions if a.type is ActionType.DISCARD and a.tile is not None])
         out[seat] = {
             "seat": seat,
             "phase": str(phase),
@@ -156,6 +249,8 @@ def table_views(game: HasHand, seats: Iterable[int | None]) -> dict[int | None, 
             "winners": winners if len(out) == 0 else list(winners),
             "deltas": list(deltas),
             "legal": legal,
+            "waits": waits,
+            "discard_waits": discard_waits,
         }
     return out
 
@@ -280,25 +375,7 @@ class SeatView:
     def visible_counts(self) -> list[int]:
         """Copies of each tile this seat can see: its hand, the melds (others' concealed kongs lie
         face down), rivers, tiles set aside, hands laid down, an added kong's tile open to robbing."""
-        g = self._state
-        me = g.seats[self.seat]
-        vis = me.counts[:]
-        for i, s in enumerate(g.seats):
-            for m in s.melds:
-                if m.kind is MeldKind.ANGANG and i != self.seat and not s.revealed:
-                    continue  # face down
-                vis[m.tile] += m.size
-            for t, st in zip(s.river, s.river_state, strict=False):
-                if st != RIVER_CLAIMED:
-                    vis[t] += 1
-            for t in s.aside:
-                vis[t] += 1
-            if s is not me and s.revealed:
-                for t in range(27):
-                    vis[t] += s.counts[t]
-        if g.pending_bugang is not None:
-            vis[g.pending_bugang] += 1  # an added kong declared, open to robbing: out of the hand, face up
-        return vis
+        return _visible_counts(self._state, self.seat)
 
     def deltas(self) -> list[int]:
         return self._state.deltas()

@@ -26,7 +26,7 @@ shows is built elsewhere (:mod:`xuezhan.tui.panels`, :mod:`xuezhan.tui.widgets`,
 from __future__ import annotations
 
 import time
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from rich.cells import cell_len
 from rich.text import Text
@@ -47,7 +47,7 @@ from ..hints import hint_lines
 from ..i18n import DEFAULT_LANG, Lang
 from ..ids import EventKind
 from ..runtime import Pacer
-from ..tiles import Tile
+from ..tiles import Tile, parse_tile, tile_name
 from .match import BOT_DELAY, HUMAN, HandResult, TerminalTable, terminal_delays
 from .panels import scores_text, seat_panel, status_text
 from .widgets import (
@@ -284,6 +284,36 @@ class PlayApp(App[int]):
         return r.preset_name + ("+" if mapping["options"] else "")
 
     def _prompt(self) -> str:
+        """What the player may do now, and under it the waits (听牌提示) when there are any."""
+        waits = self._waits_line()
+        return self._decision_prompt() + ("\n" + waits if waits else "")
+
+    def _waits_line(self) -> str:
+        """听牌提示 from the player's view: its waits and the copies it cannot see when ready; on its
+        discard decision, the waits the selected tile would leave, or else which discards leave it ready."""
+        if self.game.over:
+            return ""
+        view = self.match.view().to_json()
+        lang = self.lang
+
+        def listed(waits: list[dict[str, Any]]) -> str:
+            return " ".join(self.t("waits.tile", tile=tile_label(parse_tile(w["tile"]), self.glyphs, lang),
+                                   left=w["left"]) for w in waits)
+
+        if view["waits"]:
+            return self.t("waits.ready", tiles=listed(view["waits"]))
+        by_discard: dict[str, list[dict[str, Any]]] = view["discard_waits"]
+        if not by_discard:
+            return ""
+        picked = self._tiles[self.selected] if self.selected is not None and self.selected < len(self._tiles) else None
+        if picked is not None and tile_name(picked) in by_discard:
+            return self.t("waits.after", tile=tile_label(picked, self.glyphs, lang),
+                          tiles=listed(by_discard[tile_name(picked)]))
+        options = " ".join(self.t("waits.discard", tile=tile_label(parse_tile(d), self.glyphs, lang),
+                                  live=sum(w["left"] for w in ws)) for d, ws in by_discard.items())
+        return self.t("waits.discards", options=options)
+
+    def _decision_prompt(self) -> str:
         g = self.game
         lang = self.lang
         if g.over:
@@ -476,7 +506,6 @@ class PlayApp(App[int]):
                 self.marked.add(index)
             self.selected = index
             self._refresh_hand()
-            self.query_one("#prompt", Static).update(Text(self._prompt()))
             return
         if self.selected == index and self._legal(ActionType.DISCARD):
             self.action_discard()
@@ -489,6 +518,7 @@ class PlayApp(App[int]):
         tiles, drawn_apart = hand_display(view)
         self.query_one(HandBar).show(tiles, drawn_apart=drawn_apart, selected=self.selected, marked=self.marked,
                                      melds=view.melds(HUMAN), glyphs=self.glyphs, lang=self.lang)
+        self.query_one("#prompt", Static).update(Text(self._prompt()))  # the waits follow the selected tile
 
     def action_discard(self) -> None:
         g = self.game

@@ -7,6 +7,7 @@ import { renderReplayControls } from "./replay.js";
 import { send, sendAction } from "./socket.js";
 import { answered, S } from "./state.js";
 import { base, legal, meldNode, mineToPlay, plate, renderAll, wonTiles } from "./table.js";
+import { markWaits, renderWaits } from "./waits.js";
 
 export function myTiles() {
   const v = S.view;
@@ -30,6 +31,7 @@ export function renderMine() {
   if (!v) {
     hand.replaceChildren(); actions.replaceChildren(); $("my-melds").replaceChildren(); $("my-plate").replaceChildren();
     prompt.hidden = true;
+    renderWaits(null);
     if (S.replay) renderReplayControls();
     return;
   }
@@ -53,10 +55,13 @@ export function renderMine() {
     if (drawn && idx === tiles.length - 1) cls.push("new");
     if ((canDiscard && S.sel === idx) || (exchanging && S.exch.includes(idx))) cls.push("selected");
     if (hinted === x && canDiscard) cls.push("hinted");
-    return el("button", { type: "button", class: cls.join(" "), dataset: { tile: x }, "aria-label": tileWords(x),
+    const button = el("button", { type: "button", class: cls.join(" "), dataset: { tile: x }, "aria-label": tileWords(x),
       "aria-pressed": cls.includes("selected") ? "true" : null, disabled: !playable || undefined,
       on: { click: () => tapTile(idx, x, tiles, acts) } }, tileImg(x, "", true));
+    if (canDiscard && discards.has(x)) markWaits(button, x);
+    return button;
   });
+  renderWaits(canDiscard && S.sel !== null ? tiles[S.sel] : null);
   for (let k = 0; k < hidden; k++) {
     buttons.push(el("span", { class: "tile-btn back", dataset: { tile: "back" }, role: "img", "aria-label": tileWords("back") }, tileImg("back", "", true)));
   }
