@@ -102,6 +102,7 @@ OWNERS: Final[dict[str, dict[str, str]]] = {
         "engine.state": "a winner stays active",
         "engine.wins": "a winner plays on",
         "engine.worth": "under 血流成河 a win never finishes the hand",
+        "engine.visibility": "a seat that has won shows no waits, but under 血流成河",
         "match.room": "a seat may pay at every moment a tile is won, for the settlement's bound",
         "match.tiers": "a tier's rooms play without blood river, their loss bounded",
         "bots.heuristic": "a winner is still a threat (mirrored by the C heuristic)",

@@ -7,7 +7,7 @@ import { answered, S } from "./state.js";
 import { legal, mineToPlay } from "./table.js";
 
 // The decision the seat faces, by the kinds of its legal actions, best first: 换三张, 定缺, 出牌 on
-// its own turn (a kong or 自摸 offered there stays under 出牌), else the best claim it may make.
+// its own turn (a kong or a self-drawn win offered there stays under 出牌), else the best claim it may make.
 const DECISIONS = ["exchange", "dingque", "discard", "hu", "gang", "peng"];
 
 export function decisionKind(acts) {
