@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any, Final, Protocol, cast
 
-from ..hand import winning_tiles
+from ..hand import shanten, winning_tiles
 from ..ids import EventKind
 from ..scoring import MeldKind, Score, WinContext, score_win
 from ..tiles import SUITS, format_tiles, tile_name
@@ -146,6 +146,8 @@ def _waits_of(st: HandState, seat: int, counts: list[int]) -> list[tuple[int, in
     """The waits of ``seat`` holding ``counts`` (13-tile equivalent) with its melds and void, each
     with the fan of a discard win on it as the hand stands."""
     s = st.seats[seat]
+    if shanten(counts, len(s.melds), two_suits=False) > 0:
+        return []  # not ready even with every suit and copy to be had: no wait to look for
     key: _WaitKey = (tuple(counts), tuple(s.melds), s.void, st.rules)
     hit = _WAITS_CACHE.get(key)
     if hit is not None:
@@ -186,6 +188,8 @@ def seat_waits(st: HandState, seat: int, discards: Iterable[int] = ()) -> tuple[
         found = _waits_of(st, seat, s.counts)
         return (entries(found) if found else []), {}
     by_discard: dict[str, list[dict[str, Any]]] = {}
+    if shanten(s.counts, len(s.melds), two_suits=False) > 0:
+        return [], by_discard  # no discard leaves the hand ready, whatever the suits and copies
     counts = s.counts[:]
     for d in sorted(set(discards)):
         if not counts[d]:
