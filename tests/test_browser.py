@@ -20,6 +20,7 @@ import socket
 import threading
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -62,11 +63,9 @@ def _free_port() -> int:
         return port
 
 
-@pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Any]]:
-    config = ServerConfig.fast(bot_delay=0.02, bot_claim_delay=0.01, turn_timeout=300.0, claim_timeout=300.0,
-                               choice_timeout=300.0, next_hand_delay=600.0)
-    db = tmp_path_factory.mktemp("browser") / "web.sqlite3"
+@contextmanager
+def served(config: ServerConfig, db: Path) -> Iterator[tuple[str, Any]]:
+    """The web table on ``db`` with ``config``, served by uvicorn in a thread: its URL and app."""
     app = create_app(f"sqlite:///{db}", config=config)
     port = _free_port()
     srv = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning",
@@ -77,9 +76,19 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Any]
     while not srv.started:
         assert thread.is_alive() and time.monotonic() < deadline, "the server did not start"
         time.sleep(0.02)
-    yield f"http://127.0.0.1:{port}", app
-    srv.should_exit = True
-    thread.join(30)
+    try:
+        yield f"http://127.0.0.1:{port}", app
+    finally:
+        srv.should_exit = True
+        thread.join(30)
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Any]]:
+    config = ServerConfig.fast(bot_delay=0.02, bot_claim_delay=0.01, turn_timeout=300.0, claim_timeout=300.0,
+                               choice_timeout=300.0, next_hand_delay=600.0)
+    with served(config, tmp_path_factory.mktemp("browser") / "web.sqlite3") as running:
+        yield running
 
 
 @pytest.fixture(scope="module")

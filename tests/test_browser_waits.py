@@ -6,19 +6,16 @@ player never answers, the stand-in plays the seat, and on that wall it gets read
 
 from __future__ import annotations
 
-import threading
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-import uvicorn
 from playwright.sync_api import Browser
-from test_browser import HAND_LIMIT, Watch, _context, _free_port, _guest, browser
+from test_browser import HAND_LIMIT, Watch, _context, _guest, browser, served
 from test_server import WAITS_SEED
 
-from xuezhan.server import ServerConfig, create_app
+from xuezhan.server import ServerConfig
 
 __all__ = ["browser"]  # the fixture, shared with test_browser
 
@@ -27,20 +24,8 @@ __all__ = ["browser"]  # the fixture, shared with test_browser
 def seeded_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     config = ServerConfig.fast(bot_delay=0.3, bot_claim_delay=0.1, turn_timeout=0.05, claim_timeout=0.05,
                                choice_timeout=0.05, next_hand_delay=600.0, seed=WAITS_SEED)
-    db: Path = tmp_path_factory.mktemp("browser-waits") / "web.sqlite3"
-    app = create_app(f"sqlite:///{db}", config=config)
-    srv = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=_free_port(), log_level="warning",
-                                        ws_per_message_deflate=False))
-    thread = threading.Thread(target=srv.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 30
-    while not srv.started:
-        assert thread.is_alive() and time.monotonic() < deadline, "the server did not start"
-        time.sleep(0.02)
-    port = srv.servers[0].sockets[0].getsockname()[1]
-    yield f"http://127.0.0.1:{port}"
-    srv.should_exit = True
-    thread.join(30)
+    with served(config, tmp_path_factory.mktemp("browser-waits") / "web.sqlite3") as (url, _):
+        yield url
 
 
 def test_the_waits_bar_shows_each_winning_tile_and_how_many_are_left(seeded_server: str, browser: Browser,
