@@ -64,6 +64,18 @@ LogItem = tuple[str, int, int, int, Mapping[str, Any]]
 ``("action", match_id, hand_no, seq, action)``."""
 
 
+
+def _check_next(log: HandLog, status: str, seq: int, count: int) -> None:
+    """Raise unless action ``seq`` may be logged next in ``log`` (its match ``status``, ``count``
+    actions logged): ``hand_settled``, ``match_over`` or ``action_gap``."""
+    if log.settled_at is not None:
+        raise StoreError(ErrorCode.HAND_SETTLED, f"hand {log.hand_no} of match {log.match_id} is settled")
+    if status != "running":
+        raise StoreError(ErrorCode.MATCH_OVER, f"match {log.match_id} is {status}")
+    if seq != count:
+        raise StoreError(ErrorCode.ACTION_GAP, f"hand {log.hand_no} of match {log.match_id} has {count} "
+                                               f"actions: the next is {count}, not {seq}")
+
 class Hands:
     """Hand logs and hand records, on ``db``."""
 
@@ -169,13 +181,7 @@ class Hands:
         if seq < count:
             self._same_action(s, log, seq, data)  # a retry, or action_conflict
             return
-        if log.settled_at is not None:
-            raise StoreError(ErrorCode.HAND_SETTLED, f"hand {log.hand_no} of match {log.match_id} is settled")
-        if status != "running":
-            raise StoreError(ErrorCode.MATCH_OVER, f"match {log.match_id} is {status}")
-        if seq != count:
-            raise StoreError(ErrorCode.ACTION_GAP, f"hand {log.hand_no} of match {log.match_id} has {count} "
-                                                   f"actions: the next is {count}, not {seq}")
+        _check_next(log, status, seq, count)
         s.add(HandAction(hand_log_id=hand_log_id, seq=seq, action=data))
         s.flush()
 
@@ -243,13 +249,7 @@ class Hands:
                         raise StoreError(ErrorCode.ACTION_CONFLICT, f"action {n} of hand {log.hand_no} of match "
                                                                     f"{log.match_id} was logged as something else")
                     continue
-                if log.settled_at is not None:
-                    raise StoreError(ErrorCode.HAND_SETTLED, f"hand {log.hand_no} of match {log.match_id} is settled")
-                if status != "running":
-                    raise StoreError(ErrorCode.MATCH_OVER, f"match {log.match_id} is {status}")
-                if n != count:
-                    raise StoreError(ErrorCode.ACTION_GAP, f"hand {log.hand_no} of match {log.match_id} has {count} "
-                                                           f"actions: the next is {count}, not {n}")
+                _check_next(log, status, n, count)
                 rows.append({"hand_log_id": log_id, "seq": n, "action": data})
                 batch[(log_id, n)] = data
                 counts[log_id] = count + 1
