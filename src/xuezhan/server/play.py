@@ -103,6 +103,9 @@ class TablePlay:
         self.last_hand_end: dict[Lang, dict[str, Any]] | None = None
         """The last ``hand_end``, in each language."""
         self.last_match_end: dict[Lang, dict[str, Any]] | None = None
+        self.match_coins: dict[str, int] | None = None
+        """Coins each player won or lost in this match, fees included (``None`` when a hand of it was
+        not counted here: a match taken up after a restart, or a hand that could not be settled)."""
         self.matches_started = 0
         self.hands_finished = 0
         self.timeouts = 0  # decisions a person let run out (the bot took them)
@@ -262,6 +265,7 @@ class TablePlay:
             return
         self.runtime = self._new_runtime(match, key)
         self.last_match_end = None
+        self.match_coins = {}
         self.last_hand_end = None
         await self._start_hand()
 
@@ -311,12 +315,18 @@ class TablePlay:
         settled = await self._settle(result)
         self.hands_finished += 1  # and settled (or given up on)
         if settled is None:
+            self.match_coins = None
+        elif self.match_coins is not None:
+            for player, change in zip(result.participants, settled.changes, strict=False):
+                self.match_coins[player] = self.match_coins.get(player, 0) + change
+        if settled is None:
             # later hands could not be recorded either (the store takes them in order): stop here
             self.status = Status.FINISHED
         self.last_hand_end = {lang: hand_end_message(result, game, self.names, settled, self.room,
                                                      final=match.finished, lang=lang) for lang in LANGS}
         if self.status is Status.FINISHED:
-            self.last_match_end = {lang: match_end_message(match, self.names, lang) for lang in LANGS}
+            self.last_match_end = {lang: match_end_message(match, self.names, lang, self.match_coins)
+                                   for lang in LANGS}
         elif None in match.seats:
             self._fill_with_bots()
             await self._save_match()
