@@ -280,12 +280,15 @@ def test_four_clients_play_a_whole_hand(make_app: Callable[..., Any]) -> None:
     # everyone ready: the second (last) hand starts at once, and the match ends after it
     for p in players:
         p.send({"type": "ready"})
-    ends = play_until_hand_end(players)
-    assert ends[0]["hand_no"] == 2 and ends[0]["final"]
+    last = play_until_hand_end(players)
+    assert last[0]["hand_no"] == 2 and last[0]["final"]
     time.sleep(0.05)
     players[0].drain()
     done = next(m for m in players[0].seen if m["type"] == "match_end")
     assert {s["name"] for s in done["standings"]} == set(names)
+    # each player's coins over the match: what the two hands moved, fees included
+    assert {s["name"]: s["coins"] for s in done["standings"]} == {
+        name: end["coins"][seat] + last[0]["coins"][seat] for seat, name in enumerate(names)}
     assert status_of(table) is Status.FINISHED
     for p in players:
         p.close()
