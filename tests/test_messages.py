@@ -57,11 +57,11 @@ def test_a_self_drawn_win_is_laid_out_in_the_rules_notation() -> None:
     assert w["won"] == 3 * w["points"] == 54  # three payers
     # the kong and its refund: a line each, every seat's net points of that kind
     assert end["kinds"] == [
-        {"kind": KONG_KIND, "name": "刮风下雨", "points": [-12, 0, 0, 12], "payments": 1},
+        {"kind": KONG_KIND, "name": "杠钱", "points": [-12, 0, 0, 12], "payments": 1},
         {"kind": "tui_shui", "name": "退税", "points": [12, 0, 0, -12], "payments": 1},
     ]
     assert [k["name"] for k in kind_lines(game, "en")] == ["Kongs", "kong refund"]
-    assert [k["name"] for k in kind_lines(game, "zh-TW")] == ["颳風下雨", "退稅"]
+    assert [k["name"] for k in kind_lines(game, "zh-TW")] == ["槓錢", "退稅"]
     # the fields it had keep their meaning
     assert end["points"] == game.deltas() and len(end["ledger"]) == len(game.ledger)  # type: ignore[arg-type]
 

@@ -92,7 +92,8 @@ def _cmap(name: str) -> set[int]:
 def test_the_shipped_fonts_cover_every_character_the_page_shows() -> None:
     sc, tc, emoji = _cmap("noto-sans-sc.woff"), _cmap("noto-sans-tc.woff"), _cmap("noto-emoji.woff")
     texts: list[str] = []
-    for key in i18n.keys("web.") + i18n.keys("common.") + i18n.keys("words.") + i18n.keys("explain."):
+    for key in (i18n.keys("web.") + i18n.keys("common.") + i18n.keys("words.") + i18n.keys("explain.")
+                + i18n.keys("server.settle.")):
         for message in i18n.catalog()[key].values():
             texts.extend([message] if isinstance(message, str) else message.values())
     # game terms the page names itself (an error is shown in the server's own words first)
