@@ -59,11 +59,13 @@ def _box(page: Page, selector: str) -> dict[str, float]:
 def _fits(page: Page, width: int, height: int) -> None:
     """The summary lies inside the screen, nothing is scrolled or needs scrolling, title and buttons in view."""
     scrolls = page.evaluate("""() => { const d = document.getElementById('settlement');
-        return {top: d.scrollTop, over: d.scrollHeight - d.clientHeight, page: document.scrollingElement.scrollTop}; }""")
+        return {top: d.scrollTop, over: d.scrollHeight - d.clientHeight,
+                page: document.scrollingElement.scrollTop}; }""")
     assert scrolls == {"top": 0, "over": 0, "page": 0}, scrolls
     for sel in ("[data-testid=settlement-summary]", "#settle-title", "#settle-leave", "#settle-look"):
         box = _box(page, sel)
-        assert box["l"] >= -0.5 and box["t"] >= -0.5 and box["r"] <= width + 0.5 and box["b"] <= height + 0.5, (sel, box)
+        inside = box["l"] >= -0.5 and box["t"] >= -0.5 and box["r"] <= width + 0.5 and box["b"] <= height + 0.5
+        assert inside, (sel, box)
 
 
 BUSY_HANDS = (("heuristic", 247), ("heuristic", 160))
@@ -225,6 +227,13 @@ def test_the_settlement_fits_a_phone_screen_and_shows_the_match_s_standings(
             page.wait_for_timeout(150)
             page.screenshot(path=str(shots / f"settlement-{size}-busy-{seed}.png"), scale="css")
             _fits(page, viewport["width"], viewport["height"])
+
+    # 看牌桌: the table, and the match's standings in a window of their own
+    page.set_viewport_size(PHONE)
+    page.tap("#settle-look")
+    page.wait_for_selector("#match-end[open] #standings .standing", state="visible")
+    assert page.locator("#standings .standing").count() == 4
+    page.screenshot(path=str(shots / "match-end-390x844.png"), scale="css")
     assert not watch.problems, watch.problems
     ctx.close()
 
