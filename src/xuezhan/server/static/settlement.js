@@ -85,7 +85,8 @@ function standingRows(end) {
 
 export function fillSettlement(he) {
   let title = t("settle.title", { n: he.hand_no });
-  if (he.exhausted) title += " · " + term("event", "wall_empty");
+  // 流局 is a hand nobody won; a wall run out after wins is no 流局
+  if (he.exhausted && !he.winners.length) title += " · " + term("event", "wall_empty");
   if (he.escaped && he.escaped.length) title += " · " + term("reason", "escape");
   $("settle-title").textContent = title;
   $("settle-winners").replaceChildren(...(he.winners.length ? he.winners.map((w) => winnerBlock(he, w))
