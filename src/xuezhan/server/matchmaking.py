@@ -136,8 +136,6 @@ class Matchmaker:
                 await self._seat(group)
 
     async def _seat(self, group: list[Ticket]) -> None:
-        for ticket in group:
-            self.waiting.pop(ticket.account.player, None)
         first = group[0]
         name = i18n.t("server.table_name", first.lang, name=first.account.nickname)
         try:
@@ -147,10 +145,12 @@ class Matchmaker:
             log.warning("the queue could not open a table: %s", exc.message)
             again = asyncio.get_running_loop().time()
             for ticket in group:
-                self.waiting.setdefault(ticket.account.player, replace(ticket, since=again))
+                if self.waiting.get(ticket.account.player) is ticket:
+                    self.waiting[ticket.account.player] = replace(ticket, since=again)
             return
-        for ticket in group:
+        for ticket in group:  # queued until now, so that nobody is ever neither queued nor seated
             player = ticket.account.player
+            self.waiting.pop(player, None)
             self.seated[player] = table.code
             for conn in list(self.listeners.get(player, ())):
                 conn.send({"type": "matched", "table": table.code})

@@ -7,8 +7,8 @@ It differs from a room in three ways, all between hands:
 - a person who is not connected when the next hand is dealt leaves the match as by
   ``leave`` between hands (no escape, no fee beyond the hands played) and a bot takes the
   seat, instead of being played in 托管;
-- once no person is seated or connected at the time of the next hand, the match ends and
-  the table closes.
+- once no person is seated, or none of those seated is connected at the time of the next
+  hand, the match ends and the table closes.
 
 Leaving in the middle of a hand is an escape here as anywhere (docs/rules.md §10).
 """
@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import math
 from typing import Any
 
 from .bank import is_bot
@@ -34,6 +35,10 @@ class QueueTable(Table):
     """When the first hand is dealt with whoever has come (loop time)."""
 
     def start_task(self) -> None:
+        if self.status is Status.WAITING:
+            for seat in range(4):  # the seats the queue filled with nobody
+                if self.players[seat] is None:
+                    self.players[seat] = self._new_bot()
         super().start_task()
         self.start_by = self.now() + self.config.queue_wait
 
@@ -46,6 +51,7 @@ class QueueTable(Table):
     async def _on_join(self, conn: Conn) -> None:
         await super()._on_join(conn)
         if self.status is Status.WAITING and conn.seat is not None and self._people_seated() <= set(self.seat_conn):
+            self.start_by = math.inf
             await self._start_match()
 
     def _next_wakeup(self) -> float | None:
@@ -53,7 +59,7 @@ class QueueTable(Table):
         if self.status is Status.WAITING:
             due = self.start_by
         elif self.status is Status.BETWEEN and not self._humans_connected():
-            due = self.next_hand_at  # nobody is back by then: the table closes
+            due = self.next_hand_at if self._people_seated() else 0.0  # then the table closes
         else:
             return wake
         return due if wake is None else min(wake, due)
@@ -61,12 +67,14 @@ class QueueTable(Table):
     async def _advance(self) -> None:
         now = self.now()
         if self.status is Status.WAITING and now >= self.start_by:
+            self.start_by = math.inf  # one try: a match the database refused is started by a ``start``
             if self._humans_connected():
                 await self._start_match()
             else:
                 self.status = Status.CLOSED  # nobody came: no match was opened, nothing to end
                 return
-        elif self.status is Status.BETWEEN and now >= self.next_hand_at and not self._humans_connected():
+        elif self.status is Status.BETWEEN and not self._humans_connected() and (
+                now >= self.next_hand_at or not self._people_seated()):
             await self._close_match()
             return
         await super()._advance()
