@@ -33,6 +33,17 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Any]
         yield running
 
 
+def _game(table: QueueTable) -> Any:
+    hand = table.hand
+    assert hand is not None
+    return hand.game
+
+
+def _void(table: QueueTable) -> int | None:
+    void: int | None = _game(table).seat_state(0).void
+    return void
+
+
 def _hand(page: Page) -> list[dict[str, Any]]:
     found: list[dict[str, Any]] = page.evaluate("""() => Array.from(
         document.querySelectorAll('[data-testid=hand] [data-tile]')).map(t => ({
@@ -69,8 +80,7 @@ def test_the_queue_seats_the_player_and_the_hand_shows_the_exchange_and_a_presel
     page.tap("[data-testid=actions] [data-action=exchange]:not([disabled])")
     page.wait_for_selector("[data-testid=hand] [data-received=true]", state="attached")
     marked = Counter(t["tile"] for t in _hand(page) if t["received"])
-    game = table.runtime.hand.game
-    got = next(ev for ev in game.events if ev["type"] == "exchange_received" and ev["seat"] == 0)
+    got = next(ev for ev in _game(table).events if ev["type"] == "exchange_received" and ev["seat"] == 0)
     assert marked == Counter(tile_name(t) for t in got["tiles"])
 
     # 定缺: the suit with the fewest tiles is chosen already; one tap confirms it
@@ -84,10 +94,10 @@ def test_the_queue_seats_the_player_and_the_hand_shows_the_exchange_and_a_presel
     page.tap("[data-action=dingque][data-preselected=true]")
     page.wait_for_selector("[data-testid=actions] [data-action=dingque]", state="detached")
     deadline = time.monotonic() + HAND_LIMIT
-    while table.runtime.hand.game.seat_state(0).void is None:
+    while (void := _void(table)) is None:
         assert time.monotonic() < deadline, "定缺 was not taken"
         time.sleep(0.02)
-    assert "mps"[table.runtime.hand.game.seat_state(0).void] == chosen
+    assert "mps"[void] == chosen
     assert sum(t["received"] for t in _hand(page)) == 3  # still marked: the player has not discarded
 
     # the first discard: the marks go
