@@ -5,11 +5,14 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import pytest
+from starlette.testclient import TestClient
 from test_server import WAIT, Client, Http, make_app, play_until_hand_end, status_of, table_of
 
+from xuezhan.server import ServerConfig, create_app
 from xuezhan.server.queue_table import QueueTable
 from xuezhan.server.table import Status
 
@@ -239,3 +242,25 @@ def test_quick_start_takes_exchange_three(make_app: Callable[..., Any]) -> None:
     for asked in ("random", "none"):
         r = ann.http.post("/api/quickstart", json={"options": {"exchange_three": asked}})
         assert table_of(app, r.json()["code"]).room.rules.exchange_three == asked
+
+
+def test_a_queue_table_is_carried_on_as_one_after_a_restart(tmp_path: Path) -> None:
+    db = f"sqlite:///{tmp_path / 'restart.sqlite3'}"
+    config = ServerConfig.fast(queue_wait=0.1, turn_timeout=3600.0, claim_timeout=3600.0, choice_timeout=3600.0)
+    with TestClient(create_app(db, config=config)) as c:
+        assert c.post("/api/login", json={"name": "ann"}).status_code == 200
+        assert c.post("/api/queue", json={"tier": "novice"}).status_code == 200
+        deadline = time.monotonic() + WAIT
+        while (code := c.get("/api/queue").json()["table"]) is None:
+            assert time.monotonic() < deadline, "the queue seated nobody"
+            time.sleep(0.02)
+        cookies = dict(c.cookies)
+        with c.websocket_connect(f"/ws/{code}") as ws:
+            while ws.receive_json()["type"] != "state":
+                pass  # dealt: the match is in the database
+    again = create_app(db, config=config)
+    with TestClient(again) as c2:
+        c2.cookies = cookies
+        table = again.state.lobby.tables[code]
+        assert isinstance(table, QueueTable) and table.players[0] == "ann"
+        assert table.meta()["queue"] is True
