@@ -191,6 +191,19 @@ export function renderQueue() {
   if (waiting) $("queue-text").textContent = t("queue.waiting", { seconds: Math.floor((performance.now() - Q.since) / 1000) });
 }
 
+// back in the lobby (a reload, another tab): still queued on the server, so waiting here too
+export async function resumeQueue() {
+  renderQueue();
+  if (Q.since > 0) return;
+  const q = await api("GET", "/api/queue");
+  if (!q.ok || Q.since > 0 || $("lobby-view").hidden) return;
+  if (q.data.queued) {
+    Q.since = performance.now();
+    listenQueue();
+    renderQueue();
+  }
+}
+
 // out of the lobby: out of the queue (no table is found for someone who went elsewhere)
 export function leftLobby() { if (Q.since > 0) leaveQueue(); }
 

@@ -5,7 +5,7 @@ import { refreshMe } from "./account.js";
 import { api } from "./api.js";
 import { $ } from "./dom.js";
 import { t } from "./i18n.js";
-import { leftLobby, loadLobby, renderQueue } from "./lobby.js";
+import { leftLobby, loadLobby, resumeQueue } from "./lobby.js";
 import { openReplay } from "./replay.js";
 import { closeDialogs } from "./settlement.js";
 import { disconnect, openTable, reconnect } from "./socket.js";
@@ -61,7 +61,7 @@ export async function route() {
     S.replay = null;
     showView("lobby-view");
     loadLobby();
-    renderQueue();
+    resumeQueue();
     if (S.notice) { $("join-error").textContent = S.notice; S.notice = null; }
   }
 }
