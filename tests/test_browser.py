@@ -222,6 +222,7 @@ def test_a_whole_hand_by_taps_and_clicks_at_every_size(server: tuple[str, Any], 
     if WRITE_SHOTS and size in SHOT_SIZES:
         SHOTS.mkdir(parents=True, exist_ok=True)
         page.screenshot(path=str(SHOTS / f"{size}-lobby.png"), scale="css")
+    page.uncheck("#quick-exchange")  # a hand without 换三张: 定缺 comes first
     _press(page, "[data-testid=quickstart]", touch)
     page.wait_for_selector("[data-testid=table] [data-testid=hand] [data-tile]", state="visible")
     # the hand's children are its tiles, each marked with its name
@@ -276,6 +277,7 @@ def test_leaving_during_dingque_leaves_no_window_over_the_lobby(server: tuple[st
     name = f"Leaver{next(_names)}"
     _guest(page, url, name)
     page.wait_for_selector("[data-testid=quickstart]", state="visible")
+    page.uncheck("#quick-exchange")  # a hand without 换三张: 定缺 comes first
     page.tap("[data-testid=quickstart]")
     page.wait_for_selector("[data-testid=actions] [data-action=dingque]", state="visible")
     table = _table_of(app, name)
@@ -302,6 +304,7 @@ def test_the_clock_names_the_decision_during_dingque(server: tuple[str, Any], br
     page = ctx.new_page()
     _guest(page, url, f"Clock{next(_names)}")
     page.wait_for_selector("[data-testid=quickstart]", state="visible")
+    page.uncheck("#quick-exchange")  # a hand without 换三张: 定缺 comes first
     page.tap("[data-testid=quickstart]")
     page.wait_for_selector("[data-testid=actions] [data-action=dingque]", state="visible")
     page.wait_for_function("document.getElementById('turn-clock').textContent.length > 0")
@@ -338,6 +341,7 @@ def test_the_log_shows_the_servers_words_and_follows_the_language(server: tuple[
     name = f"Reader{next(_names)}"
     _guest(page, url, name)
     page.wait_for_selector("[data-testid=quickstart]", state="visible")
+    page.uncheck("#quick-exchange")  # a hand without 换三张: 定缺 comes first
     page.click("[data-testid=quickstart]")
     page.wait_for_selector("[data-testid=actions] [data-action=dingque]", state="visible")
     table = _table_of(app, name)
@@ -542,6 +546,7 @@ def test_a_finished_hand_replays_step_by_step(server: tuple[str, Any], browser: 
     page.goto(url + "/")
     page.fill("#login-name", name)
     page.click("#guest-btn")
+    page.uncheck("#quick-exchange")  # a hand without 换三张: 定缺 comes first
     page.click("[data-testid=quickstart]")
     page.wait_for_selector("[data-testid=actions] [data-action=dingque]", state="visible")
     page.click("#trustee-btn")  # the bot plays the hand out for the player

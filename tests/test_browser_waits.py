@@ -35,6 +35,7 @@ def test_the_waits_bar_shows_each_winning_tile_and_how_many_are_left(seeded_serv
     watch = Watch(page)
     _guest(page, seeded_server, "Lan")
     page.wait_for_selector("[data-testid=lobby] [data-testid=quickstart]", state="visible")
+    page.uncheck("#quick-exchange")  # the fixed wall's hand as dealt: no 换三张
     page.tap("[data-testid=quickstart]")
     page.wait_for_selector("[data-testid=waits] [data-tile][data-left]", state="visible", timeout=HAND_LIMIT * 1000)
     waits: list[dict[str, Any]] = page.evaluate("""() => Array.from(

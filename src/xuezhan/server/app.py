@@ -16,7 +16,11 @@ language; docs/protocol.md has every field):
   nothing is created; a balance under the tier's minimum is 403 ``insufficient_balance``, one
   that cannot cover a hand's worst loss 409 ``stake_warning`` unless ``accept_risk``.
   ``POST /api/quickstart``: a private table with three bots that starts when you sit down.
-  ``GET /api/rooms/{code}``.
+  ``GET /api/rooms/{code}``; ``GET /r/{code}``: the page, opening that room (friends' rooms have
+  six-digit codes).
+- The queue: ``POST /api/queue`` ``{"tier", "preset", "exchange_three"}``, ``DELETE /api/queue``,
+  ``GET /api/queue`` (``{"queued", "table"}``); people with the same choice are seated together,
+  bots fill after ``queue_wait`` (:mod:`xuezhan.server.matchmaking`).
 - ``GET /api/history``: your finished hands; ``GET /api/history/{id}``: one of them step by step,
   as your seat saw it.
 - ``GET /api/vocab``: the names of patterns, extras, ledger reasons, actions, events, item
@@ -24,6 +28,7 @@ language; docs/protocol.md has every field):
 - ``GET /tiles/{name}.svg``: the tile pictures; ``GET /`` and ``/static/...``: the client.
 
 Websocket ``/ws/{code}`` (``?watch=1`` to watch): see :mod:`xuezhan.server.protocol`.
+Websocket ``/ws/lobby``: ``{"type": "matched", "table"}`` when the queue seats the player.
 
 The handlers live in :mod:`xuezhan.server.routes`, one module a concern, over one
 :class:`~xuezhan.server.routes.AppState`; this module assembles them with the middleware.

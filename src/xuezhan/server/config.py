@@ -47,6 +47,10 @@ class ServerConfig:
     """How long a bot waits before it answers a claim window."""
     next_hand_delay: float = 20.0
     """After a hand ends, the next one starts when every connected player is ready, or after this."""
+    queue_wait: float = 10.0
+    """How long the first person in a queue (``/api/queue``) waits for others with the same choice
+    before bots take the table's other seats; also how long a queue table waits for its people to
+    arrive before it deals without the missing ones."""
     room_idle_timeout: float = 1800.0
     """A room nobody is connected to is closed after this long (hands in progress are settled first)."""
     max_message_bytes: int = 4096

@@ -1,11 +1,16 @@
-"""The open tables of one server, by code: created from the lobby, carried on after a restart,
-closed when their match ends."""
+"""The open tables of one server, by code: created from the lobby (or by the queue,
+:mod:`xuezhan.server.matchmaking`), carried on after a restart, closed when their match ends.
+
+Codes: a friends' room (private, made from the lobby) has six digits, easy to read out and
+type, unique among the open rooms; every other table an unguessable :data:`CODE_LENGTH`
+characters."""
 
 from __future__ import annotations
 
 import asyncio
 import logging
 import secrets
+from collections.abc import Sequence
 from contextlib import suppress
 from typing import Any, Final
 
@@ -15,17 +20,29 @@ from ..match import RoomConfig, Tier
 from .bank import Account, Bank, is_bot
 from .config import ServerConfig
 from .journal import LogWriter
+from .matchmaking import Matchmaker
+from .queue_table import QueueTable
 from .table import Status, Table
 
 log = logging.getLogger("xuezhan.server")
 
 CODE_ALPHABET: Final = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"
 CODE_LENGTH: Final = 10  # 32**10 = 2**50 codes
+SHORT_CODE_LENGTH: Final = 6
+"""The digits of a friends' room's code."""
+CODE_TRIES: Final = 50
+"""Codes drawn for a friends' room before the lobby gives up (``too_many_rooms``): a code names
+one room for good in the database, so one used by a closed room is drawn again."""
 
 
 def new_code() -> str:
     """An unguessable room code (secrets module)."""
     return "".join(secrets.choice(CODE_ALPHABET) for _ in range(CODE_LENGTH))
+
+
+def new_short_code() -> str:
+    """A friends' room's code: six random digits (secrets module)."""
+    return f"{secrets.randbelow(10**SHORT_CODE_LENGTH):0{SHORT_CODE_LENGTH}d}"
 
 
 class Lobby:
@@ -36,26 +53,42 @@ class Lobby:
         self.config = config
         self.tables: dict[str, Table] = {}
         self.writer = LogWriter(bank)  # one group commit for the hand logs of every table
+        self.queue = Matchmaker(self)
+        """People waiting to be seated together (``/api/queue``)."""
 
     def get(self, code: str) -> Table | None:
         table = self.tables.get(code.upper()[:CODE_LENGTH]) if isinstance(code, str) else None
         return table if table is not None and table.status is not Status.CLOSED else None
 
     async def create(self, owner: Account, room: RoomConfig, name: str, *, public: bool, autostart: bool,
-                     tier: Tier | None = None) -> Table:
+                     tier: Tier | None = None, short_code: bool = False, people: Sequence[Account] = (),
+                     kind: type[Table] = Table) -> Table:
+        """A new table of ``kind`` with ``owner`` at seat 0 and ``people`` at the next seats, recorded
+        in the database under a new code (``short_code``: six digits) and started."""
         if len(self.tables) >= self.config.max_rooms:
             raise XuezhanError(ErrorCode.TOO_MANY_ROOMS, "the server has as many rooms open as it takes; try later")
-        code = new_code()
-        while code in self.tables:
-            code = new_code()
-        meta = {"name": name, "owner": owner.player, "owner_name": owner.nickname, "public": public,
-                "tier": tier.id if tier is not None else None}
-        await asyncio.to_thread(self.bank.open_room, code, room, meta)
-        table = Table(code, name, room, owner, self.bank, self.config, public=public, autostart=autostart,
-                      on_close=self._closed, writer=self.writer, tier=tier)
-        self.tables[code] = table
-        table.start_task()
-        return table
+        for _ in range(CODE_TRIES if short_code else 1):
+            code = new_short_code() if short_code else new_code()
+            while code in self.tables:
+                code = new_short_code() if short_code else new_code()
+            table = kind(code, name, room, owner, self.bank, self.config, public=public, autostart=autostart,
+                         on_close=self._closed, writer=self.writer, tier=tier)
+            for seat, account in enumerate(people[:3], start=1):
+                table.players[seat] = account.player
+                table.names[account.player] = account.nickname
+                table.balances[account.player] = account.balance
+            try:
+                await asyncio.to_thread(self.bank.open_room, code, room, table.meta())
+            except XuezhanError as exc:
+                if exc.code != ErrorCode.ROOM_EXISTS:
+                    raise
+                continue  # a closed room's code
+            if code in self.tables:  # taken while the database wrote
+                continue
+            self.tables[code] = table
+            table.start_task()
+            return table
+        raise XuezhanError(ErrorCode.TOO_MANY_ROOMS, "no free room code was found; try again")
 
     async def restore(self) -> int:
         """Carry on every match the database says is running (after a restart); how many tables."""
@@ -69,8 +102,9 @@ class Lobby:
                     account = await asyncio.to_thread(self.bank.account, p)
                     if account is not None:
                         accounts[p] = account
-                table = Table.restore(rm, self.bank, self.config, accounts, on_close=self._closed,
-                                      writer=self.writer)
+                kind = QueueTable if (rm.meta or {}).get("queue") else Table
+                table = kind.restore(rm, self.bank, self.config, accounts, on_close=self._closed,
+                                     writer=self.writer)
             except Exception:
                 log.exception("match %s in room %s cannot be carried on; it is ended", rm.key, rm.room_code)
                 with suppress(Exception):
@@ -91,6 +125,7 @@ class Lobby:
         return [t.summary() for t in self.tables.values() if t.public and t.status is not Status.CLOSED]
 
     async def close(self) -> None:
+        await self.queue.close()
         tasks = [t.task for t in self.tables.values() if t.task is not None]
         for task in tasks:
             task.cancel()

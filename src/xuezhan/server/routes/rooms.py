@@ -1,6 +1,8 @@
 """The lobby over HTTP: the tiers, the public rooms, creating a room (or a quick table with three
-bots), one room by code; and the rules a room request is held to (the room bounds of
-docs/options.md, the server's limits, the tier's stake and minimum balance)."""
+bots), one room by code, and ``/r/CODE`` (the page, opening that room); and the rules a room
+request is held to (the room bounds of docs/options.md, the server's limits, the tier's stake and
+minimum balance). A friends' room (``POST /api/rooms`` without ``public: true``) has a six-digit
+code (:func:`~xuezhan.server.lobby.new_short_code`)."""
 
 from __future__ import annotations
 
@@ -8,7 +10,7 @@ import unicodedata
 from typing import Any, Final
 
 from starlette.requests import Request
-from starlette.responses import JSONResponse, Response
+from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.routing import BaseRoute, Route
 
 from ... import i18n
@@ -18,6 +20,7 @@ from ...ids import ErrorCode
 from ...match import TIERS, RoomConfig, Tier, best_tier, max_hand_loss, seat_minimum, tier
 from ...rules import option_names
 from ..config import ServerConfig
+from .assets import with_lang
 from .state import ApiError, AppState, endpoint, lang_of, read_json
 
 ROOM_OPTIONS: Final = frozenset(option_names()) - {"fan"}
@@ -140,7 +143,8 @@ async def _create(app: AppState, request: Request, quick: bool) -> Response:
     refused = stake_check(account.balance, room, room_tier, accept_risk=accept_risk)
     if refused is not None:
         raise refused
-    table = await app.lobby.create(account, room, name, public=public and not quick, autostart=quick, tier=room_tier)
+    table = await app.lobby.create(account, room, name, public=public and not quick, autostart=quick, tier=room_tier,
+                                   short_code=not quick and not public)
     return JSONResponse({"code": table.code, "room": table.summary()})
 
 
@@ -159,8 +163,16 @@ async def room_info(app: AppState, request: Request) -> Response:
     return JSONResponse({"room": table.summary()})
 
 
+async def room_page(app: AppState, request: Request) -> Response:
+    """``/r/CODE``: the page (its router opens the room); 404, with the page still, for no open room."""
+    found = app.lobby.get(request.path_params["code"]) is not None
+    return HTMLResponse(with_lang(app.page, lang_of(request)), status_code=200 if found else 404,
+                        headers={"Cache-Control": "no-cache", "Vary": "Accept-Language, Cookie"})
+
+
 def routes(app: AppState) -> list[BaseRoute]:
     return [
+        Route("/r/{code}", endpoint(app, room_page)),
         Route("/api/tiers", endpoint(app, tiers)),
         Route("/api/rooms", endpoint(app, rooms)),
         Route("/api/rooms", endpoint(app, create_room), methods=["POST"]),

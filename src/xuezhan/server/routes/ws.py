@@ -1,6 +1,10 @@
 """The websocket of a table, ``/ws/{code}`` (``?watch=1`` to watch): checks the origin and the
 session, joins the table, passes it each well-formed message (:mod:`xuezhan.server.protocol`), and
-sends what the table queues for the connection from a writer task of its own."""
+sends what the table queues for the connection from a writer task of its own.
+
+The lobby's websocket, ``/ws/lobby``, with the same checks: the queue
+(:mod:`xuezhan.server.matchmaking`) pushes ``{"type": "matched", "table"}`` on it when the
+player is seated; it answers ``ping`` with ``pong`` and nothing else."""
 
 from __future__ import annotations
 
@@ -11,7 +15,9 @@ from contextlib import suppress
 from starlette.routing import BaseRoute, WebSocketRoute
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
+from ...i18n import Lang
 from ...ids import ErrorCode
+from ..bank import Account
 from ..conn import Conn
 from ..limits import TokenBucket
 from ..protocol import ProtocolError, error_message, parse_client_message
@@ -19,14 +25,14 @@ from ..words import error_text
 from .state import AppState, lang_of
 
 
-async def serve_table(app: AppState, websocket: WebSocket) -> None:
-    """One connection to a table, from the handshake to the close."""
-    config = app.config
+async def _greet(app: AppState, websocket: WebSocket) -> tuple[Account, Lang] | None:
+    """Accept a socket from this site with a session: its account and language; else close it
+    (another site's page: 1008; no session: ``not_signed_in``, 4401) and ``None``."""
     origin = websocket.headers.get("origin")
     host = websocket.headers.get("host", "")
     if origin is not None and origin.split("://", 1)[-1] != host:
         await websocket.close(code=1008)  # another site's page may not open our sockets
-        return
+        return None
     await websocket.accept()
     account = await app.current_account(websocket)
     lang = lang_of(websocket, account)
@@ -34,7 +40,17 @@ async def serve_table(app: AppState, websocket: WebSocket) -> None:
         message = error_text(ErrorCode.NOT_SIGNED_IN, lang, "sign in first")
         await websocket.send_text(json.dumps(error_message(ErrorCode.NOT_SIGNED_IN, message)))
         await websocket.close(code=4401)
+        return None
+    return account, lang
+
+
+async def serve_table(app: AppState, websocket: WebSocket) -> None:
+    """One connection to a table, from the handshake to the close."""
+    config = app.config
+    greeted = await _greet(app, websocket)
+    if greeted is None:
         return
+    account, lang = greeted
     table = app.lobby.get(websocket.path_params["code"])
     if table is None:
         message = error_text(ErrorCode.UNKNOWN_ROOM, lang, "no open room has that code")
@@ -77,6 +93,48 @@ async def serve_table(app: AppState, websocket: WebSocket) -> None:
             writer.cancel()
 
 
+async def serve_lobby(app: AppState, websocket: WebSocket) -> None:
+    """One lobby connection: told by the queue where its player is seated, until it closes."""
+    config = app.config
+    greeted = await _greet(app, websocket)
+    if greeted is None:
+        return
+    account, lang = greeted
+    conn = Conn(account, watch=True, queue_size=config.send_queue, lang=lang)
+    writer = asyncio.create_task(_writer(websocket, conn))
+    queue = app.lobby.queue
+    queue.listen(account.player, conn)
+    bucket = TokenBucket(config.rate_per_second, config.rate_burst)
+    strikes = 0
+    try:
+        while not conn.closed:
+            received = await websocket.receive()
+            if received["type"] == "websocket.disconnect":
+                break
+            try:
+                msg = parse_client_message(received.get("text") or "", config.max_message_bytes)
+                if not bucket.take():
+                    raise ProtocolError(ErrorCode.RATE_LIMITED, "too many messages; slow down")
+                if msg.type != "ping":
+                    raise ProtocolError(ErrorCode.UNKNOWN_MESSAGE, "the lobby socket takes only ping")
+            except ProtocolError as exc:
+                strikes += 1
+                conn.send(error_message(exc.code, error_text(exc.code, lang, exc.message)))
+                if strikes >= config.rate_strikes:
+                    conn.close(1008)
+                continue
+            conn.send({"type": "pong"})
+    except WebSocketDisconnect:
+        pass
+    finally:
+        queue.unlisten(account.player, conn)
+        conn.close()
+        try:
+            await asyncio.wait_for(writer, 2.0)
+        except (TimeoutError, asyncio.CancelledError):
+            writer.cancel()
+
+
 async def _writer(websocket: WebSocket, conn: Conn) -> None:
     """Send what the table queues for this connection; close the socket when told to."""
     try:
@@ -95,4 +153,7 @@ def routes(app: AppState) -> list[BaseRoute]:
     async def table_socket(websocket: WebSocket) -> None:
         await serve_table(app, websocket)
 
-    return [WebSocketRoute("/ws/{code}", table_socket)]
+    async def lobby_socket(websocket: WebSocket) -> None:
+        await serve_lobby(app, websocket)
+
+    return [WebSocketRoute("/ws/lobby", lobby_socket), WebSocketRoute("/ws/{code}", table_socket)]

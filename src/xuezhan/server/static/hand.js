@@ -1,4 +1,6 @@
-// Your hand and the buttons of your decision: discarding, 换三张 and 定缺, claims.
+// Your hand and the buttons of your decision: discarding, 换三张 and 定缺, claims. The tiles 换三张
+// brought are marked (data-received) until your first discard; 定缺 comes with the shortest suit
+// chosen (data-preselected), one tap to confirm.
 
 import { myDeadline } from "./clocks.js";
 import { $, compact, el, parseTiles, tileImg, tileWords } from "./dom.js";
@@ -21,6 +23,24 @@ export function myTiles() {
     if (k >= 0) { tiles.splice(k, 1); tiles.push(drawn); } else drawn = null;
   }
   return { tiles, drawn, hidden: !mine && !sv.hand ? sv.concealed : 0 };
+}
+
+// From each state message: the tiles this seat received in 换三张, until it discards.
+export function trackReceived(msg) {
+  if (msg.reset || msg.hand_no !== S.receivedHand) { S.received = []; S.receivedHand = msg.hand_no; }
+  for (const ev of msg.events || []) {
+    if (ev.seat !== S.seat || S.seat === null) continue;
+    if (ev.type === "exchange_received") S.received = Array.isArray(ev.tiles) ? [...ev.tiles] : parseTiles(ev.tiles);
+    else if (ev.type === "discard") S.received = [];
+  }
+}
+
+// the suit 定缺 offers first: the legal one with the fewest tiles in hand
+export function shortestSuit(tiles, dq) {
+  const counts = { m: 0, p: 0, s: 0 };
+  for (const x of tiles) counts[x[1]]++;
+  const suits = ["m", "p", "s"].filter((s) => dq.some((a) => a.suit === s));
+  return suits.length ? suits.reduce((a, b) => (counts[b] < counts[a] ? b : a)) : null;
 }
 
 export function renderMine() {
@@ -46,6 +66,8 @@ export function renderMine() {
   const canDiscard = !done && discards.size > 0;
   const { tiles, drawn, hidden } = myTiles();
   if (S.sel !== null && (!canDiscard || !discards.has(tiles[S.sel]))) S.sel = null;
+  const received = {};
+  if (mineToPlay() && !S.replay) for (const x of S.received || []) received[x] = (received[x] || 0) + 1;
   const hinted = S.hint && S.hint.choices && S.hint.choices[0] && S.hint.choices[0].action.type === "discard" ? S.hint.choices[0].action.tile : null;
   const buttons = tiles.map((x, idx) => {
     const cls = ["tile-btn"];
@@ -55,7 +77,10 @@ export function renderMine() {
     if (drawn && idx === tiles.length - 1) cls.push("new");
     if ((canDiscard && S.sel === idx) || (exchanging && S.exch.includes(idx))) cls.push("selected");
     if (hinted === x && canDiscard) cls.push("hinted");
-    const button = el("button", { type: "button", class: cls.join(" "), dataset: { tile: x }, "aria-label": tileWords(x),
+    const got = received[x] > 0;
+    if (got) { received[x]--; cls.push("received"); }
+    const words = got ? t("hand.received", { tile: tileWords(x) }) : tileWords(x);
+    const button = el("button", { type: "button", class: cls.join(" "), dataset: got ? { tile: x, received: "true" } : { tile: x }, "aria-label": words,
       "aria-pressed": cls.includes("selected") ? "true" : null, disabled: !playable || undefined,
       on: { click: () => tapTile(idx, x, tiles, acts) } }, tileImg(x, "", true));
     if (canDiscard && discards.has(x)) markWaits(button, x);
@@ -73,12 +98,15 @@ export function renderMine() {
   const dq = done ? [] : acts.filter((a) => a.type === "dingque");
   let promptText = "";
   if (dq.length) {
-    promptText = t("prompt.dingque");
     const counts = { m: 0, p: 0, s: 0 };
     for (const x of tiles) counts[x[1]]++;
+    const pre = shortestSuit(tiles, dq);
+    promptText = pre ? t("prompt.dingque_preselected", { suit: t(`suit.${pre}`) }) : t("prompt.dingque");
     for (const s of ["m", "p", "s"]) {
       const ok = dq.some((a) => a.suit === s);
-      out.push(el("button", { class: "act dingque suit", dataset: { action: "dingque", suit: s }, disabled: !ok || undefined,
+      const mark = s === pre ? { action: "dingque", suit: s, preselected: "true" } : { action: "dingque", suit: s };
+      out.push(el("button", { class: "act dingque suit" + (s === pre ? " preselected primary" : ""), dataset: mark,
+        "aria-pressed": s === pre ? "true" : null, disabled: !ok || undefined,
         on: { click: () => sendAction({ type: "dingque", suit: s }) } },
       tileImg(`5${s}`), el("span", { text: t(`suit.${s}`) }), el("small", { text: t("prompt.tiles", { count: counts[s] }) })));
     }

@@ -1,4 +1,5 @@
-// The lobby: tiers, public rooms, your finished hands, creating and joining rooms.
+// The lobby: tiers, public rooms, your finished hands, creating and joining rooms, and the queue
+// (POST/DELETE /api/queue; the lobby socket /ws/lobby says where the queue seated you).
 
 import { refreshMe } from "./account.js";
 import { api, errCode, errText } from "./api.js";
@@ -86,20 +87,129 @@ export function tierName(id) {
 
 // POST a room (or quickstart): a stake the balance cannot cover is asked about first.
 export async function postRoom(path, body) {
+  const r = await postChecked(path, body);
+  if (!r) return;
+  const code = r.data.code;
+  if (/^\d{6}$/.test(code)) {
+    // a friends' room: its link goes to the clipboard, to pass on
+    const link = `${location.origin}/r/${code}`;
+    try { await navigator.clipboard.writeText(link); } catch (e) { /* shown below all the same */ }
+    toast(t("room.friends_link", { code, link }), "info");
+  }
+  location.hash = `#/t/${code}`;
+}
+
+// POST with the stake warning asked about; the answer, or null after a refusal (shown).
+async function postChecked(path, body) {
   let r = await api("POST", path, body);
   if (!r.ok && r.status === 409 && errCode(r) === "stake_warning") {
     const yes = await confirmBox(t("stake.title"), errText(r), "stake.accept");
-    if (!yes) return;
+    if (!yes) return null;
     r = await api("POST", path, { ...body, accept_risk: true });
   }
-  if (!r.ok) { toast(errText(r)); return; }
-  location.hash = `#/t/${r.data.code}`;
+  if (!r.ok) { toast(errText(r)); return null; }
+  return r;
+}
+
+// 血战 with 换三张 (the dice choose the direction) unless the lobby's box is unticked
+function quickChoice() {
+  const body = { preset: $("quick-preset").value };
+  if (S.tiers && S.tiers.length && S.tier) body.tier = S.tier;
+  return { body, exchange: $("quick-exchange").checked };
 }
 
 export function quickstart() {
-  const body = { preset: $("quick-preset").value };
-  if (S.tiers && S.tiers.length && S.tier) body.tier = S.tier;
-  postRoom("/api/quickstart", body);
+  const { body, exchange } = quickChoice();
+  postRoom("/api/quickstart", { ...body, options: { exchange_three: exchange ? "random" : "none" } });
+}
+
+// --- the queue -------------------------------------------------------------------------------
+
+const Q = { since: 0, ws: null, poll: null, tick: null };
+
+export async function joinQueue() {
+  const { body, exchange } = quickChoice();
+  const r = await postChecked("/api/queue", { ...body, exchange_three: exchange });
+  if (!r) return;
+  Q.since = performance.now();
+  listenQueue();
+  renderQueue();
+}
+
+export async function leaveQueue() {
+  const was = Q.since > 0;
+  stopQueue();
+  renderQueue();
+  if (was) await api("DELETE", "/api/queue");
+}
+
+function stopQueue() {
+  Q.since = 0;
+  if (Q.ws) { const ws = Q.ws; Q.ws = null; ws.close(); }
+  clearInterval(Q.poll);
+  clearInterval(Q.tick);
+  Q.poll = null;
+  Q.tick = null;
+}
+
+function seatedAt(code) {
+  stopQueue();
+  renderQueue();
+  location.hash = `#/t/${code}`;
+}
+
+// the lobby socket tells where the queue seats you; GET /api/queue is asked too while it is down
+function listenQueue() {
+  if (Q.ws) return;
+  const proto = location.protocol === "https:" ? "wss:" : "ws:";
+  const ws = new WebSocket(`${proto}//${location.host}/ws/lobby`);
+  Q.ws = ws;
+  ws.onmessage = (ev) => {
+    let msg;
+    try { msg = JSON.parse(ev.data); } catch (e) { return; }
+    if (msg.type === "matched" && msg.table && Q.since > 0) seatedAt(msg.table);
+  };
+  ws.onclose = () => { if (Q.ws === ws) Q.ws = null; };
+  if (Q.poll === null) {
+    Q.poll = setInterval(async () => {
+      if (Q.since === 0 || (Q.ws && Q.ws.readyState === WebSocket.OPEN)) return;
+      const q = await api("GET", "/api/queue");
+      if (!q.ok || Q.since === 0) return;
+      if (q.data.table) seatedAt(q.data.table);
+      else if (!q.data.queued) { stopQueue(); renderQueue(); }
+      else if (!Q.ws) listenQueue();
+    }, 2000);
+  }
+  if (Q.tick === null) Q.tick = setInterval(renderQueue, 1000);
+}
+
+export function renderQueue() {
+  const waiting = Q.since > 0;
+  $("queue-status").hidden = !waiting;
+  $("queue-btn").disabled = waiting;
+  $("quickstart").disabled = waiting;
+  if (waiting) $("queue-text").textContent = t("queue.waiting", { seconds: Math.floor((performance.now() - Q.since) / 1000) });
+}
+
+// back in the lobby (a reload, another tab): still queued on the server, so waiting here too
+export async function resumeQueue() {
+  renderQueue();
+  if (Q.since > 0) return;
+  const q = await api("GET", "/api/queue");
+  if (!q.ok || Q.since > 0 || $("lobby-view").hidden) return;
+  if (q.data.queued) {
+    Q.since = performance.now();
+    listenQueue();
+    renderQueue();
+  }
+}
+
+// out of the lobby: out of the queue (no table is found for someone who went elsewhere)
+export function leftLobby() { if (Q.since > 0) leaveQueue(); }
+
+export function initQueue() {
+  $("queue-btn").addEventListener("click", joinQueue);
+  $("queue-cancel").addEventListener("click", leaveQueue);
 }
 
 export function createRoom(ev) {

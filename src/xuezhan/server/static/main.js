@@ -9,7 +9,7 @@ import { renderClocks } from "./clocks.js";
 import { $ } from "./dom.js";
 import { askHint } from "./hint.js";
 import { loadMessages, loadVocab, setLang, t } from "./i18n.js";
-import { createRoom, joinByCode, loadLobby, quickstart } from "./lobby.js";
+import { createRoom, initQueue, joinByCode, loadLobby, quickstart } from "./lobby.js";
 import { route } from "./router.js";
 import { closeDialogs, leaveTable, shareLink } from "./settlement.js";
 import { send } from "./socket.js";
@@ -23,6 +23,7 @@ function init() {
   $("guest-btn").addEventListener("click", () => signIn("guest"));
   $("logout-btn").addEventListener("click", logout);
   $("quickstart").addEventListener("click", quickstart);
+  initQueue();
   $("create-form").addEventListener("submit", createRoom);
   $("join-form").addEventListener("submit", (ev) => joinByCode(ev, false));
   $("watch-btn").addEventListener("click", () => joinByCode(null, true));

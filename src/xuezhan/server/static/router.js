@@ -1,8 +1,11 @@
-// The views and the address: #/ (lobby), #/wallet, #/t/CODE[/watch], #/history/ID.
+// The views and the address: #/ (lobby), #/wallet, #/t/CODE[/watch], #/history/ID; and /r/CODE,
+// a friends' room's link, which becomes #/t/CODE (or the lobby, saying no room has that code).
 
 import { refreshMe } from "./account.js";
+import { api } from "./api.js";
 import { $ } from "./dom.js";
-import { loadLobby } from "./lobby.js";
+import { t } from "./i18n.js";
+import { leftLobby, loadLobby, resumeQueue } from "./lobby.js";
 import { openReplay } from "./replay.js";
 import { closeDialogs } from "./settlement.js";
 import { disconnect, openTable, reconnect } from "./socket.js";
@@ -18,7 +21,18 @@ export function showView(name) {
   if (name !== "table-view") closeDialogs();
 }
 
+// /r/CODE: the room's table if it is open, else the lobby with a word why
+async function roomLink() {
+  const link = location.pathname.match(/^\/r\/([A-Za-z0-9]{1,12})\/?$/);
+  if (!link) return;
+  const code = link[1].toUpperCase();
+  const r = await api("GET", `/api/rooms/${encodeURIComponent(code)}`);
+  history.replaceState(null, "", r.ok ? `/#/t/${code}` : "/#/");
+  if (!r.ok) S.notice = t("room.unknown_code", { code });
+}
+
 export async function route() {
+  await roomLink();
   const hash = location.hash || "#/";
   if (!S.me) await refreshMe();
   if (!S.me) {
@@ -29,6 +43,7 @@ export async function route() {
     return;
   }
   const table = hash.match(/^#\/t\/([A-Za-z0-9]{1,12})(\/watch)?$/);
+  if (hash !== "#/" && hash !== "") leftLobby();
   const replay = hash.match(/^#\/history\/([A-Za-z0-9_-]{1,64})$/);
   if (table) {
     S.replay = null;
@@ -46,6 +61,8 @@ export async function route() {
     S.replay = null;
     showView("lobby-view");
     loadLobby();
+    resumeQueue();
+    if (S.notice) { $("join-error").textContent = S.notice; S.notice = null; }
   }
 }
 

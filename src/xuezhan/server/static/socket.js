@@ -2,6 +2,7 @@
 
 import { refreshMe, setMe } from "./account.js";
 import { $, confirmBox, toast } from "./dom.js";
+import { trackReceived } from "./hand.js";
 import { errorWords, t, term } from "./i18n.js";
 import { logEvent } from "./log.js";
 import { route, showView } from "./router.js";
@@ -127,6 +128,7 @@ export function onMessage(msg) {
       S.deadline = typeof msg.deadline_ms === "number" ? msg.deadline_ms : null;
       S.stateAt = performance.now();
       S.trustee = !!msg.trustee;
+      trackReceived(msg);
       for (const ev of msg.events || []) logEvent(ev);
       break;
     case "hand_end":
