@@ -2,6 +2,7 @@
 
 import { refreshMe, setMe } from "./account.js";
 import { $, confirmBox, toast } from "./dom.js";
+import { onState } from "./effects.js";
 import { errorWords, t, term } from "./i18n.js";
 import { logEvent } from "./log.js";
 import { route, showView } from "./router.js";
@@ -128,6 +129,7 @@ export function onMessage(msg) {
       S.stateAt = performance.now();
       S.trustee = !!msg.trustee;
       for (const ev of msg.events || []) logEvent(ev);
+      onState(msg);
       break;
     case "hand_end":
       S.handEnd = msg;
