@@ -70,14 +70,13 @@ export function showEffect(kind, seats) {
   hideTimer = setTimeout(() => { box.hidden = true; box.classList.remove("play"); delete box.dataset.effect; }, SHOW_MS);
 }
 
-// A `state` message's sound and effect. A message that shows the hand again from its start (`reset`:
-// reconnecting, another language) brings nothing new: it is silent.
+// A `state` message's sound and effect. The events of a message that shows the hand again from its
+// start (`reset`: the first message of a connection) are not news: only a decision new to the page sounds.
 export function onState(msg) {
   const decision = msg.decision === undefined ? null : msg.decision;
   const fresh = decision !== null && decision !== seenDecision && !msg.trustee;
   seenDecision = decision;
-  if (msg.reset) return;
-  const m = moment(msg.events || []);
+  const m = msg.reset ? null : moment(msg.events || []);
   if (m && m.effect) showEffect(m.effect, m.seats);
   if (m) play(m.sound);
   else if (fresh) play("turn");

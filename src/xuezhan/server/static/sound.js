@@ -27,7 +27,8 @@ const SOUNDS = {
 
 const audio = { ctx: null, failed: false };
 let mute = readLocal();
-let loadedFor;
+let loadedFor; // the account whose choice was asked for
+let known = null; // the account whose choice is known (asked and answered, or failed to answer)
 let changes = 0; // the player's own switches: an account's answer that arrives after one is stale
 
 function readLocal() {
@@ -73,6 +74,7 @@ function record(name) {
 
 // Play one of SOUNDS (unless muted); it is recorded whether or not the device can make it.
 export function play(name) {
+  if (S.me && known !== S.me.name) { loadMute(); return; } // silent until the account's choice is known
   if (mute || !SOUNDS[name]) return;
   record(name);
   const ctx = audio.ctx;
@@ -113,10 +115,10 @@ async function loadMute() {
   if (!who) return;
   const before = changes;
   const r = await api("GET", "/api/settings");
-  if (r.ok && r.data && typeof r.data.mute === "boolean" && loadedFor === who && changes === before) {
-    setMute(r.data.mute);
-    document.body.dataset.muteLoaded = who;
-  }
+  if (loadedFor !== who) return;
+  if (r.ok && r.data && typeof r.data.mute === "boolean" && changes === before) setMute(r.data.mute);
+  known = who;
+  document.body.dataset.muteLoaded = who;
 }
 
 export function initSound() {
@@ -124,5 +126,5 @@ export function initSound() {
   const button = $("mute");
   if (button) button.addEventListener("click", toggleMute);
   showMute();
-  setInterval(loadMute, 500);
+  setInterval(loadMute, 100);
 }
