@@ -33,8 +33,18 @@ WATCH_EFFECTS = """() => {
   new MutationObserver(() => {
     if (box.hidden || !box.dataset.effect) return;
     const word = box.querySelector('.effect-word');  // its size as laid out, before the animation scales it
-    window.shownEffects.push({kind: box.dataset.effect, text: box.innerText, w: word.offsetWidth, h: word.offsetHeight});
+    window.shownEffects.push({kind: box.dataset.effect, text: box.innerText,
+                              w: word.offsetWidth, h: word.offsetHeight});
   }).observe(box, {attributes: true, attributeFilter: ['hidden', 'data-effect'], childList: true});
+}"""
+
+# the animation an effect plays, read from the stylesheet (the effect shown, and hidden again)
+EFFECT_ANIMATION = """() => {
+  const box = document.getElementById('effect');
+  box.hidden = false; box.classList.add('play');
+  const name = getComputedStyle(box).animationName;
+  box.classList.remove('play'); box.hidden = true;
+  return name;
 }"""
 
 
@@ -161,5 +171,10 @@ def test_a_win_sounds_and_shows_and_the_mute_switch_is_kept_per_account(
     page.tap("[data-testid=mute]")  # sound again, for this account everywhere
     assert _mute_pressed(page) == "false"
     page.wait_for_function("fetch('/api/settings').then(r => r.json()).then(d => d.mute === false)")
+
+    # the effect moves, unless the phone asks for less motion: then it only shows
+    assert page.evaluate(EFFECT_ANIMATION) == "effect-pop"
+    page.emulate_media(reduced_motion="reduce")
+    assert page.evaluate(EFFECT_ANIMATION) == "none"
     assert not watch.problems, watch.problems
     ctx.close()

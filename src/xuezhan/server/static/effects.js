@@ -59,7 +59,9 @@ export function showEffect(kind, seats) {
   const box = $("effect");
   if (!box || !WORDS[kind]) return;
   const who = seats.map((s) => seatName(s)).join(" · ");
-  box.replaceChildren(el("b", { class: "effect-word", text: WORDS[kind]() }), who ? el("span", { class: "effect-who", text: who }) : null);
+  const word = WORDS[kind]();
+  box.replaceChildren(el("b", { class: "effect-word" + (word.length > 3 ? " long" : ""), text: word }),
+    who ? el("span", { class: "effect-who", text: who }) : null);
   box.dataset.effect = kind;
   box.hidden = false;
   box.classList.remove("play");
