@@ -85,8 +85,6 @@ export function play(name) {
   } catch (e) { /* a device that cannot play: the page goes on without sound */ }
 }
 
-export function muted() { return mute; }
-
 function showMute() {
   const button = $("mute");
   if (!button) return;
