@@ -47,6 +47,27 @@ EFFECT_ANIMATION = """() => {
   return name;
 }"""
 
+# what the page makes of a message's events: the strongest moment, its sound and its seats
+MOMENTS = """async () => {
+  const fx = await import('/static/effects.js');
+  const hu = (seat, from) => ({type: 'hu', seat, from, tile: '5m', fan: 1});
+  return {
+    yipao: fx.moment([{type: 'discard', seat: 2, tile: '5m'}, hu(0, 2), hu(1, 2)]),
+    zimo: fx.moment([{type: 'draw', seat: 3, tile: null}, hu(3, null)]),
+    hu: fx.moment([hu(1, 0)]),
+    bugang: fx.moment([{type: 'bugang', seat: 1, tile: '3p'}]),
+    zhigang: fx.moment([{type: 'zhigang', seat: 2, tile: '3p', from: 0}]),
+    angang: fx.moment([{type: 'angang', seat: 0, tile: null}]),
+    peng: fx.moment([{type: 'peng', seat: 1, tile: '7s', from: 0}]),
+    discard: fx.moment([{type: 'discard', seat: 1, tile: '7s'}]),
+  };
+}"""
+ONE_DISCARD_TWO_WINS = """async () => {
+  const fx = await import('/static/effects.js');
+  fx.onState({type: 'state', reset: false, decision: null, events: [
+    {type: 'hu', seat: 1, from: 3, tile: '5m'}, {type: 'hu', seat: 2, from: 3, tile: '5m'}]});
+}"""
+
 
 @pytest.fixture(scope="module")
 def seeded_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Any]]:
@@ -171,6 +192,24 @@ def test_a_win_sounds_and_shows_and_the_mute_switch_is_kept_per_account(
     page.tap("[data-testid=mute]")  # sound again, for this account everywhere
     assert _mute_pressed(page) == "false"
     page.wait_for_function("fetch('/api/settings').then(r => r.json()).then(d => d.mute === false)")
+
+    # each moment's sound and effect: 一炮多响, 自摸, 胡, 刮风 (bugang, zhigang), 下雨 (angang), 碰
+    assert page.evaluate(MOMENTS) == {
+        "yipao": {"effect": "yipao", "sound": "hu", "seats": [0, 1]},
+        "zimo": {"effect": "zimo", "sound": "zimo", "seats": [3]},
+        "hu": {"effect": "hu", "sound": "hu", "seats": [1]},
+        "bugang": {"effect": "guafeng", "sound": "gang", "seats": [1]},
+        "zhigang": {"effect": "guafeng", "sound": "gang", "seats": [2]},
+        "angang": {"effect": "xiayu", "sound": "gang", "seats": [0]},
+        "peng": {"effect": None, "sound": "peng", "seats": []},
+        "discard": None,
+    }
+    page.evaluate(ONE_DISCARD_TWO_WINS)
+    page.wait_for_selector("#effect[data-effect=yipao]", state="visible")
+    assert page.inner_text("#effect .effect-word") == i18n.t("web.effect.yipao", "zh-CN")
+    assert page.evaluate("document.body.dataset.lastSound") == "hu"
+    page.screenshot(path=str(tmp_path / "yipao.png"), scale="css")
+    page.wait_for_selector("#effect", state="hidden")
 
     # the effect moves, unless the phone asks for less motion: then it only shows
     assert page.evaluate(EFFECT_ANIMATION) == "effect-pop"
