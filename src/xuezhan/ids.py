@@ -136,6 +136,7 @@ class ErrorCode(StrEnum):
     BAD_SEAT = "bad_seat"
     BAD_SEED = "bad_seed"
     BAD_SEQ = "bad_seq"
+    BAD_SETTING = "bad_setting"
     BAD_STATUS = "bad_status"
     BAD_SUIT = "bad_suit"
     BAD_TIER = "bad_tier"

@@ -253,6 +253,7 @@ _ERRORS: Final[tuple[_Row, ...]] = (  # every stable error code, alphabetical
     (ErrorCode.BAD_SEAT, "无效的座位", "無效的座位", "bad seat"),
     (ErrorCode.BAD_SEED, "无效的种子", "無效的種子", "bad seed"),
     (ErrorCode.BAD_SEQ, "无效的操作序号", "無效的操作序號", "bad action number"),
+    (ErrorCode.BAD_SETTING, "无效的设置", "無效的設定", "bad setting"),
     (ErrorCode.BAD_STATUS, "无效的状态", "無效的狀態", "bad status"),
     (ErrorCode.BAD_SUIT, "无效的花色", "無效的花色", "bad suit"),
     (ErrorCode.BAD_TIER, "无效的场次", "無效的場次", "bad room tier"),

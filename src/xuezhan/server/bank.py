@@ -34,6 +34,17 @@ class Account:
 
 
 @dataclass(frozen=True, slots=True)
+class Settings:
+    """What a person chose for the page, kept with the account (these defaults until it chooses).
+    ``mute``: the table plays no sounds."""
+
+    mute: bool = False
+
+    def to_json(self) -> dict[str, Any]:
+        return {"mute": self.mute}
+
+
+@dataclass(frozen=True, slots=True)
 class WalletEntry:
     """One movement of a player's coins (see :meth:`Bank.wallet`): ``kind`` is ``start`` (the
     opening grant), ``relief``, ``grant`` (any other), ``fee``, ``stake`` (lost in a hand) or
@@ -185,6 +196,14 @@ class Bank(Protocol):
         ...
 
     def account(self, player: str) -> Account | None: ...
+
+    def settings(self, player: str) -> Settings:
+        """What a person chose for the page (the defaults until it chooses)."""
+        ...
+
+    def save_settings(self, player: str, settings: Settings) -> Settings:
+        """Keep what a person chose for the page, for every later session of the account."""
+        ...
 
     def open_room(self, code: str, room: RoomConfig, meta: dict[str, Any] | None = None) -> None:
         """Record a new room under its code, with what the lobby shows of it (``meta``: display

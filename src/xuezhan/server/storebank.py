@@ -26,7 +26,7 @@ from argon2.exceptions import InvalidHashError, VerificationError
 from ..errors import XuezhanError
 from ..ids import ErrorCode
 from ..match import HandResult, Match, RoomConfig
-from ..store import PlayerInfo, Store, StoreError
+from ..store import AccountSettings, PlayerInfo, Store, StoreError
 from .bank import (
     BOT_PLAYERS,
     Account,
@@ -35,6 +35,7 @@ from .bank import (
     LoggedHand,
     PastHand,
     RunningMatch,
+    Settings,
     Settled,
     WalletEntry,
     is_bot,
@@ -166,6 +167,13 @@ class StoreBank:
         except StoreError:
             return None
         return Account(player, player, coins)
+
+    def settings(self, player: str) -> Settings:
+        return Settings(mute=self.store.accounts.account_settings(player).mute)
+
+    def save_settings(self, player: str, settings: Settings) -> Settings:
+        self.store.accounts.save_account_settings(player, AccountSettings(mute=settings.mute))
+        return settings
 
     # --- coins -------------------------------------------------------------------------------------------
     def wallet(self, player: str, limit: int = 100) -> list[WalletEntry]:

@@ -15,7 +15,7 @@ The schema is made and upgraded by the Alembic migrations shipped in
 ``xuezhan/store/migrations`` (:func:`migrate`, run by ``Store`` unless told not to).
 """
 
-from .accounts import Accounts, PlayerInfo
+from .accounts import Accounts, AccountSettings, PlayerInfo
 from .base import HOUSE, MINT, TABLE, StoreError
 from .db import current_revision, default_url, downgrade, head_revision, make_engine, migrate, normalise_url
 from .hands import HandHistory, Hands, LogItem, OpenHand
@@ -28,6 +28,7 @@ __all__ = [
     "HOUSE",
     "MINT",
     "TABLE",
+    "AccountSettings",
     "Accounts",
     "HandHistory",
     "Hands",

@@ -1,5 +1,5 @@
-"""Accounts and sessions: people's accounts (name, password, language), the bots' and tests'
-plain accounts, and the sessions people log in with.
+"""Accounts and sessions: people's accounts (name, password, language, what they chose for the
+page), the bots' and tests' plain accounts, and the sessions people log in with.
 
 A new account gets its balance row and its opening coins (a ``grant`` from the mint, made
 by the :class:`~xuezhan.store.ledger.Ledger`) in the transaction that makes it: an account
@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 
 from sqlalchemy import func, select, update
@@ -20,7 +20,7 @@ from sqlalchemy.orm import Session
 from ..ids import ErrorCode
 from .base import Database, StoreError, account_ids, aware, check_name
 from .ledger import Ledger
-from .models import Account, Balance, SessionRow, Setting
+from .models import Account, AccountSettingsRow, Balance, SessionRow, Setting
 
 
 @dataclass(frozen=True, slots=True)
@@ -32,6 +32,14 @@ class PlayerInfo:
     password_hash: str | None
     lang: str | None
     coins: int
+
+
+@dataclass(frozen=True, slots=True)
+class AccountSettings:
+    """What a person chose for the page; an account that never chose has these defaults.
+    ``mute``: the table plays no sounds."""
+
+    mute: bool = False
 
 
 class Accounts:
@@ -127,6 +135,32 @@ class Accounts:
         with self._db.sessions.begin() as s:
             acc = account_ids(s, [name])[name]
             s.execute(update(Account).where(Account.id == acc).values(lang=lang))
+
+    # --- what a person chose for the page -----------------------------------------------------------------
+    def account_settings(self, name: str) -> AccountSettings:
+        """What ``name`` chose for the page (the defaults until it chooses); ``unknown_account``."""
+        with self._db.sessions() as s:
+            acc = account_ids(s, [name])[name]
+            row = s.get(AccountSettingsRow, acc)
+            return AccountSettings() if row is None else AccountSettings(mute=row.mute)
+
+    def save_account_settings(self, name: str, settings: AccountSettings) -> AccountSettings:
+        """Keep ``settings`` as what ``name`` chose (the last write wins); ``unknown_account``."""
+        try:
+            self._save_settings(name, settings)
+        except IntegrityError:  # another write made the row first: this one updates it
+            self._save_settings(name, settings)
+        return settings
+
+    def _save_settings(self, name: str, settings: AccountSettings) -> None:
+        with self._db.sessions.begin() as s:
+            acc = account_ids(s, [name])[name]
+            row = s.get(AccountSettingsRow, acc, with_for_update=True)
+            if row is None:
+                s.add(AccountSettingsRow(account_id=acc, mute=settings.mute))
+            else:
+                row.mute = settings.mute
+                row.updated_at = datetime.now(UTC)
 
     # --- sessions ---------------------------------------------------------------------------------------------
     def open_session(self, name: str, token_hash: str, expires_at: datetime) -> None:

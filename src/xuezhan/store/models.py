@@ -73,6 +73,17 @@ class Account(Base):
     origin: Mapped[str | None] = mapped_column(String(64))
 
 
+class AccountSettingsRow(Base):
+    """What a person chose for the page, kept with the account (one row once anything is chosen;
+    no row: every default). ``mute``: the table plays no sounds."""
+
+    __tablename__ = "account_settings"
+
+    account_id: Mapped[int] = mapped_column(BigId, ForeignKey("accounts.id"), primary_key=True)
+    mute: Mapped[bool] = mapped_column(Boolean, default=False)
+    updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), server_default=func.now())
+
+
 class SessionRow(Base):
     """A signed-in session: the SHA-256 of its token (the token itself is only in the cookie),
     when it expires and, once logged out, when it was revoked."""

@@ -1,7 +1,10 @@
 """Accounts over HTTP: register, sign in (with a password, or as a guest), change the password,
-sign out, who am I, and the language. Sessions live in the database; the cookie holds the token."""
+sign out, who am I, the language, and what the player chose for the page (``/api/settings``).
+Sessions live in the database; the cookie holds the token."""
 
 from __future__ import annotations
+
+from typing import Any
 
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
@@ -10,7 +13,7 @@ from starlette.routing import BaseRoute, Route
 from ...errors import XuezhanError
 from ...i18n import LANGS
 from ...ids import ErrorCode
-from ..bank import Account
+from ..bank import Account, Settings
 from ..names import check_name, check_password
 from ..table import Status
 from .state import COOKIE, ApiError, AppState, address, endpoint, in_thread, read_json
@@ -95,6 +98,31 @@ async def set_lang(app: AppState, request: Request) -> Response:
     return response
 
 
+async def get_settings(app: AppState, request: Request) -> Response:
+    account = await app.signed_in(request)
+    settings: Settings = await in_thread(app.bank.settings, account.player)
+    return JSONResponse(settings.to_json())
+
+
+def read_settings(data: dict[str, Any]) -> Settings:
+    """The settings a ``PUT /api/settings`` body asks for: exactly ``{"mute": true|false}``, else
+    ``bad_setting`` (and nothing is kept)."""
+    unknown = set(data) - {"mute"}
+    if unknown:
+        raise XuezhanError(ErrorCode.BAD_SETTING, f"unknown setting(s): {', '.join(sorted(unknown))[:100]}")
+    mute = data.get("mute")
+    if not isinstance(mute, bool):
+        raise XuezhanError(ErrorCode.BAD_SETTING, "mute is true or false")
+    return Settings(mute=mute)
+
+
+async def put_settings(app: AppState, request: Request) -> Response:
+    account = await app.signed_in(request)
+    settings = read_settings(await read_json(request))
+    saved: Settings = await in_thread(app.bank.save_settings, account.player, settings)
+    return JSONResponse(saved.to_json())
+
+
 def routes(app: AppState) -> list[BaseRoute]:
     return [
         Route("/api/register", endpoint(app, register), methods=["POST"]),
@@ -103,4 +131,6 @@ def routes(app: AppState) -> list[BaseRoute]:
         Route("/api/logout", endpoint(app, logout), methods=["POST"]),
         Route("/api/me", endpoint(app, me)),
         Route("/api/lang", endpoint(app, set_lang), methods=["POST"]),
+        Route("/api/settings", endpoint(app, get_settings), methods=["GET"]),
+        Route("/api/settings", endpoint(app, put_settings), methods=["PUT"]),
     ]

@@ -7,6 +7,7 @@
 import { logout, signIn } from "./account.js";
 import { renderClocks } from "./clocks.js";
 import { $ } from "./dom.js";
+import { initEffects } from "./effects.js";
 import { askHint } from "./hint.js";
 import { loadMessages, loadVocab, setLang, t } from "./i18n.js";
 import { createRoom, initQueue, joinByCode, loadLobby, quickstart } from "./lobby.js";
@@ -44,6 +45,7 @@ function init() {
   $("match-lobby").addEventListener("click", () => { closeDialogs(); leaveTable(); });
   for (const sel of document.querySelectorAll("select.lang-select")) sel.addEventListener("change", () => setLang(sel.value));
   window.addEventListener("hashchange", route);
+  initEffects();
   setInterval(() => { if (!$("table-view").hidden) renderClocks(); }, 250);
   setInterval(() => { if (!$("lobby-view").hidden) loadLobby(); }, 15000);
   // a spectator's link: /?watch=CODE opens that table to watch

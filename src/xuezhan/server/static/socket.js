@@ -2,6 +2,7 @@
 
 import { refreshMe, setMe } from "./account.js";
 import { $, confirmBox, toast } from "./dom.js";
+import { onState } from "./effects.js";
 import { trackReceived } from "./hand.js";
 import { errorWords, t, term } from "./i18n.js";
 import { logEvent } from "./log.js";
@@ -130,6 +131,7 @@ export function onMessage(msg) {
       S.trustee = !!msg.trustee;
       trackReceived(msg);
       for (const ev of msg.events || []) logEvent(ev);
+      onState(msg);
       break;
     case "hand_end":
       S.handEnd = msg;
