@@ -47,7 +47,7 @@ from ..ids import EventKind
 from ..runtime import Pacer
 from ..tiles import Tile, parse_tile, tile_name
 from .match import BOT_DELAY, HUMAN, HandResult, TerminalTable, terminal_delays
-from .panels import scores_text, seat_panel, status_text
+from .panels import rules_label, scores_text, seat_panel, status_text
 from .settlement import HandFacts, details_text, summary_text
 from .widgets import (
     CSS,
@@ -213,7 +213,7 @@ class PlayApp(App[int]):
         lang = self.lang
         self.query_one("#status", Static).update(
             status_text(g, HUMAN, label=self.t("status.hand", number=m.hand_number, hands=m.hands),
-                        rules_name=self._rules_name(), glyphs=self.glyphs, lang=lang,
+                        rules_name=rules_label(self.match.rules, lang), glyphs=self.glyphs, lang=lang,
                         compact=self.compact))
         last = last_action_words(g, HUMAN, glyphs=self.glyphs, lang=lang)
         self.query_one("#last", Static).update(Text(self.t("last", what=last) if last else ""))
@@ -276,12 +276,6 @@ class PlayApp(App[int]):
         widget = self.query_one("#message", Static)
         widget.update(Text(self.message))
         widget.set_class(not self.message, "empty")
-
-    def _rules_name(self) -> str:
-        r = self.match.rules
-        mapping = r.to_mapping()
-        name = self.t(f"rules.{r.preset_name}") if r.preset_name in ("qq", "chengdu") else r.preset_name
-        return name + ("+" if mapping["options"] else "")
 
     def _prompt(self) -> str:
         """What the player may do now, and under it the waits (听牌提示) when there are any."""

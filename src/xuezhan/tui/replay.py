@@ -23,7 +23,7 @@ from ..explain import explain_hand
 from ..i18n import DEFAULT_LANG, Lang
 from ..ids import EventKind
 from ..records import Record, replay
-from .panels import scores_text, seat_panel, status_text
+from .panels import rules_label, scores_text, seat_panel, status_text
 from .widgets import CSS, SeatBox, is_compact, table_widgets
 from .words import event_words, last_action_words
 
@@ -129,7 +129,7 @@ class ReplayApp(App[int]):
         g = st.game
         lang = self.lang
         self.query_one("#status", Static).update(
-            status_text(g, None, label=i18n.t("tui.status.replay", lang), rules_name=g.rules.preset_name,
+            status_text(g, None, label=i18n.t("tui.status.replay", lang), rules_name=rules_label(g.rules, lang),
                         glyphs=self.glyphs, lang=lang, compact=self.compact))
         last = last_action_words(g, None, glyphs=self.glyphs, reveal=True, lang=lang)
         self.query_one("#last", Static).update(Text(i18n.t("tui.last", lang, what=last) if last else ""))
