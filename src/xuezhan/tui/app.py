@@ -11,10 +11,11 @@ Keys: ←/→ or 1-9 a-e select a tile (click works too); enter/space (or a seco
 or a second click) discards it; h hu, p peng, g gang, x pass; m/p/s choose the void
 suit in 定缺; in 换三张 the tile keys mark three tiles and enter passes them; ? hint;
 ? again shows the hint's next lines when it scrolls; l the log (in the compact layout);
-PgUp/PgDn scroll the table; q quit (asks first).
+PgUp/PgDn scroll the table; q quit (asks first). The settlement shows the hand at a glance on
+one screen (:mod:`xuezhan.tui.settlement`); d there shows every payment, v the table behind it.
 
 Every sentence is in the player's language (``lang``, from the ``tui.*`` catalog), the
-settlement from :mod:`xuezhan.explain`. Below 100x28 the layout is compact (see
+settlement's details from :mod:`xuezhan.explain`. Below 100x28 the layout is compact (see
 :func:`~xuezhan.tui.widgets.is_compact`): seats with a one-line title, the log on ``l``,
 everything that does not fit scrolls.
 
