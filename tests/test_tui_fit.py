@@ -81,7 +81,8 @@ def check_screen(app: PlayApp, lang: Lang) -> None:
     assert cell_len(text(app, "#status")) <= status.region.width - 2, text(app, "#status")
     for seat in range(4):
         box = app.query_one(f"#seat-{seat}", SeatBox)
-        assert cell_len(str(box.border_title)) <= box.region.width - 4, box.border_title
+        if box.region.width:  # the log is shown in place of the table
+            assert cell_len(str(box.border_title)) <= box.region.width - 4, box.border_title
     if lang == "zh-CN":
         words = [w for line in lines for w in _ENGLISH.findall(line)]
         assert not words, (words, "\n".join(lines))
@@ -124,8 +125,21 @@ async def play_hand(app: PlayApp, pilot: Pilot[int], lang: Lang, name: str, limi
         if isinstance(app.screen, SettlementScreen):
             return
         check_screen(app, lang)
-        if step == 3:
+        if step == 3:  # the hint and the log say nothing in another language either
             save_screen(app, f"{name}-play")
+            await pilot.press("question_mark")
+            await pilot.pause()
+            check_screen(app, lang)
+            save_screen(app, f"{name}-hint")
+            await pilot.press("l")
+            await pilot.pause()
+            assert on_screen(app, app.query_one("#game-log"))
+            check_screen(app, lang)
+            # the log's lines whole, at the log's width (written while it was hidden, too)
+            assert any(line.strip("│ ") == app.log_lines[-1] for line in screen_lines(app)), app.log_lines[-1]
+            save_screen(app, f"{name}-log")
+            await pilot.press("l")
+            await pilot.pause()
         legal = match.human_legal()
         kinds = {a.type for a in legal}
         if ActionType.DINGQUE in kinds:

@@ -35,7 +35,7 @@ from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, VerticalScroll
 from textual.timer import Timer
-from textual.widgets import RichLog, Static
+from textual.widgets import Static
 
 from .. import i18n
 from ..engine.actions import Action, ActionType
@@ -55,6 +55,7 @@ from .widgets import (
     HAND_KEYS,
     ActionButton,
     ConfirmScreen,
+    GameLog,
     HandBar,
     SeatBox,
     SettlementScreen,
@@ -196,7 +197,7 @@ class PlayApp(App[int]):
 
     def _log_new_events(self) -> None:
         g = self.game
-        log = self.query_one("#game-log", RichLog)
+        log = self.query_one("#game-log", GameLog)
         new = visible_events(g, HUMAN, self._event_index)
         self._event_index = g.event_count
         for ev in new:
@@ -205,7 +206,7 @@ class PlayApp(App[int]):
                 continue
             self.log_lines.append(words)
             style = "bold yellow" if ev["type"] == EventKind.HU else ("dim" if words.startswith("  ") else "")
-            log.write(Text(words, style=style))
+            log.add(Text(words, style=style))
 
     def _refresh(self) -> None:
         g = self.game
@@ -419,7 +420,7 @@ class PlayApp(App[int]):
         self.match.start_hand()
         header = self.t("settle.new_hand", number=self.match.hand_number)
         self.log_lines.append(header)
-        self.query_one("#game-log", RichLog).write(Text(header, style="bold"))
+        self.query_one("#game-log", GameLog).add(Text(header, style="bold"))
         self._new_hand_shown()
         self.message = ""
         self._after_change()

@@ -42,6 +42,50 @@ class SeatBox(Static):
         self.update(panel.body)
 
 
+class GameLog(RichLog):
+    """The game's log, wrapped at its own width and scrolled to its latest line. A log wraps each
+    line once, at the width it has when the line is written; the compact layout hides it (width 0)
+    until ``l``, so it keeps its lines and writes them again when it comes into sight or its width
+    changes."""
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id, wrap=True, markup=False, min_width=10)
+        self.can_focus = False
+        self._texts: list[Text] = []
+        self._width = 0
+        self._stale = True
+
+    def add(self, line: Text) -> None:
+        """Add ``line`` (written now if the log is in sight, else when it comes into sight)."""
+        self._texts = [*self._texts[-(MAX_LOG - 1):], line]
+        if self._stale or self.scrollable_content_region.width != self._width:
+            self._stale = True
+        else:
+            self.write(line)
+
+    def reset(self) -> None:
+        """Forget every line."""
+        self._texts = []
+        self.clear()
+
+    def on_resize(self, event: events.Resize) -> None:
+        self.call_later(self._rewrite)
+
+    def _rewrite(self) -> None:
+        width = self.scrollable_content_region.width
+        if width > 0 and (self._stale or width != self._width):
+            self._width = width
+            self._stale = False
+            self.clear()
+            for line in self._texts:
+                self.write(line, scroll_end=False)
+            self.call_after_refresh(self.scroll_end, animate=False)
+
+
+MAX_LOG = 1000
+"""The lines the log keeps."""
+
+
 class TileButton(Static):
     """A tile of the human's hand: click to select it, click it again to discard it."""
 
@@ -224,9 +268,7 @@ def table_widgets() -> ComposeResult:
             yield SeatBox(id="seat-0")
         with Vertical(id="side"):
             yield Static("", id="scores")
-            log = RichLog(id="game-log", wrap=True, markup=False, max_lines=1000, min_width=10)
-            log.can_focus = False
-            yield log
+            yield GameLog(id="game-log")
 
 
 def plain(widget: Static) -> str:
