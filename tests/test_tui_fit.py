@@ -26,7 +26,7 @@ from xuezhan.records import tsumogiri
 from xuezhan.rules import Rules
 from xuezhan.tui import HUMAN, PlayApp, TerminalTable
 from xuezhan.tui.settlement import HandFacts, summary_text
-from xuezhan.tui.widgets import SeatBox, SettlementScreen
+from xuezhan.tui.widgets import HAND_KEYS, SeatBox, SettlementScreen, plain
 
 SHOTS = Path(__file__).resolve().parent.parent / "test-artifacts" / "tui"
 """Where the tests leave their screenshots (SVG), to be looked at."""
@@ -77,10 +77,11 @@ def check_screen(app: PlayApp, lang: Lang) -> None:
     """Nothing English on a Chinese screen; the status line and every seat's title whole."""
     lines = screen_lines(app)
     assert lines[0].strip() and "…" not in lines[0], lines[0]
-    status = app.query_one("#status", Static)
-    assert cell_len(text(app, "#status")) <= status.region.width - 2, text(app, "#status")
+    table = app.screen_stack[0]  # under any dialog
+    status = table.query_one("#status", Static)
+    assert cell_len(plain(status)) <= status.region.width - 2, plain(status)
     for seat in range(4):
-        box = app.query_one(f"#seat-{seat}", SeatBox)
+        box = table.query_one(f"#seat-{seat}", SeatBox)
         if box.region.width:  # the log is shown in place of the table
             assert cell_len(str(box.border_title)) <= box.region.width - 4, box.border_title
     if lang == "zh-CN":
@@ -142,7 +143,14 @@ async def play_hand(app: PlayApp, pilot: Pilot[int], lang: Lang, name: str, limi
             await pilot.pause()
         legal = match.human_legal()
         kinds = {a.type for a in legal}
-        if ActionType.DINGQUE in kinds:
+        if ActionType.EXCHANGE in kinds:  # mark the first three tiles the rules allow, pass them
+            chosen: list[int] = []
+            for tile in legal[0].tiles:
+                chosen.append(next(i for i, t in enumerate(app._tiles) if t == tile and i not in chosen))
+            await pilot.press(*(HAND_KEYS[i] for i in chosen))
+            check_screen(app, lang)
+            await pilot.press("enter")
+        elif ActionType.DINGQUE in kinds:
             suit = next(a.suit for a in legal if a.type is ActionType.DINGQUE)
             await pilot.press("mps"[suit or 0])
         elif ActionType.HU in kinds:
@@ -191,6 +199,29 @@ def test_a_match_at_80x24_fits_and_speaks_the_player_s_language(lang: Lang) -> N
             totals = [int(r.split()[-1]) for r in rows]
             assert totals == sorted(match.totals, reverse=True)
             assert [int(r.split()[-3]) for r in rows] == [match.wins[s] for s in match.standings()]
+
+    run(body)
+
+
+def test_exchange_three_and_a_quit_question_at_80x24_in_chinese() -> None:
+    rules = Rules.preset("qq").with_options({"exchange_three": "counter"})
+    match = TerminalTable(rules, hands=1, seed=3)
+    app = PlayApp(match, bot_delay=0, lang="zh-CN")
+
+    async def body() -> None:
+        async with app.run_test(size=(80, 24)) as pilot:
+            await pilot.pause()
+            assert "换三张" in text(app, "#prompt")
+            check_screen(app, "zh-CN")
+            save_screen(app, "zh-CN-exchange")
+            await pilot.press("q")  # the question, then no
+            await pilot.pause()
+            check_screen(app, "zh-CN")
+            await pilot.press("n")
+            await pilot.pause()
+            await play_hand(app, pilot, "zh-CN", "zh-CN-exchange-hand")
+            await pilot.pause()
+            check_settlement(app, "zh-CN", "zh-CN-exchange-settlement")
 
     run(body)
 
@@ -255,3 +286,23 @@ def test_the_summary_has_a_line_per_kind_of_payment_not_per_payment() -> None:
                             + ("wall_empty" in {ev.get("type") for ev in game.events}) + (not game.ledger) + 5 + 1)
                 assert len(lines) == expected, lines
                 assert rows <= 18, (seed, lang, lines)
+
+
+@pytest.mark.parametrize("size", [(100, 30), (120, 40), (200, 60)], ids=["100x30", "120x40", "200x60"])
+def test_the_settlement_at_larger_sizes(size: tuple[int, int]) -> None:
+    """The full layout: the same summary in a wider dialog, nothing to scroll, the keys in sight."""
+    match = _played(Rules.preset("qq").with_options({"exchange_three": "counter"}), 38)
+    app = PlayApp(match, bot_delay=0, lang="zh-CN")
+
+    async def body() -> None:
+        async with app.run_test(size=size) as pilot:
+            await pilot.pause()
+            screen = app.screen
+            assert isinstance(screen, SettlementScreen) and not screen.has_class("-compact")
+            save_screen(app, f"zh-CN-settlement-{size[0]}x{size[1]}")
+            assert screen.query_one("#settlement-scroll", VerticalScroll).max_scroll_y == 0
+            for ident in ("#settlement-title", "#settlement-summary", "#dialog-keys"):
+                assert on_screen(app, screen.query_one(ident)), ident
+            assert "查大叫：你 -48 · 1 号位 +48" in text(app, "#settlement-summary")
+
+    run(body)
