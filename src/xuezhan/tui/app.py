@@ -215,7 +215,7 @@ class PlayApp(App[int]):
         lang = self.lang
         self.query_one("#status", Static).update(
             status_text(g, HUMAN, label=self.t("status.hand", number=m.hand_number, hands=m.hands),
-                        rules_name=rules_label(self.match.rules, lang), glyphs=self.glyphs, lang=lang,
+                        rules_name=self._rules_name(), glyphs=self.glyphs, lang=lang,
                         compact=self.compact))
         last = last_action_words(g, HUMAN, glyphs=self.glyphs, lang=lang)
         self.query_one("#last", Static).update(Text(self.t("last", what=last) if last else ""))
@@ -278,6 +278,10 @@ class PlayApp(App[int]):
         widget = self.query_one("#message", Static)
         widget.update(Text(self.message))
         widget.set_class(not self.message, "empty")
+
+    def _rules_name(self) -> str:
+        r = self.match.rules
+        return rules_label(r.preset_name, bool(r.to_mapping()["options"]), self.lang)
 
     def _prompt(self) -> str:
         """What the player may do now, and under it the waits (听牌提示) when there are any."""

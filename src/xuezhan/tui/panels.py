@@ -17,7 +17,6 @@ from .. import i18n, vocab
 from ..engine.game import RIVER_CLAIMED, RIVER_ROBBED, RIVER_WON, Game
 from ..engine.views import SeatView
 from ..i18n import Lang
-from ..rules import Rules
 from ..tiles import SUITS, Tile, parse_tiles
 from ..vocab import Kind
 from .words import (
@@ -139,12 +138,11 @@ def seat_panel(game: Game, seat: int, me: int | None, *, glyphs: bool = False, r
     return SeatPanel(seat_title(seat, me, game.dealer, lang, roles=not compact), subtitle, body)
 
 
-def rules_label(rules: Rules, lang: Lang = "en") -> str:
-    """The rules' short name in the player's language (``成都``, ``QQ``), ``+`` when options change them."""
-    name = rules.preset_name
-    if name in ("qq", "chengdu"):
-        name = i18n.t(f"tui.rules.{name}", lang)
-    return name + ("+" if rules.to_mapping()["options"] else "")
+def rules_label(preset: str, changed: bool, lang: Lang = "en") -> str:
+    """The rules' short name in the player's language (``成都``, ``QQ``) for the ``preset`` they start
+    from, ``+`` when options change them (``changed``)."""
+    name = i18n.t(f"tui.rules.{preset}", lang) if preset in ("qq", "chengdu") else preset
+    return name + ("+" if changed else "")
 
 
 def status_text(game: Game, me: int | None, *, label: str, rules_name: str, glyphs: bool = False,

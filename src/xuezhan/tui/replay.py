@@ -128,8 +128,9 @@ class ReplayApp(App[int]):
         st = self.stepper
         g = st.game
         lang = self.lang
+        rules = rules_label(g.rules.preset_name, bool(g.rules.to_mapping()["options"]), lang)
         self.query_one("#status", Static).update(
-            status_text(g, None, label=i18n.t("tui.status.replay", lang), rules_name=rules_label(g.rules, lang),
+            status_text(g, None, label=i18n.t("tui.status.replay", lang), rules_name=rules,
                         glyphs=self.glyphs, lang=lang, compact=self.compact))
         last = last_action_words(g, None, glyphs=self.glyphs, reveal=True, lang=lang)
         self.query_one("#last", Static).update(Text(i18n.t("tui.last", lang, what=last) if last else ""))
