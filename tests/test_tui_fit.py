@@ -304,5 +304,6 @@ def test_the_settlement_at_larger_sizes(size: tuple[int, int]) -> None:
             for ident in ("#settlement-title", "#settlement-summary", "#dialog-keys"):
                 assert on_screen(app, screen.query_one(ident)), ident
             assert "查大叫：你 -48 · 1 号位 +48" in text(app, "#settlement-summary")
+            assert "规则 QQ+ · 庄 3 号位" in plain(app.screen_stack[0].query_one("#status", Static))  # no raw id
 
     run(body)
