@@ -152,13 +152,18 @@ def test_scripted_hand_dingque_peng_win_and_settlement(tmp_path: Path) -> None:
 
             # the others played on to the end; the settlement is on screen
             assert isinstance(app.screen, SettlementScreen)
-            settlement = text(app, "#settlement-text")
-            assert "you won on 9万, discarded by seat 1 (plain win, 1 fan, x1); seat 1 paid 6 points" in settlement
-            assert "The wall is empty (exhaustive draw)" in settlement  # the others played on without a win
-            assert "Net this hand: you +6" in settlement
-            assert "Final table" in settlement  # a one-hand match
+            summary = text(app, "#settlement-summary")
+            assert "you won: 9万 from seat 1 · plain win, 1 fan · +6" in summary
+            assert "Exhaustive draw: the wall is empty" in summary  # the others played on without a win
+            assert "rank  seat" in summary and "you (seat 0)       1      +6      +6" in summary  # a one-hand match
+            details = text(app, "#settlement-details")
+            assert "you won on 9万, discarded by seat 1 (plain win, 1 fan, x1); seat 1 paid 6 points" in details
+            assert "The wall is empty (exhaustive draw)" in details
+            assert "This hand: you +6" in details
             assert "胡 WON #1: 9万 from seat 1 · plain win, 1 fan, x1 · +6" in plain(app.query_one("#seat-0", Static))
-            assert "Payments" in app.export_screenshot()
+            assert "Payments" not in app.export_screenshot()
+            await pilot.press("d")  # every payment, in place of the summary
+            assert "Payments" in app.export_screenshot() and "d: back to the summary" in text(app, "#dialog-keys")
 
             await pilot.press("enter")
             await pilot.pause()
@@ -283,11 +288,12 @@ def test_a_match_of_two_hands_with_running_totals_and_final_table(tmp_path: Path
     async def body() -> None:
         async with app.run_test(size=SIZE) as pilot:
             await pilot.pause()
-            assert text(app, "#status").startswith("Hand 1/2 · rules chengdu")
+            assert text(app, "#status").startswith("Hand 1/2 · rules Chengdu")
             await play_out_hand(app, pilot)
-            first = text(app, "#settlement-text")
-            assert "Payments" in first and "Net this hand: you" in first and "Totals: you" in first
-            assert "Next dealer:" in first and "Final table" not in first
+            first = text(app, "#settlement-summary")
+            assert "seat              hand   total" in first and "you (seat 0)" in first
+            assert "Next dealer:" in first and "rank" not in first
+            assert "Payments" in text(app, "#settlement-details")
             assert text(app, "#settlement-title") == "Hand 1/2 over"
             totals_after_one = list(match.totals)
             await pilot.press("v")  # look at the table behind the settlement
@@ -298,9 +304,11 @@ def test_a_match_of_two_hands_with_running_totals_and_final_table(tmp_path: Path
             assert text(app, "#status").startswith("Hand 2/2")
             assert "--- hand 2 ---" in app.log_lines
             await play_out_hand(app, pilot)
-            final = text(app, "#settlement-text")
-            assert "Final table" in final and "you (seat 0)" in final
-            assert "The same deals again: xuezhan play --seed 5 --hands 2" in final
+            final = text(app, "#settlement-summary")
+            assert "rank  seat            wins    hand   total" in final and "you (seat 0)" in final
+            ranked = [line.split()[0] for line in final.splitlines()[-4:]]
+            assert ranked == ["1", "2", "3", "4"]
+            assert "The same deals again: xuezhan play --seed 5 --hands 2" in text(app, "#settlement-details")
             assert match.match_over and len(match.results) == 2
             assert match.results[0].totals == tuple(totals_after_one)
             assert [sum(r.deltas[s] for r in match.results) for s in range(4)] == match.totals

@@ -139,7 +139,7 @@ def test_bots_are_named_in_the_player_s_language(lang: Lang, name: str) -> None:
     run(body)
 
 
-def test_the_settlement_fits_80x24_and_scrolls() -> None:
+def test_the_settlement_s_summary_fits_80x24_and_its_details_scroll() -> None:
     match = TerminalTable(Rules.preset("qq"), hands=1, seed=1)
     match.start_hand(scripted_game(), bots=[DrawnTileBot(), DrawnTileBot(), DrawnTileBot()])
     app = PlayApp(match, bot_delay=0, lang="zh-TW")
@@ -150,17 +150,28 @@ def test_the_settlement_fits_80x24_and_scrolls() -> None:
             await pilot.press("s", "p", "9", "enter", "h")  # 定缺, peng, discard 1p, win on 9m
             await pilot.pause()
             assert isinstance(app.screen, SettlementScreen)
-            for ident in ("#settlement-title", "#dialog-keys", "#settlement-scroll"):
+            for ident in ("#settlement-title", "#dialog-keys", "#settlement-summary"):
                 assert on_screen(app, app.screen.query_one(ident)), ident
-            body_text = text(app, "#settlement-text")
-            assert "你胡了1 號位打出的 9萬（平胡，1 番，1 倍），1 號位付 6 分" in body_text
-            assert "流局" in body_text  # the others played on to the end of the wall
+            summary = text(app, "#settlement-summary")
+            assert "胡 你：1 號位點炮 9萬 · 平胡 1番 · +6" in summary
+            assert "流局" in summary  # the others played on to the end of the wall
             scroll = app.screen.query_one("#settlement-scroll", VerticalScroll)
-            assert scroll.max_scroll_y > 0  # longer than the screen: it scrolls, title and keys stay
+            assert scroll.max_scroll_y == 0
+            # every payment on d; on a shorter screen it scrolls, the title and the keys stay
+            await pilot.resize_terminal(80, 12)
+            await pilot.press("d")
+            await pilot.pause()
+            assert "你胡了1 號位打出的 9萬（平胡，1 番，1 倍），1 號位付 6 分" in text(app, "#settlement-details")
+            assert on_screen(app, app.screen.query_one("#settlement-details"))
+            assert not app.screen.query_one("#settlement-summary").display
+            for ident in ("#settlement-title", "#dialog-keys"):
+                assert on_screen(app, app.screen.query_one(ident)), ident
+            assert scroll.max_scroll_y > 0
             await pilot.press("down", "down")
             assert scroll.scroll_y > 0
-
-    run(body)
+            await pilot.press("d")  # back to the summary, from its top
+            await pilot.pause()
+            assert app.screen.query_one("#settlement-summary").display and scroll.scroll_y == 0
 
 
 def test_replay_at_80x24_in_chinese() -> None:
@@ -206,8 +217,9 @@ def test_a_full_disk_when_saving_the_record_is_said_in_the_settlement(tmp_path: 
             await pilot.press("s", "p", "9", "enter", "h")
             await pilot.pause()
             assert isinstance(app.screen, SettlementScreen)
-            assert f"牌谱没有保存：cannot write {tmp_path}" in text(app, "#settlement-text")
-            assert os.strerror(errno.ENOSPC) in text(app, "#settlement-text")
+            summary = text(app, "#settlement-summary")
+            assert f"牌谱没有保存：cannot write {tmp_path}" in summary
+            assert os.strerror(errno.ENOSPC) in summary
 
     run(body)
     assert not list(tmp_path.iterdir())

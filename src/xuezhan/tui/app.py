@@ -11,10 +11,11 @@ Keys: ←/→ or 1-9 a-e select a tile (click works too); enter/space (or a seco
 or a second click) discards it; h hu, p peng, g gang, x pass; m/p/s choose the void
 suit in 定缺; in 换三张 the tile keys mark three tiles and enter passes them; ? hint;
 ? again shows the hint's next lines when it scrolls; l the log (in the compact layout);
-PgUp/PgDn scroll the table; q quit (asks first).
+PgUp/PgDn scroll the table; q quit (asks first). The settlement shows the hand at a glance on
+one screen (:mod:`xuezhan.tui.settlement`); d there shows every payment, v the table behind it.
 
 Every sentence is in the player's language (``lang``, from the ``tui.*`` catalog), the
-settlement from :mod:`xuezhan.explain`. Below 100x28 the layout is compact (see
+settlement's details from :mod:`xuezhan.explain`. Below 100x28 the layout is compact (see
 :func:`~xuezhan.tui.widgets.is_compact`): seats with a one-line title, the log on ``l``,
 everything that does not fit scrolls.
 
@@ -28,33 +29,33 @@ from __future__ import annotations
 import time
 from typing import Any, ClassVar
 
-from rich.cells import cell_len
 from rich.text import Text
 from textual import events
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, VerticalScroll
 from textual.timer import Timer
-from textual.widgets import RichLog, Static
+from textual.widgets import Static
 
 from .. import i18n
 from ..engine.actions import Action, ActionType
 from ..engine.game import Game, Phase
 from ..engine.views import SeatView, visible_events
 from ..errors import IllegalActionError
-from ..explain import explain_hand
 from ..hints import hint_lines
 from ..i18n import DEFAULT_LANG, Lang
 from ..ids import EventKind
 from ..runtime import Pacer
 from ..tiles import Tile, parse_tile, tile_name
 from .match import BOT_DELAY, HUMAN, HandResult, TerminalTable, terminal_delays
-from .panels import scores_text, seat_panel, status_text
+from .panels import rules_label, scores_text, seat_panel, status_text
+from .settlement import HandFacts, details_text, summary_text
 from .widgets import (
     CSS,
     HAND_KEYS,
     ActionButton,
     ConfirmScreen,
+    GameLog,
     HandBar,
     SeatBox,
     SettlementScreen,
@@ -62,7 +63,7 @@ from .widgets import (
     is_compact,
     table_widgets,
 )
-from .words import bot_name, event_words, last_action_words, seat_name, signed, suit_name, tile_label
+from .words import bot_name, event_words, last_action_words, seat_name, suit_name, tile_label
 
 _SUIT_KEYS = "mps"
 
@@ -196,7 +197,7 @@ class PlayApp(App[int]):
 
     def _log_new_events(self) -> None:
         g = self.game
-        log = self.query_one("#game-log", RichLog)
+        log = self.query_one("#game-log", GameLog)
         new = visible_events(g, HUMAN, self._event_index)
         self._event_index = g.event_count
         for ev in new:
@@ -205,7 +206,7 @@ class PlayApp(App[int]):
                 continue
             self.log_lines.append(words)
             style = "bold yellow" if ev["type"] == EventKind.HU else ("dim" if words.startswith("  ") else "")
-            log.write(Text(words, style=style))
+            log.add(Text(words, style=style))
 
     def _refresh(self) -> None:
         g = self.game
@@ -280,8 +281,7 @@ class PlayApp(App[int]):
 
     def _rules_name(self) -> str:
         r = self.match.rules
-        mapping = r.to_mapping()
-        return r.preset_name + ("+" if mapping["options"] else "")
+        return rules_label(r.preset_name, bool(r.to_mapping()["options"]), self.lang)
 
     def _prompt(self) -> str:
         """What the player may do now, and under it the waits (听牌提示) when there are any."""
@@ -385,50 +385,31 @@ class PlayApp(App[int]):
         self._settled = True
         result = self.match.finish_hand()
         self._refresh()
-        title, body, keys = self.settlement(result)
-        self.push_screen(SettlementScreen(title, body, keys, self.t("settle.view_table"), self.t("settle.view_again")),
+        title, summary, details, keys = self.settlement(result)
+        self.push_screen(SettlementScreen(title, summary, details, keys, view_table=self.t("settle.view_table"),
+                                          view_again=self.t("settle.view_again"),
+                                          show_details=self.t("settle.show_details"),
+                                          show_summary=self.t("settle.show_summary")),
                          self._after_settlement)
 
-    def settlement(self, result: HandResult) -> tuple[str, Text, str]:
-        """The settlement of the hand just finished (and the final table after the last one): every
-        line of :func:`xuezhan.explain.explain_hand`, the net result, the totals."""
-        g = self.game
+    def settlement(self, result: HandResult) -> tuple[str, Text, Text, str]:
+        """The settlement of the hand just finished: its title, the summary (after the last hand, with
+        the final standings), every payment in words, and its keys (see :mod:`xuezhan.tui.settlement`)."""
         m = self.match
         lang = self.lang
-        body = Text()
-        body.append(self.t("settle.explained") + "\n", style="bold underline")
-        for line in explain_hand(g, lang, me=HUMAN)[:-1]:  # its last line, the net result, comes below in colour
-            winner = any(line.startswith(seat_name(w.seat, HUMAN, lang)) for w in g.winners)
-            body.append(f"  {line}\n", style="bold yellow" if winner and not line.startswith(" ") else "")
-        mine = result.deltas[HUMAN]
-        body.append("\n" + self.t("settle.net"), style="bold")
-        body.append(self.t("settle.net_me", delta=signed(mine)),
-                    style="bold green" if mine > 0 else ("bold red" if mine < 0 else "bold"))
-        body.append("".join(f" · {seat_name(s, HUMAN, lang)} {signed(result.deltas[s])}" for s in range(4)
-                            if s != HUMAN))
-        body.append("\n")
-        totals = " · ".join(f"{seat_name(s, HUMAN, lang)} {signed(d)}" for s, d in enumerate(result.totals))
-        body.append(self.t("settle.totals", totals=totals) + "\n", style="bold")
-        if result.record_path is not None:
-            body.append(self.t("settle.saved", path=result.record_path) + "\n", style="dim")
-        if result.record_error is not None:
-            body.append(self.t("settle.not_saved", error=result.record_error) + "\n", style="bold red")
-        if m.match_over:
-            body.append("\n" + self.t("settle.final") + "\n", style="bold underline")
-            body.append("  " + self.t("settle.final_header") + "\n", style="bold")
-            for rank, s in enumerate(m.standings(), start=1):
-                who = (self.t("seat.me", seat=s) if s == HUMAN
-                       else self.t("settle.bot_seat", seat=seat_name(s, None, lang), bot=bot_name(s, lang)))
-                pad = 16 - (cell_len(who) - len(who))
-                body.append(f"  {rank:<6}{who:<{max(pad, 1)}}{m.wins[s]:>4}{signed(m.totals[s]):>8}\n",
-                            style="bold" if s == HUMAN else "")
-            if m.seed is not None:
-                body.append("\n" + self.t("settle.again", seed=m.seed, hands=m.hands) + "\n", style="dim")
-            return self.t("settle.match_over", count=m.hands), body, self.t("settle.keys_final")
+        over = m.match_over
         nd = result.next_dealer
-        body.append("\n" + (self.t("settle.next_dealer_dice") if nd is None
-                            else self.t("settle.next_dealer", seat=seat_name(nd, HUMAN, lang))) + "\n", style="dim")
-        return self.t("settle.title", number=result.number, hands=m.hands), body, self.t("settle.keys")
+        facts = HandFacts(
+            me=HUMAN, totals=result.totals, wins=list(m.wins) if over else None, record_path=result.record_path,
+            record_error=result.record_error,
+            next_dealer=None if over else (self.t("settle.next_dealer_dice") if nd is None
+                                           else self.t("settle.next_dealer", seat=seat_name(nd, HUMAN, lang))),
+            again=self.t("settle.again", seed=m.seed, hands=m.hands) if over else None)
+        summary = summary_text(self.game, facts, lang, self.glyphs)
+        details = details_text(self.game, facts, lang)
+        if over:
+            return self.t("settle.match_over", count=m.hands), summary, details, self.t("settle.keys_final")
+        return self.t("settle.title", number=result.number, hands=m.hands), summary, details, self.t("settle.keys")
 
     def _after_settlement(self, how: str | None) -> None:
         if self.match.match_over:
@@ -443,7 +424,7 @@ class PlayApp(App[int]):
         self.match.start_hand()
         header = self.t("settle.new_hand", number=self.match.hand_number)
         self.log_lines.append(header)
-        self.query_one("#game-log", RichLog).write(Text(header, style="bold"))
+        self.query_one("#game-log", GameLog).add(Text(header, style="bold"))
         self._new_hand_shown()
         self.message = ""
         self._after_change()

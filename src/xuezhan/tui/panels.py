@@ -138,6 +138,13 @@ def seat_panel(game: Game, seat: int, me: int | None, *, glyphs: bool = False, r
     return SeatPanel(seat_title(seat, me, game.dealer, lang, roles=not compact), subtitle, body)
 
 
+def rules_label(preset: str, changed: bool, lang: Lang = "en") -> str:
+    """The rules' short name in the player's language (``成都``, ``QQ``) for the ``preset`` they start
+    from, ``+`` when options change them (``changed``)."""
+    name = i18n.t(f"tui.rules.{preset}", lang) if preset in ("qq", "chengdu") else preset
+    return name + ("+" if changed else "")
+
+
 def status_text(game: Game, me: int | None, *, label: str, rules_name: str, glyphs: bool = False,
                 lang: Lang = "en", compact: bool = False) -> Text:
     """``Hand 1/8 · rules qq · dealer seat 3 · wall 55 · turn: you``; ``compact`` (one line of 80

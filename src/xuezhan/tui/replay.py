@@ -14,7 +14,7 @@ from rich.text import Text
 from textual import events
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
-from textual.widgets import RichLog, Static
+from textual.widgets import Static
 
 from .. import i18n
 from ..engine.actions import Action
@@ -23,8 +23,8 @@ from ..explain import explain_hand
 from ..i18n import DEFAULT_LANG, Lang
 from ..ids import EventKind
 from ..records import Record, replay
-from .panels import scores_text, seat_panel, status_text
-from .widgets import CSS, SeatBox, is_compact, table_widgets
+from .panels import rules_label, scores_text, seat_panel, status_text
+from .widgets import CSS, GameLog, SeatBox, is_compact, table_widgets
 from .words import event_words, last_action_words
 
 
@@ -128,8 +128,9 @@ class ReplayApp(App[int]):
         st = self.stepper
         g = st.game
         lang = self.lang
+        rules = rules_label(g.rules.preset_name, bool(g.rules.to_mapping()["options"]), lang)
         self.query_one("#status", Static).update(
-            status_text(g, None, label=i18n.t("tui.status.replay", lang), rules_name=g.rules.preset_name,
+            status_text(g, None, label=i18n.t("tui.status.replay", lang), rules_name=rules,
                         glyphs=self.glyphs, lang=lang, compact=self.compact))
         last = last_action_words(g, None, glyphs=self.glyphs, reveal=True, lang=lang)
         self.query_one("#last", Static).update(Text(i18n.t("tui.last", lang, what=last) if last else ""))
@@ -138,18 +139,18 @@ class ReplayApp(App[int]):
             panel = seat_panel(g, seat, None, glyphs=self.glyphs, reveal=True, lang=lang, compact=self.compact)
             self.query_one(f"#seat-{seat}", SeatBox).show(panel, turn=seat == turn_seat, compact=self.compact)
         self.query_one("#scores", Static).update(scores_text(g.deltas(), None, None, ["", "", "", ""], lang))
-        log = self.query_one("#game-log", RichLog)
-        log.clear()
+        log = self.query_one("#game-log", GameLog)
+        log.reset()
         self.log_lines = []
         for ev in g.events:  # a replay shows every event whole
             words = event_words(ev, None, glyphs=self.glyphs, reveal=True, lang=lang)
             if words is not None:
                 self.log_lines.append(words)
-                log.write(Text(words, style="bold yellow" if ev["type"] == EventKind.HU else ""))
+                log.add(Text(words, style="bold yellow" if ev["type"] == EventKind.HU else ""))
         if g.over:
             for line in self._result_lines(g):
                 self.log_lines.append(line)
-                log.write(Text(line, style="bold"))
+                log.add(Text(line, style="bold"))
         nxt = st.next_action()
         if nxt is not None:
             step = i18n.t("tui.replay.step", lang, step=st.step, total=st.total, action=nxt)

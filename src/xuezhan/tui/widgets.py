@@ -42,6 +42,50 @@ class SeatBox(Static):
         self.update(panel.body)
 
 
+class GameLog(RichLog):
+    """The game's log, wrapped at its own width and scrolled to its latest line. A log wraps each
+    line once, at the width it has when the line is written; the compact layout hides it (width 0)
+    until ``l``, so it keeps its lines and writes them again when it comes into sight or its width
+    changes."""
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id, wrap=True, markup=False, min_width=10)
+        self.can_focus = False
+        self._texts: list[Text] = []
+        self._width = 0
+        self._stale = True
+
+    def add(self, line: Text) -> None:
+        """Add ``line`` (written now if the log is in sight, else when it comes into sight)."""
+        self._texts = [*self._texts[-(MAX_LOG - 1):], line]
+        if self._stale or self.scrollable_content_region.width != self._width:
+            self._stale = True
+        else:
+            self.write(line)
+
+    def reset(self) -> None:
+        """Forget every line."""
+        self._texts = []
+        self.clear()
+
+    def on_resize(self, event: events.Resize) -> None:
+        self.call_later(self._rewrite)
+
+    def _rewrite(self) -> None:
+        width = self.scrollable_content_region.width
+        if width > 0 and (self._stale or width != self._width):
+            self._width = width
+            self._stale = False
+            self.clear()
+            for line in self._texts:
+                self.write(line, scroll_end=False)
+            self.call_after_refresh(self.scroll_end, animate=False)
+
+
+MAX_LOG = 1000
+"""The lines the log keeps."""
+
+
 class TileButton(Static):
     """A tile of the human's hand: click to select it, click it again to discard it."""
 
@@ -133,42 +177,69 @@ class ConfirmScreen(ModalScreen[bool]):
 
 
 class SettlementScreen(ModalScreen[str]):
-    """The end of a hand (or of the match): every payment in words, the net result, the totals."""
+    """The end of a hand (or of the match) in two pages: the summary, which fits one 80x24 screen
+    without scrolling (:func:`xuezhan.tui.settlement.summary_text`), and on ``d`` every payment
+    (:func:`~xuezhan.tui.settlement.details_text`), which scrolls; ``d`` again goes back."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("enter", "close('next')", "next"),
         Binding("space", "close('next')", "next", show=False),
         Binding("n", "close('next')", "next", show=False),
         Binding("q", "close('quit')", "quit"),
+        Binding("d", "details", "every payment"),
         Binding("v", "peek", "view the table"),
         Binding("up", "scroll(-1)", show=False),
         Binding("down", "scroll(1)", show=False),
     ]
 
-    def __init__(self, title: str, body: Text, keys: str, view_table: str, view_again: str) -> None:
+    def __init__(self, title: str, summary: Text, details: Text, keys: str, *, view_table: str, view_again: str,
+                 show_details: str, show_summary: str) -> None:
         super().__init__()
         self.title_text = title
-        self.body = body
+        self.summary = summary
+        self.details = details
         self.keys = keys
         self.view_table = view_table
         self.view_again = view_again
+        self.show_details = show_details
+        self.show_summary = show_summary
 
     def compose(self) -> ComposeResult:
         with Vertical(id="dialog"):
             yield Static(Text(self.title_text, style="bold"), id="settlement-title")
             with VerticalScroll(id="settlement-scroll"):
-                yield Static(self.body, id="settlement-text")
-            yield Static(f"{self.keys} · {self.view_table}", id="dialog-keys")
+                yield Static(self.summary, id="settlement-summary")
+                details = Static(self.details, id="settlement-details")
+                details.display = False
+                yield details
+            yield Static(self._keys_line(), id="dialog-keys")
         yield Static(f"{self.keys} · {self.view_again}", id="peek")
 
+    @property
+    def showing_details(self) -> bool:
+        return bool(self.query_one("#settlement-details").display)
+
+    def _keys_line(self) -> str:
+        details = self.is_mounted and self.showing_details
+        return f"{self.keys} · {self.show_summary if details else self.show_details} · {self.view_table}"
+
     def on_resize(self, event: events.Resize) -> None:
-        """The settlement scrolls inside the dialog, whose title and keys always stay on screen."""
+        """The pages scroll inside the dialog, whose title and keys always stay on screen (the summary
+        is made to fit 80x24 without scrolling)."""
         compact = is_compact(event.size.width, event.size.height)
         self.set_class(compact, "-compact")
-        self.query_one("#settlement-scroll").styles.max_height = max(3, event.size.height - (8 if compact else 12))
+        self.query_one("#settlement-scroll").styles.max_height = max(3, event.size.height - (4 if compact else 12))
 
     def action_close(self, how: str) -> None:
         self.dismiss(how)
+
+    def action_details(self) -> None:
+        """Every payment in place of the summary, or back."""
+        details = self.query_one("#settlement-details")
+        details.display = not details.display
+        self.query_one("#settlement-summary").display = not details.display
+        self.query_one("#dialog-keys", Static).update(self._keys_line())
+        self.query_one("#settlement-scroll", VerticalScroll).scroll_home(animate=False)
 
     def action_peek(self) -> None:
         """Hide the settlement to look at the table (the hands are laid down), or show it again."""
@@ -177,7 +248,7 @@ class SettlementScreen(ModalScreen[str]):
         self.query_one("#peek").display = not dialog.display
 
     def action_scroll(self, step: int) -> None:
-        self.query_one("#settlement-scroll", VerticalScroll).scroll_relative(y=step)
+        self.query_one("#settlement-scroll", VerticalScroll).scroll_relative(y=step, animate=False)
 
 
 def table_widgets() -> ComposeResult:
@@ -197,9 +268,7 @@ def table_widgets() -> ComposeResult:
             yield SeatBox(id="seat-0")
         with Vertical(id="side"):
             yield Static("", id="scores")
-            log = RichLog(id="game-log", wrap=True, markup=False, max_lines=1000, min_width=10)
-            log.can_focus = False
-            yield log
+            yield GameLog(id="game-log")
 
 
 def plain(widget: Static) -> str:
@@ -266,4 +335,6 @@ Screen.-compact SeatBox.turn { border: none; border-top: heavy $accent; }
 Screen.-compact #seat-3 { margin-right: 1; }
 Screen.-compact #hint-box { max-height: 4; }
 Screen.-compact #dialog { padding: 0 1; border: round $accent; }
+SettlementScreen.-compact #dialog { max-height: 100%; }
+SettlementScreen.-compact #dialog-keys { margin-top: 0; }
 """
