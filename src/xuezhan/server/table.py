@@ -10,7 +10,9 @@ lives here and in the pacer, never in the engine or the decision loop.
 
 A server started again on the same database rebuilds every running match
 (:meth:`Table.restore`): the hand in progress is replayed from its log to its last
-applied action and play goes on; people find their seats in 托管 until they reconnect.
+applied action and play goes on; each person's open decision gets its time again, at least
+``restart_grace`` seconds, before the stand-in may take it. A room still waiting for its match
+is listed again with its seats (:meth:`Table.waiting`).
 
 Server to client messages (``docs/protocol.md`` lists every field):
 
@@ -128,8 +130,9 @@ class Table(TablePlay):
         writer: LogWriter | None = None,
     ) -> Table:
         """The table of a match the database says is running, carried on from its log: the hand in
-        progress replayed to its last applied action (its people in 托管 until they reconnect), or
-        the match between hands. Raises :class:`XuezhanError` if the log does not fit the match."""
+        progress replayed to its last applied action (nobody in 托管: each person's open decision
+        gets its time again, at least ``restart_grace``, :meth:`run`), or the match between hands.
+        Raises :class:`XuezhanError` if the log does not fit the match."""
         meta = running.meta or {}
         owner_name = str(meta.get("owner") or next((p for p in running.match.seats if p), "bot:1"))
         owner = accounts.get(owner_name) or Account(owner_name, str(meta.get("owner_name") or owner_name), 0)
@@ -170,15 +173,14 @@ class Table(TablePlay):
                 continue
             if game.seat_state(seat).escaped:
                 self.left.add(sitting)
-            elif not is_bot(sitting):
-                self.seat_owner(seat).trustee = True  # away until the person reconnects
 
     # --- the task ----------------------------------------------------------------------------------------
     async def run(self) -> None:
         loop = asyncio.get_running_loop()
         try:
-            if self.status is Status.PLAYING:
-                self._changed()  # a restored hand: its timers start again
+            if self.status is Status.PLAYING:  # a restored hand: its timers start again, people's not too soon
+                self.pacer.not_before = loop.time() + self.config.restart_grace
+                self._changed()
             while self.status is not Status.CLOSED:
                 wake = self._next_wakeup()
                 timeout = None if wake is None else max(0.0, wake - loop.time())
@@ -282,7 +284,8 @@ class Table(TablePlay):
         conn.send(self.out.room_message(conn.lang))
         if self.hand is not None:
             conn.hand_key = -1  # the whole hand's events again: the exact table back
-            self.out.send_state(conn)
+            missed = self.missed_json(conn) if conn.seat is not None else None
+            self.out.send_state(conn, missed=missed or None)
         if self.status is Status.BETWEEN and self.last_hand_end is not None:
             conn.send(self.out.hand_end_for(conn))
         if self.status is Status.FINISHED and self.last_match_end is not None:
@@ -305,10 +308,8 @@ class Table(TablePlay):
         self.conns.discard(conn)
         seat = conn.seat
         if seat is not None and self.seat_conn.get(seat) is conn:
-            del self.seat_conn[seat]
+            del self.seat_conn[seat]  # the seat's clocks run on: nothing is played for it before they run out
             self.ready.discard(seat)
-            if self.status is Status.PLAYING:
-                self._set_trustee(seat, True)
         self.out.broadcast_room()
 
     async def _on_message(self, conn: Conn, msg: ClientMessage) -> None:
@@ -368,6 +369,7 @@ class Table(TablePlay):
         if not await self._flush():
             self._ok(conn, "action")  # applied: shown when it is logged
             return
+        self.pacer.answered(self.seat_owner(seat))
         if self.trustee(seat):
             self._set_trustee(seat, False)  # the player is back
             self.out.broadcast_room()
