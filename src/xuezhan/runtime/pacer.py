@@ -129,7 +129,8 @@ class Pacer:
 
     def next_move(self, driver: HandDriver, now: float) -> Move | None:
         """The first seat (in the engine's order) whose decision is due at ``now``: an automatic
-        seat whose delay has passed, or a person whose time ran out: the stand-in takes that
+        seat whose delay has passed, or a person whose time ran out (and the bot's delay too: an
+        expired decision is taken when a bot would have taken it, never sooner): the stand-in takes that
         decision, and after :data:`EXPIRIES_TO_TRUSTEE` of them in a row the next ones too (托管,
         :meth:`set_trustee`). ``None``: nothing is due yet."""
         for s in driver.deciding():
@@ -137,7 +138,7 @@ class Pacer:
             if seat.automatic:
                 if self.due.get(s, 0.0) <= now:
                     return Move(s, False)
-            elif self.deadline.get(s, 0.0) <= now:
+            elif self.wake_time(seat, s) <= now:
                 seat.expiries += 1
                 if seat.expiries >= EXPIRIES_TO_TRUSTEE:
                     self.set_trustee(seat, s, True, now)
@@ -157,8 +158,10 @@ class Pacer:
         return min(times) if times else None
 
     def wake_time(self, seat: Seat, index: int) -> float:
-        """When the seat at ``index`` must be looked at again: its bot's due time, or its person's deadline."""
-        return self.due.get(index, 0.0) if seat.automatic else self.deadline.get(index, 0.0)
+        """When the seat at ``index`` must be looked at again: its bot's due time, or its person's deadline
+        (the due time when that is later)."""
+        due = self.due.get(index, 0.0)
+        return due if seat.automatic else max(due, self.deadline.get(index, 0.0))
 
     def set_trustee(self, seat: Seat, index: int, on: bool, now: float, driver: HandDriver | None = None) -> bool:
         """托管 on or off for the person at ``index``; ``True`` when it changed. On: the stand-in acts

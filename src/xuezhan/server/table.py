@@ -41,7 +41,7 @@ from ..hints import hint_json
 from ..ids import ErrorCode
 from ..match import TIERS, RoomConfig, Tier
 from ..runtime import HandDriver
-from .bank import Account, Bank, RunningMatch, is_bot
+from .bank import Account, Bank, RunningMatch, WaitingRoom, is_bot
 from .config import ServerConfig
 from .conn import Conn, Inbound
 from .journal import LogWriter
@@ -96,9 +96,23 @@ class Table(TablePlay):
         self.inbox.put_nowait(Inbound("msg", conn, msg))
 
     def meta(self) -> dict[str, Any]:
-        """What the database keeps of the room beside its rules, to list it again after a restart."""
-        return {"name": self.name, "owner": self.owner, "owner_name": self.names.get(self.owner, self.owner),
-                "public": self.public, "tier": self.tier.id if self.tier is not None else None}
+        """What the database keeps of the room beside its rules, to list it again after a restart:
+        while it waits for its match, its ``seats`` too; ``closed`` once it closed waiting."""
+        meta: dict[str, Any] = {"name": self.name, "owner": self.owner,
+                                "owner_name": self.names.get(self.owner, self.owner), "public": self.public,
+                                "tier": self.tier.id if self.tier is not None else None}
+        if self.status is Status.WAITING:
+            meta["seats"] = list(self.players)
+        elif self.status is Status.CLOSED and self.match is None:
+            meta["closed"] = True
+        return meta
+
+    async def _save_room(self) -> None:
+        """Keep the waiting room's seats (or that it closed) for a restart (:meth:`waiting`)."""
+        try:
+            await asyncio.to_thread(self.bank.save_room, self.code, self.meta())
+        except Exception:  # the seats are saved again with the next change
+            log.exception("table %s: saving the room failed", self.code)
 
     def summary(self) -> dict[str, Any]:
         """The room as the lobby lists it (no secrets beyond the code of a public room)."""
@@ -141,6 +155,39 @@ class Table(TablePlay):
         table = cls(running.room_code, str(meta.get("name") or running.room_code), running.room, owner, bank,
                     config, public=bool(meta.get("public", True)), on_close=on_close, writer=writer, tier=room_tier)
         table.resume(running, accounts)
+        return table
+
+    @classmethod
+    def waiting(
+        cls,
+        waiting: WaitingRoom,
+        bank: Bank,
+        config: ServerConfig,
+        accounts: dict[str, Account],
+        *,
+        on_close: Callable[[Table], None] | None = None,
+        writer: LogWriter | None = None,
+    ) -> Table | None:
+        """The table of a room that was waiting for its match when the server stopped, with the
+        seats it had; ``None`` for a room that closed (nobody came, :meth:`_check_idle`)."""
+        meta = waiting.meta
+        if meta.get("closed"):
+            return None
+        owner_name = str(meta.get("owner") or "")
+        owner = accounts.get(owner_name)
+        if owner is None:
+            return None
+        seats = meta.get("seats")
+        players = [p if isinstance(p, str) and p in accounts else None for p in seats] if isinstance(seats, list) \
+            else [owner.player]
+        tier_id = meta.get("tier")
+        table = cls(waiting.code, str(meta.get("name") or waiting.code), waiting.room, owner, bank, config,
+                    public=bool(meta.get("public", True)), on_close=on_close, writer=writer,
+                    tier=next((t for t in TIERS if t.id == tier_id), None))
+        table.players = (players + [None] * 4)[:4]
+        for player in filter(None, table.players):
+            table.names[player] = accounts[player].nickname
+            table.balances[player] = accounts[player].balance
         return table
 
     def resume(self, running: RunningMatch, accounts: dict[str, Account]) -> None:
@@ -240,6 +287,10 @@ class Table(TablePlay):
         if self.status is Status.PLAYING:
             return  # the bots finish the hand first, so its coins are settled
         if now - self._idle_since >= self.config.room_idle_timeout:
+            if self.status is Status.WAITING:
+                self.status = Status.CLOSED
+                await self._save_room()  # and it stays closed after a restart
+                return
             if self.status is Status.BETWEEN and self.match_key:
                 try:  # nobody came back: the match ends here, and is not carried on after a restart
                     await asyncio.to_thread(self.bank.end_match, self.match_key, "finished")
@@ -433,6 +484,8 @@ class Table(TablePlay):
             self._refuse(conn, "sit", ErrorCode.TABLE_FULL, "every seat is taken by a person")
             return
         await self._put_in_seat(seat, player)
+        if self.status is Status.WAITING:
+            await self._save_room()
         self.seat_conn[seat] = conn
         conn.seat = seat
         conn.watch = False
@@ -497,6 +550,8 @@ class Table(TablePlay):
             await self._save_match()
         else:
             self.players[seat] = None
+            if self.status is Status.WAITING:
+                await self._save_room()
         del self.seat_conn[seat]
         self.ready.discard(seat)
         conn.seat = None
