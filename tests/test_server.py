@@ -427,6 +427,7 @@ def test_taking_the_seat_back_from_the_bot(make_app: Callable[..., Any]) -> None
     p = Client(app, "kim")
     code = p.http.post("/api/quickstart", json={}).json()["code"]
     p.connect(code)
+    p.send({"type": "trustee", "on": True})  # the player asks for it
     p.wait_for(lambda m: m["type"] == "room" and m["room"]["seats"][0]["trustee"] is True)
     p.send({"type": "trustee", "on": False})
     back = p.wait_for(lambda m: m["type"] == "room" and m["room"]["seats"][0]["trustee"] is False)

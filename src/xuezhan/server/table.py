@@ -226,7 +226,7 @@ class Table(TablePlay):
         loop = asyncio.get_running_loop()
         try:
             if self.status is Status.PLAYING:  # a restored hand: its timers start again, people's not too soon
-                self.pacer.not_before = loop.time() + self.config.restart_grace
+                self.pacer.not_before = self.now() + self.config.restart_grace
                 self._changed()
             while self.status is not Status.CLOSED:
                 wake = self._next_wakeup()
