@@ -166,8 +166,8 @@ restart_grace = 8
 def logged_actions(db: str) -> list[dict[str, Any]]:
     store = Store(db)
     try:
-        [running] = store.rooms.running_matches()
-        assert running.hand is not None
+        running = next(iter(store.rooms.running_matches()), None)
+        assert running is not None and running.hand is not None, "the hand was played out meanwhile"
         return list(running.hand.actions)
     finally:
         store.close()

@@ -484,7 +484,8 @@ class TablePlay:
         player = self.players[action.seat]
         if player is None:
             return
-        events = [ev for ev in visible_events(driver.game, action.seat, start) if ev.get("seat") == action.seat]
+        events = [ev for ev in visible_events(driver.game, action.seat, start)
+                  if ev.get("seat") == action.seat and ev.get("type") != "draw"]  # a draw is the next turn's
         self.missed.setdefault(player, []).append((action, events))
 
     def missed_json(self, conn: Conn) -> list[dict[str, Any]]:
