@@ -7,8 +7,9 @@ time, until the match ends. Then the match must be the one the same server plays
 a crash: the same hand records, the same coins, every hand settled exactly once, no coin
 made or lost, and after every restart the hand carried on from its last applied action.
 
-Every seat's decision is a bot's (the guest's time limits are zero and it asks for 托管),
-and bots, time limits and the claim delay are all zero, so the order in which seats answer
+Every seat's decision is a bot's (the guest's time limits and restart grace are zero, and it
+asks for 托管), and every seat answers after the same bot delay (a person's stand-in never
+sooner than a bot would), so the order in which seats answer
 a shared decision (换三张, 定缺, a claim window) is the seats' order whatever the timing:
 the match is a function of the server's seed alone.
 """
@@ -54,6 +55,7 @@ bot_claim_delay = 0.005  # how fast the server happens to be
 turn_timeout = 0
 claim_timeout = 0
 choice_timeout = 0
+restart_grace = 0  # the guest's decisions are the stand-in's at once after a restart too
 next_hand_delay = 0.05
 seed = {SERVER_SEED}
 custom_stakes = true  # the match is at a fee of its own

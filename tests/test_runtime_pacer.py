@@ -9,7 +9,7 @@ import pytest
 from xuezhan.engine.game import Phase
 from xuezhan.match import Match, RoomConfig
 from xuezhan.rules import Rules
-from xuezhan.runtime import GRACE, Delays, HandDriver, MatchRuntime, Move, Pacer, Seat, TimeLimits
+from xuezhan.runtime import EXPIRIES_TO_TRUSTEE, GRACE, Delays, HandDriver, MatchRuntime, Move, Pacer, Seat, TimeLimits
 from xuezhan.tui import TerminalTable
 from xuezhan.tui.match import QUICK_DELAY, terminal_delays
 
@@ -42,7 +42,7 @@ def test_a_bot_acts_after_its_delay_for_the_phase() -> None:
     assert pacer.next_move(driver, 102.0) == Move(bots[0], False)
 
 
-def test_a_person_out_of_time_goes_into_trustee_and_the_stand_in_decides() -> None:
+def test_a_person_out_of_time_loses_that_decision_only() -> None:
     driver, ann = table()
     seat = person_seat(driver)
     pacer = Pacer(DELAYS)
@@ -55,8 +55,62 @@ def test_a_person_out_of_time_goes_into_trustee_and_the_stand_in_decides() -> No
     assert driver.deciding() == [seat] and not ann.trustee
     assert pacer.next_due(driver) == 40.0
     assert pacer.next_move(driver, 40.0) == Move(seat, True)
-    assert ann.trustee and ann.automatic
-    assert pacer.due[seat] == 40.0 + DELAYS.turn  # 托管's next decisions wait the turn's delay
+    assert not ann.trustee and not ann.automatic and ann.expiries == 1  # the stand-in takes this one only
+
+
+def run_to(driver: HandDriver, pacer: Pacer, seat: int, now: float) -> float:
+    """The bots act, each when due from ``now`` on, until the person at ``seat`` must decide; the time then."""
+    pacer.refresh(driver, now)
+    while seat not in driver.deciding():
+        move = pacer.next_move(driver, now)
+        if move is None:
+            wake = pacer.next_due(driver)
+            assert wake is not None and now < wake < math.inf
+            now = wake
+            continue
+        assert move.seat != seat
+        driver.act(move.seat)
+        pacer.refresh(driver, now)
+    return now
+
+
+def test_two_expired_decisions_in_a_row_start_trustee_and_an_answer_resets_the_count() -> None:
+    driver, ann = table()
+    seat = person_seat(driver)
+    pacer = Pacer(DELAYS)
+    run_to(driver, pacer, seat, 0.0)
+    now = pacer.deadline[seat]
+    assert pacer.next_move(driver, now) == Move(seat, True)
+    driver.act(seat)
+    assert ann.expiries == 1 and not ann.trustee
+    now = run_to(driver, pacer, seat, now)
+    driver.submit(driver.choose(seat))  # ann answers the next one herself
+    pacer.answered(ann)
+    assert ann.expiries == 0
+    run_to(driver, pacer, seat, now)
+    now = pacer.deadline[seat]
+    assert pacer.next_move(driver, now) == Move(seat, True)  # one expiry: still hers to decide after it
+    driver.act(seat)
+    assert not ann.trustee
+    run_to(driver, pacer, seat, now)
+    now = pacer.deadline[seat]
+    assert pacer.next_move(driver, now) == Move(seat, True)
+    assert ann.trustee and ann.automatic  # the second in a row: 托管 from here on
+    assert pacer.due[seat] == now + DELAYS.turn
+    assert EXPIRIES_TO_TRUSTEE == 2
+
+
+def test_no_deadline_falls_before_not_before() -> None:
+    driver, _ = table()
+    seat = person_seat(driver)
+    pacer = Pacer(DELAYS)
+    pacer.not_before = 100.0
+    pacer.refresh(driver, 0.0)
+    assert pacer.deadline[seat] == 100.0  # more than the choice's 40 s
+    other, _ = table(seed=4)
+    pacer.refresh(other, 90.0)  # a new hand keeps the floor
+    assert pacer.deadline[person_seat(other)] == 90.0 + LIMITS.choice
+    assert all(pacer.due[s] == 90.0 + DELAYS.choice for s in pacer.due if not other.seats[s].is_person)
 
 
 def test_the_same_decision_keeps_its_clocks_and_a_new_one_starts_them() -> None:

@@ -369,7 +369,7 @@ def test_reconnect_mid_hand_restores_the_exact_table(make_app: Callable[..., Any
 
     players[2].close()
     players[0].wait_for(lambda m: m["type"] == "room" and m["room"]["seats"][2]["connected"] is False)
-    assert table.trustee(2)  # the bot holds the seat while the player is away
+    assert not table.trustee(2)  # the seat keeps its clock while the player is away
 
     players[2].connect(code)
     hello = players[2].wait_for(lambda m: m["type"] == "hello")
@@ -406,7 +406,7 @@ def test_a_second_window_replaces_the_first(make_app: Callable[..., Any]) -> Non
     p.close()
 
 
-# --- 托管: time-outs and disconnects hand the seat to the bot ---------------------------------------------
+# --- 托管: time-outs hand the seat to the bot ---------------------------------------------
 
 
 def test_timeouts_hand_over_to_the_bot(make_app: Callable[..., Any]) -> None:
@@ -430,6 +430,7 @@ def test_taking_the_seat_back_from_the_bot(make_app: Callable[..., Any]) -> None
     p = Client(app, "kim")
     code = p.http.post("/api/quickstart", json={}).json()["code"]
     p.connect(code)
+    p.send({"type": "trustee", "on": True})  # the player asks for it
     p.wait_for(lambda m: m["type"] == "room" and m["room"]["seats"][0]["trustee"] is True)
     p.send({"type": "trustee", "on": False})
     back = p.wait_for(lambda m: m["type"] == "room" and m["room"]["seats"][0]["trustee"] is False)
@@ -440,7 +441,7 @@ def test_taking_the_seat_back_from_the_bot(make_app: Callable[..., Any]) -> None
 
 
 def test_a_disconnected_player_is_played_by_the_bot_to_the_end(make_app: Callable[..., Any]) -> None:
-    app = make_app(turn_timeout=3600.0, claim_timeout=3600.0, choice_timeout=3600.0)
+    app = make_app(turn_timeout=0.05, claim_timeout=0.05, choice_timeout=0.05)  # two run out: 托管
     p = Client(app, "lee")
     code = p.http.post("/api/quickstart", json={}).json()["code"]
     p.connect(code)

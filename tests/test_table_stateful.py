@@ -382,12 +382,13 @@ class TableMachine(RuleBasedStateMachine):
             return
         table = self.the_table()
         seat = conn.seat
+        was = seat is not None and table.trustee(seat)
         table.gone(conn)
         conn.close()
         self.sync()
         assert conn not in table.conns
         if seat is not None and table.status is Status.PLAYING and table.players[seat] == conn.account.player:
-            assert table.trustee(seat)  # the bot plays for someone who went away
+            assert table.trustee(seat) == was  # going away hands nothing to the bot: the clock does
 
     @rule(k=st.integers(0, 7), seat=st.none() | st.integers(0, 3))
     def sit(self, k: int, seat: int | None) -> None:
@@ -514,8 +515,8 @@ class TableMachine(RuleBasedStateMachine):
 
     @rule()
     def time_runs_out(self) -> None:
-        """Every clock of the table runs out: people who must decide are timed out (the bot takes the
-        decision and the seat goes to 托管), and between hands the next hand is dealt."""
+        """Every clock of the table runs out: people who must decide are timed out (the stand-in takes
+        the decision; the second in a row puts the seat in 托管), and between hands the next hand is dealt."""
         table = self.the_table()
         assert isinstance(table, ClockedTable)
         waiting = [s for s in (table.driver.deciding() if table.driver is not None else [])
@@ -573,7 +574,7 @@ class TableMachine(RuleBasedStateMachine):
             for s, player in enumerate(table.players):
                 assert player is not None
                 if not is_bot(player) and not game.seats[s].escaped:
-                    assert table.trustee(s)  # away until the person reconnects
+                    assert not table.trustee(s)  # each open decision gets its time again, nobody is in 托管
             note("restart mid-hand")
         self._open_table(table, people)
 

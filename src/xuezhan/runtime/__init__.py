@@ -16,11 +16,12 @@ table (:mod:`xuezhan.server`) are seat owners and views on top of it.
 
 from .controller import MatchRuntime, SeatsFor, seats_by_player
 from .driver import ActionListener, HandDriver, Interrupt
-from .pacer import GRACE, Delays, Move, Pacer
+from .pacer import EXPIRIES_TO_TRUSTEE, GRACE, Delays, Move, Pacer
 from .playout import play_out
 from .seats import Seat, SeatKind, TimeLimits, bot_seed
 
 __all__ = [
+    "EXPIRIES_TO_TRUSTEE",
     "GRACE",
     "ActionListener",
     "Delays",

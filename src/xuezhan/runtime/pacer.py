@@ -3,7 +3,7 @@
 The engine and the decision loop (:class:`~xuezhan.runtime.HandDriver`) never read a clock;
 a table that people watch must still pace its bots (a short delay, so people can follow
 the play) and give people a time limit (when it runs out, the seat's stand-in bot takes
-the decision: 托管). :class:`Pacer` keeps those clocks for the decisions of the hand in
+the decision). :class:`Pacer` keeps those clocks for the decisions of the hand in
 play and says, for a time its owner passes in, which seat must act now
 (:meth:`Pacer.next_move`) and when to look again (:meth:`Pacer.next_due`). It reads no
 clock and waits for nothing itself, so the web table (an asyncio task) and the terminal
@@ -14,6 +14,12 @@ that must decide gets a deadline (its person's time limit for the phase,
 :class:`~xuezhan.runtime.TimeLimits`; none without limits), a due time (when its bot, or its
 person's stand-in under 托管, acts) and the table version the decision began at (an answer
 older than that is stale). The same decision seen again keeps its clocks.
+
+A person whose time runs out loses that decision only: the seat's stand-in takes it. 托管 (the
+stand-in takes every decision, after a bot's delay) starts when the person asks for it
+(:meth:`Pacer.set_trustee`) or after :data:`EXPIRIES_TO_TRUSTEE` expired decisions in a row; a
+decision the person answers (:meth:`Pacer.answered`) starts the count again. Whether the person
+is there to see it (a web page that lost its connection) changes nothing: the clock is the rule.
 """
 
 from __future__ import annotations
@@ -28,6 +34,9 @@ from .seats import Seat
 
 GRACE = 1.0
 """Seconds a person coming back from 托管 has at least for the decision in hand."""
+
+EXPIRIES_TO_TRUSTEE = 2
+"""Expired decisions in a row after which a person's seat goes into 托管."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,7 +65,7 @@ class Pacer:
     """The clocks of the open decisions of one hand at a time: deadlines, due times and decision
     starts by seat (``deadline``, ``due``, ``since``, read by the views that show the clocks)."""
 
-    __slots__ = ("ctx", "deadline", "delays", "driver", "due", "since")
+    __slots__ = ("ctx", "deadline", "delays", "driver", "due", "not_before", "since")
 
     def __init__(self, delays: Delays | None = None) -> None:
         self.delays = delays or Delays()
@@ -67,6 +76,9 @@ class Pacer:
         self.deadline: dict[int, float] = {}
         self.due: dict[int, float] = {}
         self.since: dict[int, int] = {}
+        self.not_before = -math.inf
+        """No person's deadline falls before this time (a table carried on after a restart gives
+        the people it waits for time to come back); kept across :meth:`clear`."""
 
     def clear(self) -> None:
         """Forget every clock (a new hand)."""
@@ -108,7 +120,7 @@ class Pacer:
         for s in pending:
             if self.ctx.get(s) != ctx:
                 self.ctx[s] = ctx
-                self.deadline[s] = now + self.time_limit(driver.seats[s], phase)
+                self.deadline[s] = max(now + self.time_limit(driver.seats[s], phase), self.not_before)
                 self.due[s] = now + delay
                 self.since[s] = version
         for s in list(self.ctx):
@@ -117,18 +129,26 @@ class Pacer:
 
     def next_move(self, driver: HandDriver, now: float) -> Move | None:
         """The first seat (in the engine's order) whose decision is due at ``now``: an automatic
-        seat whose delay has passed, or a person whose time ran out. That person goes into 托管
-        (:meth:`set_trustee`): the stand-in takes this decision and the next ones, until the
-        person is back. ``None``: nothing is due yet."""
+        seat whose delay has passed, or a person whose time ran out (and the bot's delay too: an
+        expired decision is taken when a bot would have taken it, never sooner): the stand-in takes that
+        decision, and after :data:`EXPIRIES_TO_TRUSTEE` of them in a row the next ones too (托管,
+        :meth:`set_trustee`). ``None``: nothing is due yet."""
         for s in driver.deciding():
             seat = driver.seats[s]
             if seat.automatic:
                 if self.due.get(s, 0.0) <= now:
                     return Move(s, False)
-            elif self.deadline.get(s, 0.0) <= now:
-                self.set_trustee(seat, s, True, now)
+            elif self.wake_time(seat, s) <= now:
+                seat.expiries += 1
+                if seat.expiries >= EXPIRIES_TO_TRUSTEE:
+                    self.set_trustee(seat, s, True, now)
                 return Move(s, True)
         return None
+
+    @staticmethod
+    def answered(seat: Seat) -> None:
+        """The seat's person answered a decision: the count of expired decisions starts again."""
+        seat.expiries = 0
 
     def next_due(self, driver: HandDriver) -> float | None:
         """When the owner must look again: the earliest due time of an automatic seat or deadline
@@ -138,8 +158,10 @@ class Pacer:
         return min(times) if times else None
 
     def wake_time(self, seat: Seat, index: int) -> float:
-        """When the seat at ``index`` must be looked at again: its bot's due time, or its person's deadline."""
-        return self.due.get(index, 0.0) if seat.automatic else self.deadline.get(index, 0.0)
+        """When the seat at ``index`` must be looked at again: its bot's due time, or its person's deadline
+        (the due time when that is later)."""
+        due = self.due.get(index, 0.0)
+        return due if seat.automatic else max(due, self.deadline.get(index, 0.0))
 
     def set_trustee(self, seat: Seat, index: int, on: bool, now: float, driver: HandDriver | None = None) -> bool:
         """托管 on or off for the person at ``index``; ``True`` when it changed. On: the stand-in acts
@@ -148,6 +170,7 @@ class Pacer:
         if not seat.is_person or seat.trustee == on:
             return False
         seat.trustee = on
+        seat.expiries = 0
         if on:
             self.due[index] = now + self.delays.turn
         elif driver is not None and self.deadline.get(index, 0.0) < now + GRACE:

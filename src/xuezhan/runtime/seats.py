@@ -3,7 +3,8 @@
 A :class:`Seat` is the one place that knows whether a seat is played by a person
 (who answers later, through :meth:`HandDriver.submit`) or by a bot (which answers at
 once; an outside program is a bot too, :mod:`xuezhan.bots.outside`). The time limits of a person's
-decisions and 托管 (the seat's bot plays for an absent or timed-out person) are
+decisions and 托管 (the seat's bot plays for a person who asked for it, or who let two
+decisions in a row run out) are
 properties of the seat, not of the surface that shows the table: the terminal, the
 web table, self-play and the league all hand the runtime the same kind of seats.
 """
@@ -47,7 +48,7 @@ class Seat:
     """One seat's owner: a person or a bot, its bot (a bot's own, or a person's 托管 stand-in),
     whether 托管 is on, and a person's time limits (``None``: no limit, as in the terminal)."""
 
-    __slots__ = ("bot", "kind", "limits", "name", "trustee")
+    __slots__ = ("bot", "expiries", "kind", "limits", "name", "trustee")
 
     def __init__(self, kind: SeatKind, bot: Bot, *, name: str = "", limits: TimeLimits | None = None) -> None:
         self.kind = kind
@@ -55,6 +56,9 @@ class Seat:
         self.name = name or bot.name
         self.limits = limits
         self.trustee = False
+        self.expiries = 0
+        """A person's decisions in a row whose time ran out (the stand-in took them); an answer
+        of the person's own sets it back to 0 (:meth:`xuezhan.runtime.Pacer.answered`)."""
 
     @classmethod
     def of_bot(cls, bot: Bot | str, *, name: str = "") -> Seat:

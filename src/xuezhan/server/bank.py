@@ -135,6 +135,16 @@ class RunningMatch:
     hand: LoggedHand | None
 
 
+@dataclass(frozen=True, slots=True)
+class WaitingRoom:
+    """A room no match was started in yet, as the database keeps it: its code, config and the
+    metadata last saved for it (:meth:`Bank.save_room`)."""
+
+    code: str
+    room: RoomConfig
+    meta: dict[str, Any]
+
+
 LogEntry = tuple[str, int, int, Any]
 """A hand-log entry: ``("begin", hand_no, seed, start)`` or ``("action", hand_no, seq, action)``."""
 
@@ -208,6 +218,14 @@ class Bank(Protocol):
     def open_room(self, code: str, room: RoomConfig, meta: dict[str, Any] | None = None) -> None:
         """Record a new room under its code, with what the lobby shows of it (``meta``: display
         name, owner, public or not), given back by :meth:`running_matches`."""
+        ...
+
+    def save_room(self, code: str, meta: dict[str, Any]) -> None:
+        """Replace what the lobby shows of room ``code`` (its seats while it waits, that it closed)."""
+        ...
+
+    def waiting_rooms(self) -> list[WaitingRoom]:
+        """Every room no match was started in, with its metadata as last saved."""
         ...
 
     def open_match(self, code: str, players: list[str], seed: int) -> tuple[str, Match]:

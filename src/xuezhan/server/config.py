@@ -36,11 +36,15 @@ class ServerConfig:
     """Every tunable of the web table. Times are in seconds."""
 
     turn_timeout: float = 25.0
-    """A seated human's time to discard (or hu, or kong) before the bot takes over (托管)."""
+    """A seated human's time to discard (or hu, or kong) before the stand-in bot takes that decision
+    (two such decisions in a row start 托管)."""
     claim_timeout: float = 8.0
     """Time to answer a discard (hu / gang / peng / pass) before the bot answers."""
     choice_timeout: float = 30.0
     """Time for 换三张 and 定缺."""
+    restart_grace: float = 15.0
+    """After a restart, the least time a person's open decision gets before the stand-in may take it
+    (the decision's whole time limit when that is longer): time to reconnect."""
     bot_delay: float = 0.7
     """How long a bot (or a seat in 托管) waits before it acts, so people can follow the play."""
     bot_claim_delay: float = 0.35

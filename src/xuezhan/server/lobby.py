@@ -115,6 +115,32 @@ class Lobby:
             self.tables[table.code] = table
             table.start_task()
             restored += 1
+        return restored + await self._restore_waiting()
+
+    async def _restore_waiting(self) -> int:
+        """Open again every room that was waiting for its match, with its seats; how many."""
+        restored = 0
+        for waiting in await asyncio.to_thread(self.bank.waiting_rooms):
+            if waiting.code in self.tables or len(self.tables) >= self.config.max_rooms:
+                continue
+            try:
+                seats = waiting.meta.get("seats")
+                people = {str(waiting.meta.get("owner"))} | {p for p in seats or () if isinstance(p, str)}
+                accounts = {}
+                for p in people:
+                    account = await asyncio.to_thread(self.bank.account, p)
+                    if account is not None:
+                        accounts[p] = account
+                table = Table.waiting(waiting, self.bank, self.config, accounts, on_close=self._closed,
+                                      writer=self.writer)
+            except Exception:
+                log.exception("room %s cannot be opened again", waiting.code)
+                continue
+            if table is None:
+                continue
+            self.tables[table.code] = table
+            table.start_task()
+            restored += 1
         return restored
 
     def _closed(self, table: Table) -> None:

@@ -244,12 +244,16 @@ class Outbound:
             return None
         return t.pacer.since.get(seat)
 
-    def send_state(self, conn: Conn) -> None:
+    def send_state(self, conn: Conn, missed: list[dict[str, Any]] | None = None) -> None:
+        """The connection's state; with ``missed`` (what was played for its seat while it was away) too."""
         t = self.table
         if t.hand is None:
             return
         text = view_texts(views.table_views(t.hand.game, (conn.seat,)))[conn.seat]
-        conn.send_text(self.state_text(conn, text))
+        state = self.state_text(conn, text)
+        if missed:
+            state = f'{state[:-1]},{dumps({"missed": missed})[1:]}'
+        conn.send_text(state)
 
     def broadcast_state(self) -> None:
         """Every connection's state: each view built and encoded once, shared parts once in all."""

@@ -20,13 +20,17 @@ import secrets
 from collections.abc import Callable
 from typing import Any, Final, TypeVar
 
-from .. import i18n
+from .. import i18n, vocab
 from ..bots import make_bot
+from ..engine.actions import Action
+from ..engine.visibility import visible_events
 from ..errors import XuezhanError
 from ..i18n import LANGS, Lang
 from ..ids import ErrorCode
 from ..match import Hand, HandResult, Match, RoomConfig, Tier, seat_minimum
 from ..runtime import Delays, HandDriver, MatchRuntime, Pacer, Seat, TimeLimits
+from ..vocab import Kind
+from ..words import event_words, suit_name, tile_label
 from .bank import BOT_PLAYERS, Account, Bank, Settled, is_bot
 from .config import ServerConfig
 from .conn import Conn, Inbound, dumps
@@ -109,6 +113,9 @@ class TablePlay:
         self.matches_started = 0
         self.hands_finished = 0
         self.timeouts = 0  # decisions a person let run out (the bot took them)
+        self.missed: dict[str, list[tuple[Action, list[dict[str, Any]]]]] = {}
+        """By player: what the stand-in played for the person while no connection held the seat, with
+        the seat's view of the events each action made; given once, to the next connection to the seat."""
         self.log_failing = False  # the hand's log cannot be written: the table holds still
         self._log_retry_at = 0.0
 
@@ -278,9 +285,8 @@ class TablePlay:
         assert self.runtime is not None
         self._fill_with_bots()
         for seat in range(4):
-            owner = self.seat_owner(seat)
-            # seated but away: the bot plays until the player comes back
-            owner.trustee = owner.is_person and seat not in self.seat_conn
+            # every person decides at the start of a hand, there or away: the clocks are the rule
+            self.seat_owner(seat).trustee = False
         self.runtime.start_hand()
         self._shown = self.runtime.hand
         logged = await self._flush()
@@ -450,7 +456,11 @@ class TablePlay:
                     if move.timed_out:
                         self.timeouts += 1
                         self.out.broadcast_room()
-                    await self._bot_act(driver, move.seat)
+                    away = driver.seats[move.seat].is_person and move.seat not in self.seat_conn
+                    start = len(driver.game.events)
+                    action = await self._bot_act(driver, move.seat)
+                    if away and action is not None:
+                        self._note_missed(driver, action, start)
                     await asyncio.sleep(0)  # let other tables and the writers run between moves
                     if not self.inbox.empty():
                         return  # joins and messages go first: bots that never wait must not starve them
@@ -465,15 +475,51 @@ class TablePlay:
                     continue
             return
 
-    async def _bot_act(self, driver: HandDriver, seat: int) -> None:
+    async def _bot_act(self, driver: HandDriver, seat: int) -> Action | None:
+        """The seat's bot (or stand-in) decides and its action is applied; that action (``None``:
+        the seat had nothing to decide)."""
         # only this task changes the game, so the worker thread reads a still table
         legal = driver.game.legal_actions(seat)
         if not legal:
-            return
+            return None
         action = legal[0] if len(legal) == 1 else await asyncio.to_thread(driver.choose, seat)
         driver.apply(action)
         if await self._flush():
             self._changed()
+        return action
+
+    def _note_missed(self, driver: HandDriver, action: Action, start: int) -> None:
+        """Keep ``action``, just taken for a person whose seat no connection holds, for
+        ``state.missed`` (:meth:`missed_json`), with the seat's view of the events it made from ``start``."""
+        player = self.players[action.seat]
+        if player is None:
+            return
+        events = [ev for ev in visible_events(driver.game, action.seat, start)
+                  if ev.get("seat") == action.seat and ev.get("type") != "draw"]  # a draw is the next turn's
+        self.missed.setdefault(player, []).append((action, events))
+
+    def missed_json(self, conn: Conn) -> list[dict[str, Any]]:
+        """``state.missed`` for the connection that holds its player's seat again: each action taken
+        for the seat while it was away (its JSON and its sentence, ``text``, in the connection's
+        language), once: the list is forgotten as it is given."""
+        seat = conn.seat
+        taken = self.missed.pop(conn.account.player, [])
+        if seat is None or not taken:
+            return []
+        lang = conn.lang
+        names = self.out.seat_names(lang)
+        out = []
+        for action, events in taken:
+            text = next((t for ev in events if (t := event_words(ev, seat, lang=lang, names=names))), None)
+            if text is None:  # an action that made no line of its own (a pass, a void not yet shown)
+                what = [vocab.name_or_id(Kind.ACTION, str(action.type), lang)]
+                if action.tile is not None:
+                    what.append(tile_label(action.tile, lang=lang))
+                if action.suit is not None:
+                    what.append(suit_name(action.suit, lang))
+                text = " ".join(what)
+            out.append({**action.to_json(), "text": text})
+        return out
 
     def _changed(self) -> None:
         self.version += 1

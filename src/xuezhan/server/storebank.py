@@ -37,6 +37,7 @@ from .bank import (
     RunningMatch,
     Settings,
     Settled,
+    WaitingRoom,
     WalletEntry,
     is_bot,
 )
@@ -195,6 +196,12 @@ class StoreBank:
     # --- rooms, matches, hands ---------------------------------------------------------------------------
     def open_room(self, code: str, room: RoomConfig, meta: dict[str, Any] | None = None) -> None:
         self.store.rooms.create_room(code, room, meta)
+
+    def save_room(self, code: str, meta: dict[str, Any]) -> None:
+        self.store.rooms.set_room_meta(code, meta)
+
+    def waiting_rooms(self) -> list[WaitingRoom]:
+        return [WaitingRoom(code, room, meta) for code, room, meta in self.store.rooms.rooms_without_matches()]
 
     def open_match(self, code: str, players: list[str], seed: int) -> tuple[str, Match]:
         match_id, match = self.store.rooms.start_match(code, players, seed=seed)

@@ -10,7 +10,9 @@ lives here and in the pacer, never in the engine or the decision loop.
 
 A server started again on the same database rebuilds every running match
 (:meth:`Table.restore`): the hand in progress is replayed from its log to its last
-applied action and play goes on; people find their seats in 托管 until they reconnect.
+applied action and play goes on; each person's open decision gets its time again, at least
+``restart_grace`` seconds, before the stand-in may take it. A room still waiting for its match
+is listed again with its seats (:meth:`Table.waiting`).
 
 Server to client messages (``docs/protocol.md`` lists every field):
 
@@ -39,7 +41,7 @@ from ..hints import hint_json
 from ..ids import ErrorCode
 from ..match import TIERS, RoomConfig, Tier
 from ..runtime import HandDriver
-from .bank import Account, Bank, RunningMatch, is_bot
+from .bank import Account, Bank, RunningMatch, WaitingRoom, is_bot
 from .config import ServerConfig
 from .conn import Conn, Inbound
 from .journal import LogWriter
@@ -94,9 +96,23 @@ class Table(TablePlay):
         self.inbox.put_nowait(Inbound("msg", conn, msg))
 
     def meta(self) -> dict[str, Any]:
-        """What the database keeps of the room beside its rules, to list it again after a restart."""
-        return {"name": self.name, "owner": self.owner, "owner_name": self.names.get(self.owner, self.owner),
-                "public": self.public, "tier": self.tier.id if self.tier is not None else None}
+        """What the database keeps of the room beside its rules, to list it again after a restart:
+        while it waits for its match, its ``seats`` too; ``closed`` once it closed waiting."""
+        meta: dict[str, Any] = {"name": self.name, "owner": self.owner,
+                                "owner_name": self.names.get(self.owner, self.owner), "public": self.public,
+                                "tier": self.tier.id if self.tier is not None else None}
+        if self.status is Status.WAITING:
+            meta["seats"] = list(self.players)
+        elif self.status is Status.CLOSED and self.match is None:
+            meta["closed"] = True
+        return meta
+
+    async def _save_room(self) -> None:
+        """Keep the waiting room's seats (or that it closed) for a restart (:meth:`waiting`)."""
+        try:
+            await asyncio.to_thread(self.bank.save_room, self.code, self.meta())
+        except Exception:  # the seats are saved again with the next change
+            log.exception("table %s: saving the room failed", self.code)
 
     def summary(self) -> dict[str, Any]:
         """The room as the lobby lists it (no secrets beyond the code of a public room)."""
@@ -128,8 +144,9 @@ class Table(TablePlay):
         writer: LogWriter | None = None,
     ) -> Table:
         """The table of a match the database says is running, carried on from its log: the hand in
-        progress replayed to its last applied action (its people in 托管 until they reconnect), or
-        the match between hands. Raises :class:`XuezhanError` if the log does not fit the match."""
+        progress replayed to its last applied action (nobody in 托管: each person's open decision
+        gets its time again, at least ``restart_grace``, :meth:`run`), or the match between hands.
+        Raises :class:`XuezhanError` if the log does not fit the match."""
         meta = running.meta or {}
         owner_name = str(meta.get("owner") or next((p for p in running.match.seats if p), "bot:1"))
         owner = accounts.get(owner_name) or Account(owner_name, str(meta.get("owner_name") or owner_name), 0)
@@ -138,6 +155,39 @@ class Table(TablePlay):
         table = cls(running.room_code, str(meta.get("name") or running.room_code), running.room, owner, bank,
                     config, public=bool(meta.get("public", True)), on_close=on_close, writer=writer, tier=room_tier)
         table.resume(running, accounts)
+        return table
+
+    @classmethod
+    def waiting(
+        cls,
+        waiting: WaitingRoom,
+        bank: Bank,
+        config: ServerConfig,
+        accounts: dict[str, Account],
+        *,
+        on_close: Callable[[Table], None] | None = None,
+        writer: LogWriter | None = None,
+    ) -> Table | None:
+        """The table of a room that was waiting for its match when the server stopped, with the
+        seats it had; ``None`` for a room that closed (nobody came, :meth:`_check_idle`)."""
+        meta = waiting.meta
+        if meta.get("closed"):
+            return None
+        owner_name = str(meta.get("owner") or "")
+        owner = accounts.get(owner_name)
+        if owner is None:
+            return None
+        seats = meta.get("seats")
+        players = [p if isinstance(p, str) and p in accounts else None for p in seats] if isinstance(seats, list) \
+            else [owner.player]
+        tier_id = meta.get("tier")
+        table = cls(waiting.code, str(meta.get("name") or waiting.code), waiting.room, owner, bank, config,
+                    public=bool(meta.get("public", True)), on_close=on_close, writer=writer,
+                    tier=next((t for t in TIERS if t.id == tier_id), None))
+        table.players = (players + [None] * 4)[:4]
+        for player in filter(None, table.players):
+            table.names[player] = accounts[player].nickname
+            table.balances[player] = accounts[player].balance
         return table
 
     def resume(self, running: RunningMatch, accounts: dict[str, Account]) -> None:
@@ -170,15 +220,14 @@ class Table(TablePlay):
                 continue
             if game.seat_state(seat).escaped:
                 self.left.add(sitting)
-            elif not is_bot(sitting):
-                self.seat_owner(seat).trustee = True  # away until the person reconnects
 
     # --- the task ----------------------------------------------------------------------------------------
     async def run(self) -> None:
         loop = asyncio.get_running_loop()
         try:
-            if self.status is Status.PLAYING:
-                self._changed()  # a restored hand: its timers start again
+            if self.status is Status.PLAYING:  # a restored hand: its timers start again, people's not too soon
+                self.pacer.not_before = self.now() + self.config.restart_grace
+                self._changed()
             while self.status is not Status.CLOSED:
                 wake = self._next_wakeup()
                 timeout = None if wake is None else max(0.0, wake - loop.time())
@@ -238,6 +287,10 @@ class Table(TablePlay):
         if self.status is Status.PLAYING:
             return  # the bots finish the hand first, so its coins are settled
         if now - self._idle_since >= self.config.room_idle_timeout:
+            if self.status is Status.WAITING:
+                self.status = Status.CLOSED
+                await self._save_room()  # and it stays closed after a restart
+                return
             if self.status is Status.BETWEEN and self.match_key:
                 try:  # nobody came back: the match ends here, and is not carried on after a restart
                     await asyncio.to_thread(self.bank.end_match, self.match_key, "finished")
@@ -282,7 +335,8 @@ class Table(TablePlay):
         conn.send(self.out.room_message(conn.lang))
         if self.hand is not None:
             conn.hand_key = -1  # the whole hand's events again: the exact table back
-            self.out.send_state(conn)
+            missed = self.missed_json(conn) if conn.seat is not None else None
+            self.out.send_state(conn, missed=missed or None)
         if self.status is Status.BETWEEN and self.last_hand_end is not None:
             conn.send(self.out.hand_end_for(conn))
         if self.status is Status.FINISHED and self.last_match_end is not None:
@@ -305,10 +359,8 @@ class Table(TablePlay):
         self.conns.discard(conn)
         seat = conn.seat
         if seat is not None and self.seat_conn.get(seat) is conn:
-            del self.seat_conn[seat]
+            del self.seat_conn[seat]  # the seat's clocks run on: nothing is played for it before they run out
             self.ready.discard(seat)
-            if self.status is Status.PLAYING:
-                self._set_trustee(seat, True)
         self.out.broadcast_room()
 
     async def _on_message(self, conn: Conn, msg: ClientMessage) -> None:
@@ -368,6 +420,7 @@ class Table(TablePlay):
         if not await self._flush():
             self._ok(conn, "action")  # applied: shown when it is logged
             return
+        self.pacer.answered(self.seat_owner(seat))
         if self.trustee(seat):
             self._set_trustee(seat, False)  # the player is back
             self.out.broadcast_room()
@@ -431,6 +484,8 @@ class Table(TablePlay):
             self._refuse(conn, "sit", ErrorCode.TABLE_FULL, "every seat is taken by a person")
             return
         await self._put_in_seat(seat, player)
+        if self.status is Status.WAITING:
+            await self._save_room()
         self.seat_conn[seat] = conn
         conn.seat = seat
         conn.watch = False
@@ -495,6 +550,8 @@ class Table(TablePlay):
             await self._save_match()
         else:
             self.players[seat] = None
+            if self.status is Status.WAITING:
+                await self._save_room()
         del self.seat_conn[seat]
         self.ready.discard(seat)
         conn.seat = None

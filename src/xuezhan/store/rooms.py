@@ -79,6 +79,22 @@ class Rooms:
                 raise StoreError(ErrorCode.UNKNOWN_ROOM, f"no room named {name!r}")
             return dict(row.meta or {})
 
+    def set_room_meta(self, name: str, meta: Mapping[str, Any]) -> None:
+        """Replace the room's metadata (its seats while it waits for its match, that it closed)."""
+        data = json_object(meta, ErrorCode.BAD_ROOM_META, "a room's metadata")
+        with self._db.sessions.begin() as s:
+            row = s.scalar(select(Room).where(Room.name == name))
+            if row is None:
+                raise StoreError(ErrorCode.UNKNOWN_ROOM, f"no room named {name!r}")
+            row.meta = data
+
+    def rooms_without_matches(self) -> list[tuple[str, RoomConfig, dict[str, Any]]]:
+        """Every room no match was ever started in (oldest first): its name, config and metadata."""
+        with self._db.sessions() as s:
+            rows = s.scalars(select(Room).where(~select(MatchRow.id).where(MatchRow.room_id == Room.id).exists())
+                             .order_by(Room.id)).all()
+            return [(row.name, RoomConfig.from_mapping(row.config), dict(row.meta or {})) for row in rows]
+
     # --- matches ----------------------------------------------------------------------------------------------
     def start_match(self, room: str, players: Sequence[str], *, seed: int) -> tuple[int, Match]:
         """A new match in ``room`` for ``players`` (4-8; accounts must exist). In a tournament room

@@ -3,6 +3,7 @@
 import { refreshMe, setMe } from "./account.js";
 import { $, confirmBox, toast } from "./dom.js";
 import { onState } from "./effects.js";
+import { hideMissed, showMissed, showReconnecting } from "./grace.js";
 import { trackReceived } from "./hand.js";
 import { errorWords, t, term } from "./i18n.js";
 import { logEvent } from "./log.js";
@@ -17,6 +18,8 @@ export function resetTable(code, watch) {
     sel: null, exch: [], hint: null, replaced: false, lookAtTable: false, logOpen: false });
   $("log").replaceChildren();
   closeDialogs();
+  showReconnecting(false);
+  hideMissed();
 }
 
 export function openTable(code, watch) {
@@ -48,6 +51,7 @@ export function connect() {
     if (ev.code === 4404) { S.wsWanted = false; toast(term("error", "unknown_room")); location.hash = "#/"; return; }
     if (ev.code === 4000) { S.wsWanted = false; S.replaced = true; renderAll(); return; }
     if (S.wsWanted) {
+      showReconnecting(true); // until the table is back
       setTimeout(connect, Math.min(5000, 250 * 2 ** S.retry++));
       renderAll();
     }
@@ -71,6 +75,7 @@ export function disconnect() {
   if (S.ws) { const ws = S.ws; S.ws = null; ws.close(); }
   if (S.oldWs) { S.oldWs.close(); S.oldWs = null; }
   S.code = null;
+  showReconnecting(false);
 }
 
 export function send(msg) {
@@ -108,6 +113,7 @@ export function onMessage(msg) {
       S.timeouts = msg.timeouts || null;
       break;
     case "room": {
+      if (!S.view) showReconnecting(false); // a room with no hand yet sends no state
       const before = S.room && S.room.status;
       S.room = msg.room;
       S.roomAt = performance.now();
@@ -132,6 +138,8 @@ export function onMessage(msg) {
       trackReceived(msg);
       for (const ev of msg.events || []) logEvent(ev);
       onState(msg);
+      showReconnecting(false);
+      showMissed(msg.missed);
       break;
     case "hand_end":
       S.handEnd = msg;
