@@ -58,6 +58,7 @@ def test_the_page_shows_reconnecting_while_the_server_is_away_and_then_what_was_
     with served_at(patient, db, port):
         _guest(page, url, "Mei")
         page.wait_for_selector("[data-testid=quickstart]", state="visible")
+        page.uncheck("#quick-exchange")  # straight to 定缺
         page.tap("[data-testid=quickstart]")
         page.wait_for_selector("[data-testid=actions] [data-action=dingque]", state="visible")
         assert page.locator("[data-testid=reconnecting]").is_hidden()
