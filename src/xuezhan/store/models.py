@@ -26,6 +26,7 @@ from sqlalchemy import (
     Integer,
     MetaData,
     String,
+    Text,
     UniqueConstraint,
     func,
 )
@@ -54,13 +55,16 @@ class Account(Base):
     ``name_key`` makes people's names unique however they are written (NFKC, case-folded);
     ``password_hash`` (argon2) is empty for a guest; ``lang`` is the language the player chose;
     ``origin`` is a digest of the client address the account was made from (the daily limit of
-    new accounts per address counts it), never the address itself."""
+    new accounts per address counts it), never the address itself. ``name_skeleton`` is what the
+    name looks like (its confusable skeleton, made by the server): a new name is refused when an
+    account has its skeleton, but accounts that shared one before it was kept keep their names."""
 
     __tablename__ = "accounts"
     __table_args__ = (
         CheckConstraint("kind IN ('player', 'house', 'mint', 'clearing')", name="kind"),
         Index("ix_accounts_name_key", "name_key", unique=True),
         Index("ix_accounts_origin", "origin"),
+        Index("ix_accounts_name_skeleton", "name_skeleton"),
     )
 
     id: Mapped[int] = mapped_column(BigId, primary_key=True)
@@ -71,6 +75,7 @@ class Account(Base):
     password_hash: Mapped[str | None] = mapped_column(String(255))
     lang: Mapped[str | None] = mapped_column(String(8))
     origin: Mapped[str | None] = mapped_column(String(64))
+    name_skeleton: Mapped[str | None] = mapped_column(Text)
 
 
 class AccountSettingsRow(Base):

@@ -1,6 +1,7 @@
 """The websocket of a table, ``/ws/{code}`` (``?watch=1`` to watch): checks the origin and the
 session, joins the table, passes it each well-formed message (:mod:`xuezhan.server.protocol`), and
-sends what the table queues for the connection from a writer task of its own.
+sends what the table queues for the connection from a writer task of its own. Each socket is
+kept with its session (:mod:`xuezhan.server.sessions`): when the session ends, it closes (4001).
 
 The lobby's websocket, ``/ws/lobby``, with the same checks: the queue
 (:mod:`xuezhan.server.matchmaking`) pushes ``{"type": "matched", "table"}`` on it when the
@@ -22,7 +23,7 @@ from ..conn import Conn
 from ..limits import TokenBucket
 from ..protocol import ProtocolError, error_message, parse_client_message
 from ..words import error_text
-from .state import AppState, lang_of
+from .state import COOKIE, AppState, in_thread, lang_of
 
 
 async def _greet(app: AppState, websocket: WebSocket) -> tuple[Account, Lang] | None:
@@ -44,6 +45,14 @@ async def _greet(app: AppState, websocket: WebSocket) -> tuple[Account, Lang] | 
     return account, lang
 
 
+async def _hold_session(app: AppState, websocket: WebSocket, conn: Conn) -> None:
+    """Keep ``conn`` with its session so that logout, a password change elsewhere or expiry closes it
+    (4001, :mod:`xuezhan.server.sessions`)."""
+    token = websocket.cookies.get(COOKIE, "")
+    expires = await in_thread(app.bank.session_expires, token)
+    app.sockets.add(conn, token, conn.account.player, expires)
+
+
 async def serve_table(app: AppState, websocket: WebSocket) -> None:
     """One connection to a table, from the handshake to the close."""
     config = app.config
@@ -60,6 +69,7 @@ async def serve_table(app: AppState, websocket: WebSocket) -> None:
     conn = Conn(account, watch=websocket.query_params.get("watch") == "1", queue_size=config.send_queue,
                 lang=lang)
     writer = asyncio.create_task(_writer(websocket, conn))
+    await _hold_session(app, websocket, conn)
     table.join(conn)
     bucket = TokenBucket(config.rate_per_second, config.rate_burst)
     strikes = 0
@@ -85,6 +95,7 @@ async def serve_table(app: AppState, websocket: WebSocket) -> None:
     except WebSocketDisconnect:
         pass
     finally:
+        app.sockets.remove(conn)
         table.gone(conn)
         conn.close()
         try:
@@ -102,6 +113,7 @@ async def serve_lobby(app: AppState, websocket: WebSocket) -> None:
     account, lang = greeted
     conn = Conn(account, watch=True, queue_size=config.send_queue, lang=lang)
     writer = asyncio.create_task(_writer(websocket, conn))
+    await _hold_session(app, websocket, conn)
     queue = app.lobby.queue
     queue.listen(account.player, conn)
     bucket = TokenBucket(config.rate_per_second, config.rate_burst)
@@ -127,6 +139,7 @@ async def serve_lobby(app: AppState, websocket: WebSocket) -> None:
     except WebSocketDisconnect:
         pass
     finally:
+        app.sockets.remove(conn)
         queue.unlisten(account.player, conn)
         conn.close()
         try:
