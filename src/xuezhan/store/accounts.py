@@ -13,14 +13,14 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import func, or_, select, update
+from sqlalchemy import func, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from ..ids import ErrorCode
 from .base import Database, StoreError, account_ids, aware, check_name
 from .ledger import Ledger
-from .models import Account, AccountSettingsRow, Balance, SessionRow, Setting
+from .models import Account, AccountSettingsRow, Balance, NameSkeleton, SessionRow, Setting
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,14 +97,16 @@ class Accounts:
                     if made >= max_from_origin:
                         raise StoreError(ErrorCode.TOO_MANY_ACCOUNTS,
                                          "this address has made as many accounts as it may today")
-                same = Account.name_key == name_key
-                if name_skeleton is not None:
-                    same = or_(same, Account.name_skeleton == name_skeleton)
-                if s.scalar(select(Account.id).where(same).limit(1)) is not None:
+                taken = s.scalar(select(Account.id).where(Account.name_key == name_key)) is not None
+                if name_skeleton is not None and not taken:
+                    taken = s.scalar(select(NameSkeleton.account_id)
+                                     .where(NameSkeleton.skeleton == name_skeleton).limit(1)) is not None
+                if taken:
                     raise StoreError(ErrorCode.NAME_TAKEN, f"the name {name!r} is taken")
                 acc = self._new_account(s, name, "player")
                 acc.name_key = name_key
-                acc.name_skeleton = name_skeleton
+                if name_skeleton is not None:
+                    s.add(NameSkeleton(account_id=acc.id, skeleton=name_skeleton))
                 acc.origin = origin
                 acc.password_hash = password_hash
                 acc.lang = lang
@@ -116,17 +118,22 @@ class Accounts:
             raise StoreError(ErrorCode.NAME_TAKEN, f"the name {name!r} is taken") from None
 
     def fill_name_skeletons(self, skeleton: Callable[[str], str], version: str) -> int:
-        """Make each person's ``name_skeleton`` with ``skeleton``: the empty ones, or all of them when
+        """Make each person's name skeleton (``name_skeletons``) with ``skeleton``: the missing ones, or all when
         ``version`` (which confusable data) is not the one they were made with. Accounts that share a
         skeleton keep their names. Returns how many were made."""
         with self._db.sessions.begin() as s:
             kept = s.get(Setting, "name_skeleton_version", with_for_update=True)
-            where = Account.kind == "player"
+            query = select(Account.id, Account.name).where(Account.kind == "player")
             if kept is not None and kept.value == version:
-                where = where & Account.name_skeleton.is_(None)
-            rows = s.execute(select(Account.id, Account.name).where(where)).all()
+                query = query.outerjoin(NameSkeleton, NameSkeleton.account_id == Account.id).where(
+                    NameSkeleton.account_id.is_(None))
+            rows = s.execute(query).all()
             for ident, name in rows:
-                s.execute(update(Account).where(Account.id == ident).values(name_skeleton=skeleton(name)))
+                row = s.get(NameSkeleton, ident)
+                if row is None:
+                    s.add(NameSkeleton(account_id=ident, skeleton=skeleton(name)))
+                else:
+                    row.skeleton = skeleton(name)
             if kept is None:
                 s.add(Setting(key="name_skeleton_version", value=version))
             else:

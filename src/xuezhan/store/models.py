@@ -55,16 +55,13 @@ class Account(Base):
     ``name_key`` makes people's names unique however they are written (NFKC, case-folded);
     ``password_hash`` (argon2) is empty for a guest; ``lang`` is the language the player chose;
     ``origin`` is a digest of the client address the account was made from (the daily limit of
-    new accounts per address counts it), never the address itself. ``name_skeleton`` is what the
-    name looks like (its confusable skeleton, made by the server): a new name is refused when an
-    account has its skeleton, but accounts that shared one before it was kept keep their names."""
+    new accounts per address counts it), never the address itself."""
 
     __tablename__ = "accounts"
     __table_args__ = (
         CheckConstraint("kind IN ('player', 'house', 'mint', 'clearing')", name="kind"),
         Index("ix_accounts_name_key", "name_key", unique=True),
         Index("ix_accounts_origin", "origin"),
-        Index("ix_accounts_name_skeleton", "name_skeleton"),
     )
 
     id: Mapped[int] = mapped_column(BigId, primary_key=True)
@@ -75,7 +72,17 @@ class Account(Base):
     password_hash: Mapped[str | None] = mapped_column(String(255))
     lang: Mapped[str | None] = mapped_column(String(8))
     origin: Mapped[str | None] = mapped_column(String(64))
-    name_skeleton: Mapped[str | None] = mapped_column(Text)
+
+
+class NameSkeleton(Base):
+    """What a person's name looks like: its confusable skeleton (UTS #39), made by the server
+    (:func:`xuezhan.server.names.name_skeleton`). A new name is refused when an account has its
+    skeleton; accounts that shared one before skeletons were kept keep their names."""
+
+    __tablename__ = "name_skeletons"
+
+    account_id: Mapped[int] = mapped_column(BigId, ForeignKey("accounts.id"), primary_key=True)
+    skeleton: Mapped[str] = mapped_column(Text, index=True)
 
 
 class AccountSettingsRow(Base):
