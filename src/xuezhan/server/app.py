@@ -221,4 +221,5 @@ def create_app(
     app.state.lobby = lobby
     app.state.bank = the_bank
     app.state.config = config
+    app.state.sockets = state.sockets
     return app

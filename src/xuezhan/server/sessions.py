@@ -46,11 +46,10 @@ class SessionSockets:
         """Keep ``conn`` as a socket of session ``token`` (of ``player``), closed when the session
         ends; ``expires_at``: when it expires (``None``: ended already, so it closes now)."""
         delay = 0.0 if expires_at is None else (expires_at - datetime.now(UTC)).total_seconds()
-        timer = None
         if delay <= 0:
             conn.close(SESSION_ENDED)
-        else:
-            timer = asyncio.get_running_loop().call_later(delay, self._expire, conn)
+            return
+        timer = asyncio.get_running_loop().call_later(delay, self._expire, conn)
         self._open[conn] = _Open(token, player, timer)
         self._by_token.setdefault(token, set()).add(conn)
 
@@ -68,18 +67,25 @@ class SessionSockets:
                 del self._by_token[entry.token]
 
     def _expire(self, conn: Conn) -> None:
+        if conn in self._open:
+            self._open[conn].timer = None  # it has fired
+        self._end(conn)
+
+    def _end(self, conn: Conn) -> None:
+        """Close a socket whose session ended, and forget it at once (its handler's ``remove`` follows)."""
+        self.remove(conn)
         conn.close(SESSION_ENDED)
 
     def end(self, token: str) -> int:
         """Close every socket of session ``token`` (logout); returns how many."""
         conns = list(self._by_token.get(token, ()))
         for conn in conns:
-            conn.close(SESSION_ENDED)
+            self._end(conn)
         return len(conns)
 
     def end_others(self, player: str, keep: str | None) -> int:
         """Close the sockets of every session of ``player`` but ``keep`` (a password change)."""
         conns = [c for c, e in self._open.items() if e.player == player and e.token != keep]
         for conn in conns:
-            conn.close(SESSION_ENDED)
+            self._end(conn)
         return len(conns)
