@@ -130,6 +130,18 @@ def test_the_http_rate_limit_says_when(make_app: Callable[..., Any]) -> None:
     assert r.json()["error"]["retry_after"] in (1, 2) and r.headers["retry-after"] in ("1", "2")
 
 
+def test_a_flooding_sockets_refusals_say_when(make_app: Callable[..., Any]) -> None:
+    app = make_app(rate_per_second=0.5, rate_burst=2, rate_strikes=100)
+    c = Http(app.state.runner)
+    assert c.post("/api/login", json={"name": "gil"}).status_code == 200
+    with c.websocket_connect("/ws/lobby") as ws:
+        for _ in range(3):
+            ws.send_json({"type": "ping"})
+        answers = [ws.receive_json() for _ in range(3)]
+    assert answers[:2] == [{"type": "pong"}] * 2
+    assert answers[2]["code"] == "rate_limited" and answers[2]["retry_after"] in (1, 2)
+
+
 # --- the client's address ----------------------------------------------------------------------------
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import json
 from contextlib import suppress
+from typing import Any
 
 from starlette.routing import BaseRoute, WebSocketRoute
 from starlette.websockets import WebSocket, WebSocketDisconnect
@@ -20,7 +21,7 @@ from ...i18n import Lang
 from ...ids import ErrorCode
 from ..bank import Account
 from ..conn import Conn
-from ..limits import TokenBucket
+from ..limits import TokenBucket, retry_seconds
 from ..protocol import ProtocolError, error_message, parse_client_message
 from ..words import error_text
 from .state import COOKIE, AppState, in_thread, lang_of
@@ -43,6 +44,14 @@ async def _greet(app: AppState, websocket: WebSocket) -> tuple[Account, Lang] | 
         await websocket.close(code=4401)
         return None
     return account, lang
+
+
+def _refusal(exc: ProtocolError, lang: Lang, bucket: TokenBucket) -> dict[str, Any]:
+    """The error event of a refused message; ``rate_limited`` also says how long to wait (``retry_after``)."""
+    message = error_message(exc.code, error_text(exc.code, lang, exc.message))
+    if exc.code == ErrorCode.RATE_LIMITED:
+        message["retry_after"] = retry_seconds(bucket.wait())
+    return message
 
 
 async def _hold_session(app: AppState, websocket: WebSocket, conn: Conn) -> None:
@@ -87,7 +96,7 @@ async def serve_table(app: AppState, websocket: WebSocket) -> None:
                 msg = parse_client_message(text, config.max_message_bytes)
             except ProtocolError as exc:
                 strikes += 1
-                conn.send(error_message(exc.code, error_text(exc.code, lang, exc.message)))
+                conn.send(_refusal(exc, lang, bucket))
                 if strikes >= config.rate_strikes:
                     conn.close(1008)
                 continue
@@ -131,7 +140,7 @@ async def serve_lobby(app: AppState, websocket: WebSocket) -> None:
                     raise ProtocolError(ErrorCode.UNKNOWN_MESSAGE, "the lobby socket takes only ping")
             except ProtocolError as exc:
                 strikes += 1
-                conn.send(error_message(exc.code, error_text(exc.code, lang, exc.message)))
+                conn.send(_refusal(exc, lang, bucket))
                 if strikes >= config.rate_strikes:
                     conn.close(1008)
                 continue
