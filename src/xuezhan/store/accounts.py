@@ -120,7 +120,14 @@ class Accounts:
     def fill_name_skeletons(self, skeleton: Callable[[str], str], version: str) -> int:
         """Make each person's name skeleton (``name_skeletons``) with ``skeleton``: the missing ones, or all when
         ``version`` (which confusable data) is not the one they were made with. Accounts that share a
-        skeleton keep their names. Returns how many were made."""
+        skeleton keep their names. Returns how many were made (0 when another server, opening the
+        database at the same time, made them first)."""
+        try:
+            return self._fill_name_skeletons(skeleton, version)
+        except IntegrityError:  # another process made the same rows, or the setting, first
+            return 0
+
+    def _fill_name_skeletons(self, skeleton: Callable[[str], str], version: str) -> int:
         with self._db.sessions.begin() as s:
             kept = s.get(Setting, "name_skeleton_version", with_for_update=True)
             query = select(Account.id, Account.name).where(Account.kind == "player")
