@@ -5,9 +5,11 @@ what they look like, and other sites' requests refused."""
 
 from __future__ import annotations
 
+import asyncio
 import threading
 import time
 from collections.abc import Callable
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -20,9 +22,11 @@ from xuezhan import i18n, vocab
 from xuezhan.i18n import LANGS
 from xuezhan.ids import ErrorCode
 from xuezhan.server.app import same_origin
+from xuezhan.server.bank import Account
+from xuezhan.server.conn import Conn
 from xuezhan.server.limits import AttemptLimiter, client_address, retry_seconds, trusted_networks
 from xuezhan.server.names import check_name, name_key, name_skeleton
-from xuezhan.server.sessions import SESSION_ENDED
+from xuezhan.server.sessions import SESSION_ENDED, SessionSockets
 from xuezhan.server.storebank import StoreBank
 from xuezhan.store import Store
 
@@ -300,6 +304,34 @@ def test_an_expired_sessions_socket_closes(make_app: Callable[..., Any]) -> None
         assert _code(c.get("/api/me")) == (401, "not_signed_in")
     finally:
         socket.close()
+
+
+def test_session_sockets_close_on_every_ending() -> None:
+    """The registry alone: an ending between keeping a socket and reading its expiry still closes it;
+    an expiry in the past closes at once; a timer closes at the expiry; a closed socket is forgotten."""
+
+    async def run() -> None:
+        sockets = SessionSockets()
+        conns = [Conn(Account(f"p{i}", f"p{i}", 0)) for i in range(4)]
+        later = datetime.now(UTC) + timedelta(hours=1)
+        sockets.add(conns[0], "t0", "p0")
+        assert sockets.end("t0") == 1  # logout before the expiry was read
+        sockets.expire_at(conns[0], later)
+        assert conns[0].closed and conns[0].close_code == SESSION_ENDED and len(sockets) == 0
+        sockets.add(conns[1], "t1", "p1")
+        sockets.expire_at(conns[1], None)  # the session had ended already
+        assert conns[1].close_code == SESSION_ENDED and len(sockets) == 0
+        sockets.add(conns[2], "t2", "p2")
+        sockets.expire_at(conns[2], datetime.now(UTC) + timedelta(seconds=0.2))
+        sockets.add(conns[3], "t3", "p2")
+        sockets.expire_at(conns[3], later)
+        await asyncio.sleep(0.4)
+        assert conns[2].close_code == SESSION_ENDED and not conns[3].closed
+        assert sockets.end_others("p2", keep="t3") == 0 and not conns[3].closed
+        sockets.remove(conns[3])
+        assert len(sockets) == 0 and sockets.end("t3") == 0
+
+    asyncio.run(run())
 
 
 def test_a_revoked_session_cannot_open_a_socket(make_app: Callable[..., Any]) -> None:

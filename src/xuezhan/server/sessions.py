@@ -5,7 +5,7 @@ and each closes the session's sockets (table and lobby) with :data:`SESSION_ENDE
 
 - logout (:meth:`SessionSockets.end`), at once;
 - a password change ends the account's other sessions (:meth:`SessionSockets.end_others`), at once;
-- expiry: each socket holds a timer set to its session's end (:meth:`SessionSockets.add`).
+- expiry: each socket holds a timer set to its session's end (:meth:`SessionSockets.expire_at`).
 
 Closing goes through the connection's outbox (:meth:`xuezhan.server.conn.Conn.close`): the
 writer task sends what is queued, then the close frame. Nothing is polled, so a thousand
@@ -42,16 +42,25 @@ class SessionSockets:
     def __len__(self) -> int:
         return len(self._open)
 
-    def add(self, conn: Conn, token: str, player: str, expires_at: datetime | None) -> None:
-        """Keep ``conn`` as a socket of session ``token`` (of ``player``), closed when the session
-        ends; ``expires_at``: when it expires (``None``: ended already, so it closes now)."""
+    def add(self, conn: Conn, token: str, player: str) -> None:
+        """Keep ``conn`` as a socket of session ``token`` (of ``player``), closed when the session ends.
+        Kept before its expiry is read (:meth:`expire_at`), so that no ending falls between the two."""
+        self._open[conn] = _Open(token, player, None)
+        self._by_token.setdefault(token, set()).add(conn)
+
+    def expire_at(self, conn: Conn, expires_at: datetime | None) -> None:
+        """Close ``conn`` when its session expires at ``expires_at`` (``None``: it has ended already,
+        so it closes now)."""
+        entry = self._open.get(conn)
+        if entry is None:
+            return  # ended meanwhile, or gone
         delay = 0.0 if expires_at is None else (expires_at - datetime.now(UTC)).total_seconds()
         if delay <= 0:
-            conn.close(SESSION_ENDED)
+            self._end(conn)
             return
-        timer = asyncio.get_running_loop().call_later(delay, self._expire, conn)
-        self._open[conn] = _Open(token, player, timer)
-        self._by_token.setdefault(token, set()).add(conn)
+        if entry.timer is not None:
+            entry.timer.cancel()
+        entry.timer = asyncio.get_running_loop().call_later(delay, self._expire, conn)
 
     def remove(self, conn: Conn) -> None:
         """Forget a socket that closed."""

@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import json
 from contextlib import suppress
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from starlette.routing import BaseRoute, WebSocketRoute
@@ -58,8 +59,12 @@ async def _hold_session(app: AppState, websocket: WebSocket, conn: Conn) -> None
     """Keep ``conn`` with its session so that logout, a password change elsewhere or expiry closes it
     (4001, :mod:`xuezhan.server.sessions`)."""
     token = websocket.cookies.get(COOKIE, "")
-    expires = await in_thread(app.bank.session_expires, token)
-    app.sockets.add(conn, token, conn.account.player, expires)
+    app.sockets.add(conn, token, conn.account.player)  # first: an ending from now on closes it
+    try:
+        expires = await in_thread(app.bank.session_expires, token)
+    except Exception:  # the database did not answer: the session ends no later than a whole lifetime
+        expires = datetime.now(UTC) + timedelta(seconds=app.config.session_ttl)
+    app.sockets.expire_at(conn, expires)
 
 
 async def serve_table(app: AppState, websocket: WebSocket) -> None:
