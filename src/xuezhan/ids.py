@@ -147,6 +147,7 @@ class ErrorCode(StrEnum):
     CANNOT_GANG_TILE = "cannot_gang_tile"
     CANNOT_HU = "cannot_hu"
     CONFLICTING_CONTEXT = "conflicting_context"
+    CROSS_ORIGIN = "cross_origin"
     DATABASE_ERROR = "database_error"
     EMPTY = "empty"
     FORCED_DINGQUE = "forced_dingque"

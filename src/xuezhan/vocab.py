@@ -264,6 +264,7 @@ _ERRORS: Final[tuple[_Row, ...]] = (  # every stable error code, alphabetical
     (ErrorCode.CANNOT_GANG_TILE, "不能杠这张牌", "不能槓這張牌", "cannot kong this tile"),
     (ErrorCode.CANNOT_HU, "不能胡", "不能胡", "cannot win"),
     (ErrorCode.CONFLICTING_CONTEXT, "胡牌条件矛盾", "胡牌條件矛盾", "conflicting win context"),
+    (ErrorCode.CROSS_ORIGIN, "来自其他网站的请求", "來自其他網站的請求", "request from another site"),
     (ErrorCode.DATABASE_ERROR, "数据库错误", "資料庫錯誤", "database error"),
     (ErrorCode.EMPTY, "没有牌", "沒有牌", "no tiles"),
     (ErrorCode.FORCED_DINGQUE, "不能定这门缺", "不能定這門缺", "void suit not allowed"),

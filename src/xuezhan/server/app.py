@@ -31,7 +31,9 @@ Websocket ``/ws/{code}`` (``?watch=1`` to watch): see :mod:`xuezhan.server.proto
 Websocket ``/ws/lobby``: ``{"type": "matched", "table"}`` when the queue seats the player.
 
 The handlers live in :mod:`xuezhan.server.routes`, one module a concern, over one
-:class:`~xuezhan.server.routes.AppState`; this module assembles them with the middleware.
+:class:`~xuezhan.server.routes.AppState`; this module assembles them with the middleware:
+:class:`ClientAddress` (who the client is, behind trusted proxies), :class:`SameOrigin` (other
+sites' ``POST``/``PUT``/``DELETE`` refused: 403 ``cross_origin``) and :class:`SecurityHeaders`.
 """
 
 from __future__ import annotations
@@ -40,22 +42,26 @@ import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Final
+from urllib.parse import urlsplit
 
 from starlette.applications import Starlette
+from starlette.requests import Request
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from ..ids import ErrorCode
 from .bank import Bank
 from .config import ServerConfig
-from .limits import AddressLimiter, AttemptLimiter
+from .limits import AddressLimiter, AttemptLimiter, Network, client_address, trusted_networks
 from .lobby import CODE_LENGTH, Lobby, new_code
 from .routes import AppState, routes
 from .routes.assets import STATIC, with_lang
 from .routes.rooms import room_config, stake_check, tier_json, tier_room
-from .routes.state import COOKIE, STATUS, ApiError
+from .routes.state import COOKIE, STATUS, ApiError, error_response, lang_of
+from .words import error_text
 
 __all__ = [
-    "CODE_LENGTH", "COOKIE", "CSP", "STATIC", "STATUS", "ApiError", "Lobby", "SecurityHeaders", "create_app",
-    "new_code", "room_config", "stake_check", "tier_json", "tier_room", "with_lang",
+    "CODE_LENGTH", "COOKIE", "CSP", "STATIC", "STATUS", "ApiError", "ClientAddress", "Lobby", "SameOrigin",
+    "SecurityHeaders", "create_app", "new_code", "room_config", "stake_check", "tier_json", "tier_room", "with_lang",
 ]
 
 log = logging.getLogger("xuezhan.server")
@@ -92,6 +98,87 @@ class SecurityHeaders:
         await self.app(scope, receive, send_with_headers)
 
 
+STATE_CHANGING: Final = frozenset({"POST", "PUT", "DELETE", "PATCH"})
+"""The methods another site's page may not use on this server."""
+_DEFAULT_PORTS: Final = {"http": 80, "https": 443, "ws": 80, "wss": 443}
+
+
+def _header(scope: Scope, name: bytes) -> str | None:
+    for key, value in scope.get("headers", ()):
+        if key == name:
+            return bytes(value).decode("latin-1")
+    return None
+
+
+def _host_port(netloc: str, default_port: int | None) -> tuple[str, int | None]:
+    """``host[:port]`` as (host, port), the port defaulting to ``default_port``."""
+    host, port = netloc.strip().lower(), default_port
+    if host.startswith("["):  # [::1]:8000
+        end = host.find("]")
+        rest = host[end + 1:]
+        host = host[:end + 1]
+        if rest.startswith(":") and rest[1:].isdigit():
+            port = int(rest[1:])
+    elif host.count(":") == 1:
+        name, _, digits = host.partition(":")
+        host = name
+        port = int(digits) if digits.isdigit() else -1
+    return host, port
+
+
+def same_origin(origin: str, host: str) -> bool:
+    """Whether an ``Origin`` header names this server (the ``Host`` it was asked for): the same host
+    and port, a missing port being the default of the origin's scheme."""
+    parts = urlsplit(origin.strip())
+    if parts.scheme not in _DEFAULT_PORTS or not parts.netloc or not host:
+        return False
+    default = _DEFAULT_PORTS[parts.scheme]
+    return _host_port(parts.netloc, default) == _host_port(host, default)
+
+
+class SameOrigin:
+    """Refuses state-changing HTTP requests (``POST``, ``PUT``, ``DELETE``) from another site's page:
+    403 ``cross_origin`` when ``Sec-Fetch-Site`` is ``cross-site`` or ``Origin`` names another host
+    and port than the request's ``Host`` (or is ``null``). A request with neither header (curl,
+    tests, other programs) passes: it is no browser acting for someone."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http" and scope.get("method", "GET") in STATE_CHANGING:
+            origin = _header(scope, b"origin")
+            fetch_site = _header(scope, b"sec-fetch-site")
+            cross = (fetch_site or "").strip().lower() == "cross-site"
+            if origin is not None and not same_origin(origin, _header(scope, b"host") or ""):
+                cross = True
+            if cross:
+                lang = lang_of(Request(scope))
+                text = error_text(ErrorCode.CROSS_ORIGIN, lang, "requests from another site are refused")
+                await error_response(403, ErrorCode.CROSS_ORIGIN, text)(scope, receive, send)
+                return
+        await self.app(scope, receive, send)
+
+
+class ClientAddress:
+    """Sets each request's client address (``scope["client"]``) to the one
+    :func:`~xuezhan.server.limits.client_address` finds: the peer's, or, from a trusted proxy, the
+    client its ``Forwarded`` / ``X-Forwarded-For`` names. Every limit per address reads it there."""
+
+    def __init__(self, app: ASGIApp, trusted: tuple[Network, ...] = ()) -> None:
+        self.app = app
+        self.trusted = trusted
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        client = scope.get("client")
+        if self.trusted and scope["type"] in ("http", "websocket") and client:
+            found = client_address(str(client[0]), self.trusted, forwarded=_header(scope, b"forwarded"),
+                                   x_forwarded_for=_header(scope, b"x-forwarded-for"))
+            if found != client[0]:
+                scope = dict(scope, client=(found, 0))
+        await self.app(scope, receive, send)
+
+
 def create_app(
     db_url: str | None = None,
     *,
@@ -115,6 +202,7 @@ def create_app(
         http_limit=AddressLimiter(config.http_rate_per_second, config.http_rate_burst),
         attempts=AttemptLimiter(config.login_attempts, config.login_window),
         page=(STATIC / "index.html").read_text(encoding="utf-8"),
+        address_attempts=AttemptLimiter(config.login_attempts_per_address, config.login_window),
     )
 
     @asynccontextmanager
@@ -128,7 +216,10 @@ def create_app(
 
     app = Starlette(routes=routes(state), lifespan=lifespan)
     app.add_middleware(SecurityHeaders)
+    app.add_middleware(SameOrigin)
+    app.add_middleware(ClientAddress, trusted=trusted_networks(config.trusted_proxies))
     app.state.lobby = lobby
     app.state.bank = the_bank
     app.state.config = config
+    app.state.sockets = state.sockets
     return app

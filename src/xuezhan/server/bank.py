@@ -16,6 +16,7 @@ nickname, a bot by ``bot:1`` to ``bot:4`` (accounts too, topped up by the house)
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any, Protocol
 
 from ..match import HandResult, Match, RoomConfig
@@ -167,7 +168,8 @@ class Bank(Protocol):
         """A new account (a guest without ``password``) with the starting grant and a session token
         for it. ``origin`` is where the request came from (the daily limit of new accounts per
         address). Raises :class:`~xuezhan.errors.XuezhanError` ``name_taken`` if the name (by its
-        key, :func:`xuezhan.server.names.name_key`) is in use, ``rate_limited`` past the limit."""
+        key, :func:`xuezhan.server.names.name_key`, or by what it looks like,
+        :func:`xuezhan.server.names.name_skeleton`) is in use, ``rate_limited`` past the limit."""
         ...
 
     def login(self, nickname: str, password: str) -> tuple[Account, str]:
@@ -187,6 +189,15 @@ class Bank(Protocol):
 
     def end_session(self, token: str) -> None:
         """Log out: the token is refused from now on."""
+        ...
+
+    def session_expires(self, token: str) -> datetime | None:
+        """When a live session ends by itself (``None``: no such session, or it was ended)."""
+        ...
+
+    def end_other_sessions(self, player: str, keep: str | None) -> None:
+        """End every session of ``player`` but ``keep``'s (a password change): their tokens are
+        refused from now on."""
         ...
 
     def wallet(self, player: str, limit: int = 100) -> list[WalletEntry]:

@@ -18,6 +18,7 @@ from ..errors import XuezhanError
 from ..ids import ErrorCode
 from ..match import MAX_COEFFICIENT, MAX_FEE, MAX_HANDS, RoomConfig
 from ..rules import MAX_BASE_SCORE, MAX_MULTIPLE
+from .limits import trusted_networks
 
 _LIMIT_BOUNDS: Final = (
     ("max_base_score", 1, MAX_BASE_SCORE),
@@ -94,8 +95,15 @@ class ServerConfig:
     session_ttl: float = 30 * 24 * 3600.0
     """How long a session lasts (seconds); an expired session cookie is refused."""
     login_attempts: int = 10
-    """Sign-in and register attempts allowed per name and per client address in ``login_window``."""
+    """Wrong passwords (and new accounts) allowed per name from one client address in
+    ``login_window``; a right password from another address is never refused for them."""
     login_window: float = 300.0
+    login_attempts_per_address: int = 50
+    """Wrong passwords (and new accounts) allowed per client address, whatever the names, in
+    ``login_window``."""
+    trusted_proxies: tuple[str, ...] = ()
+    """Proxies (addresses or networks, ``"10.0.0.0/8"``) whose ``X-Forwarded-For`` / ``Forwarded``
+    names the client; from any other peer those headers are ignored. Default: none."""
     relief_floor: int = 1_000
     """Below this balance a player may take the daily relief coins (the novice tier's minimum)."""
     relief_amount: int = 2_000
@@ -116,6 +124,11 @@ class ServerConfig:
     """Mark the session cookie ``Secure`` (behind HTTPS)."""
 
     def __post_init__(self) -> None:
+        try:
+            trusted_networks(self.trusted_proxies)
+        except (ValueError, TypeError, AttributeError):
+            raise ValueError(f"ServerConfig.trusted_proxies must be addresses or networks, "
+                             f"not {self.trusted_proxies!r}") from None
         for name, lo, hi in _LIMIT_BOUNDS:
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or not lo <= value <= hi:
@@ -145,7 +158,8 @@ class ServerConfig:
         """Settings for tests and benchmarks: bots act at once, short timeouts."""
         base = cls(turn_timeout=5.0, claim_timeout=5.0, choice_timeout=5.0, bot_delay=0.0,
                    bot_claim_delay=0.0, next_hand_delay=0.5, rate_per_second=1000.0, rate_burst=1000,
-                   accounts_per_address=1_000_000, login_attempts=1_000_000, custom_stakes=True)
+                   accounts_per_address=1_000_000, login_attempts=1_000_000,
+                   login_attempts_per_address=1_000_000, custom_stakes=True)
         return dataclasses.replace(base, **overrides)
 
     @classmethod
@@ -165,6 +179,9 @@ class ServerConfig:
                 value = float(value) if ok else value
             elif isinstance(default, int):
                 ok = isinstance(value, int) and not isinstance(value, bool) and value >= 0
+            elif isinstance(default, tuple):  # trusted_proxies: a list of strings
+                ok = isinstance(value, list | tuple) and all(isinstance(v, str) for v in value)
+                value = tuple(value) if ok else value
             elif isinstance(default, str):
                 ok = isinstance(value, str) and (bool(value) or key == "seat_bot")
             else:  # seed: an integer or absent

@@ -41,7 +41,7 @@ from .bank import (
     WalletEntry,
     is_bot,
 )
-from .names import name_key
+from .names import name_key, name_skeleton, skeleton_version
 
 BOT_FLOAT: Final = 10_000_000
 """Coins a bot account is topped up to when it runs low, so its losses are always paid in full."""
@@ -76,6 +76,8 @@ class StoreBank:
         self._address_key = store.accounts.setting("address_key", lambda: secrets.token_hex(32)).encode()
         # a hash to check a password against when the name is unknown, so both cases take as long
         self._dummy_hash = self.hasher.hash(secrets.token_hex(16))
+        # what each name looks like, for accounts made before it was kept or with other confusable data
+        store.accounts.fill_name_skeletons(name_skeleton, skeleton_version())
         for bot in BOT_PLAYERS:
             try:
                 store.accounts.create_account(bot, BOT_FLOAT)
@@ -106,6 +108,15 @@ class StoreBank:
         if token and len(token) <= 200:
             self.store.accounts.revoke_session(_digest(token), datetime.now(UTC))
 
+    def session_expires(self, token: str) -> datetime | None:
+        if not token or len(token) > 200:
+            return None
+        return self.store.accounts.session_expires(_digest(token))
+
+    def end_other_sessions(self, player: str, keep: str | None) -> None:
+        keep_hash = _digest(keep) if keep and len(keep) <= 200 else None
+        self.store.accounts.revoke_other_sessions(player, keep_hash, datetime.now(UTC))
+
     # --- accounts ----------------------------------------------------------------------------------------
     def origin_of(self, address: str) -> str:
         """The digest an address is kept as."""
@@ -121,7 +132,7 @@ class StoreBank:
         try:
             self.store.accounts.create_player(nickname, name_key(nickname), self.starting_coins, origin=digest,
                                               password_hash=hashed, max_from_origin=self.accounts_per_address,
-                                              since=today)
+                                              since=today, name_skeleton=name_skeleton(nickname))
         except StoreError as exc:
             if exc.code == ErrorCode.NAME_TAKEN:
                 raise XuezhanError(ErrorCode.NAME_TAKEN, f"the name {nickname!r} is taken") from None

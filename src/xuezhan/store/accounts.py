@@ -20,7 +20,7 @@ from sqlalchemy.orm import Session
 from ..ids import ErrorCode
 from .base import Database, StoreError, account_ids, aware, check_name
 from .ledger import Ledger
-from .models import Account, AccountSettingsRow, Balance, SessionRow, Setting
+from .models import Account, AccountSettingsRow, Balance, NameSkeleton, SessionRow, Setting
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,8 +81,10 @@ class Accounts:
         lang: str | None = None,
         max_from_origin: int | None = None,
         since: datetime | None = None,
+        name_skeleton: str | None = None,
     ) -> int:
-        """A person's account: ``name`` as shown, unique by ``name_key`` (``name_taken``), with a
+        """A person's account: ``name`` as shown, unique by ``name_key`` and by ``name_skeleton``
+        (what it looks like) when given (``name_taken``), with a
         starting grant of ``coins`` (once: the grant's key is the account's), made from ``origin``.
         With ``max_from_origin`` and ``since``, refused (``too_many_accounts``) when ``origin`` has
         made that many accounts since then; checked in the same transaction as the insert."""
@@ -95,10 +97,16 @@ class Accounts:
                     if made >= max_from_origin:
                         raise StoreError(ErrorCode.TOO_MANY_ACCOUNTS,
                                          "this address has made as many accounts as it may today")
-                if s.scalar(select(Account.id).where(Account.name_key == name_key)) is not None:
+                taken = s.scalar(select(Account.id).where(Account.name_key == name_key)) is not None
+                if name_skeleton is not None and not taken:
+                    taken = s.scalar(select(NameSkeleton.account_id)
+                                     .where(NameSkeleton.skeleton == name_skeleton).limit(1)) is not None
+                if taken:
                     raise StoreError(ErrorCode.NAME_TAKEN, f"the name {name!r} is taken")
                 acc = self._new_account(s, name, "player")
                 acc.name_key = name_key
+                if name_skeleton is not None:
+                    s.add(NameSkeleton(account_id=acc.id, skeleton=name_skeleton))
                 acc.origin = origin
                 acc.password_hash = password_hash
                 acc.lang = lang
@@ -108,6 +116,36 @@ class Accounts:
                 return acc.id
         except IntegrityError:
             raise StoreError(ErrorCode.NAME_TAKEN, f"the name {name!r} is taken") from None
+
+    def fill_name_skeletons(self, skeleton: Callable[[str], str], version: str) -> int:
+        """Make each person's name skeleton (``name_skeletons``) with ``skeleton``: the missing ones, or all when
+        ``version`` (which confusable data) is not the one they were made with. Accounts that share a
+        skeleton keep their names. Returns how many were made (0 when another server, opening the
+        database at the same time, made them first)."""
+        try:
+            return self._fill_name_skeletons(skeleton, version)
+        except IntegrityError:  # another process made the same rows, or the setting, first
+            return 0
+
+    def _fill_name_skeletons(self, skeleton: Callable[[str], str], version: str) -> int:
+        with self._db.sessions.begin() as s:
+            kept = s.get(Setting, "name_skeleton_version", with_for_update=True)
+            query = select(Account.id, Account.name).where(Account.kind == "player")
+            if kept is not None and kept.value == version:
+                query = query.outerjoin(NameSkeleton, NameSkeleton.account_id == Account.id).where(
+                    NameSkeleton.account_id.is_(None))
+            rows = s.execute(query).all()
+            for ident, name in rows:
+                row = s.get(NameSkeleton, ident)
+                if row is None:
+                    s.add(NameSkeleton(account_id=ident, skeleton=skeleton(name)))
+                else:
+                    row.skeleton = skeleton(name)
+            if kept is None:
+                s.add(Setting(key="name_skeleton_version", value=version))
+            else:
+                kept.value = version
+            return len(rows)
 
     def player(self, name: str) -> PlayerInfo | None:
         """A person's account by its name, or ``None``."""
@@ -182,6 +220,24 @@ class Accounts:
         if row is None or aware(row[5]) <= now:
             return None
         return PlayerInfo(*row[:5])
+
+    def session_expires(self, token_hash: str) -> datetime | None:
+        """When a session that is not revoked expires (``None``: no such session, or revoked)."""
+        with self._db.sessions() as s:
+            at = s.scalar(select(SessionRow.expires_at)
+                          .where(SessionRow.token_hash == token_hash, SessionRow.revoked_at.is_(None)))
+        return None if at is None else aware(at)
+
+    def revoke_other_sessions(self, name: str, keep_hash: str | None, now: datetime) -> int:
+        """End every session of ``name`` but the one whose token digest is ``keep_hash`` (a password
+        change); returns how many were ended."""
+        with self._db.sessions.begin() as s:
+            acc = account_ids(s, [name])[name]
+            where = [SessionRow.account_id == acc, SessionRow.revoked_at.is_(None)]
+            if keep_hash is not None:
+                where.append(SessionRow.token_hash != keep_hash)
+            done = s.execute(update(SessionRow).where(*where).values(revoked_at=now))
+            return int(getattr(done, "rowcount", 0) or 0)
 
     def revoke_session(self, token_hash: str, now: datetime) -> None:
         """End a session (logout): its token is refused from now on."""

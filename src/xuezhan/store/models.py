@@ -26,6 +26,7 @@ from sqlalchemy import (
     Integer,
     MetaData,
     String,
+    Text,
     UniqueConstraint,
     func,
 )
@@ -71,6 +72,17 @@ class Account(Base):
     password_hash: Mapped[str | None] = mapped_column(String(255))
     lang: Mapped[str | None] = mapped_column(String(8))
     origin: Mapped[str | None] = mapped_column(String(64))
+
+
+class NameSkeleton(Base):
+    """What a person's name looks like: its confusable skeleton (UTS #39), made by the server
+    (:func:`xuezhan.server.names.name_skeleton`). A new name is refused when an account has its
+    skeleton; accounts that shared one before skeletons were kept keep their names."""
+
+    __tablename__ = "name_skeletons"
+
+    account_id: Mapped[int] = mapped_column(BigId, ForeignKey("accounts.id"), primary_key=True)
+    skeleton: Mapped[str] = mapped_column(Text, index=True)
 
 
 class AccountSettingsRow(Base):

@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import json
 from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, Final
 
@@ -25,9 +25,10 @@ from ...i18n import Lang
 from ...ids import ErrorCode
 from ..bank import Account, Bank
 from ..config import ServerConfig
-from ..limits import AddressLimiter, AttemptLimiter
+from ..limits import AddressLimiter, AttemptLimiter, retry_seconds
 from ..lobby import Lobby
 from ..names import name_key
+from ..sessions import SessionSockets
 from ..words import error_text
 
 COOKIE: Final = "xz_session"
@@ -50,15 +51,28 @@ class ApiError(XuezhanError):
     request's language."""
 
     def __init__(self, code: ErrorCode, message: str, *, status: int = 400, key: str | None = None,
-                 **params: Any) -> None:
+                 retry_after: int | None = None, **params: Any) -> None:
         super().__init__(code, message)
         self.status = status
         self.key = key or self.code
         self.params = params
+        self.retry_after = retry_after
+        """Seconds to wait before trying again (``rate_limited``): ``retry_after`` and ``Retry-After``."""
 
 
-def error_response(status: int, code: ErrorCode | str, message: str) -> JSONResponse:
-    return JSONResponse({"error": {"code": code, "message": message}}, status_code=status)
+def rate_limited(wait: float, message: str) -> ApiError:
+    """A ``rate_limited`` refusal (429) that says how long to wait, in whole seconds."""
+    seconds = retry_seconds(wait)
+    return ApiError(ErrorCode.RATE_LIMITED, message, status=429, key="rate_limited_wait", retry_after=seconds,
+                    seconds=seconds)
+
+
+def error_response(status: int, code: ErrorCode | str, message: str, *, retry_after: int | None = None) -> JSONResponse:
+    error: dict[str, Any] = {"code": code, "message": message}
+    if retry_after is None:
+        return JSONResponse({"error": error}, status_code=status)
+    error["retry_after"] = retry_after
+    return JSONResponse({"error": error}, status_code=status, headers={"Retry-After": str(retry_after)})
 
 
 async def in_thread(fn: Callable[..., Any], *args: Any) -> Any:
@@ -70,7 +84,9 @@ def today() -> str:
     return datetime.now(UTC).date().isoformat()
 
 
-def address(request: Request) -> str:
+def address(request: Request | WebSocket) -> str:
+    """The client's address: the peer's, or the one trusted proxies name (set for every request by
+    :class:`xuezhan.server.app.ClientAddress` from :func:`xuezhan.server.limits.client_address`)."""
     return request.client.host if request.client is not None else "?"
 
 
@@ -109,6 +125,10 @@ class AppState:
     http_limit: AddressLimiter
     attempts: AttemptLimiter
     page: str
+    address_attempts: AttemptLimiter | None = None
+    """Sign-in attempts per client address, whatever the name (``login_attempts_per_address``)."""
+    sockets: SessionSockets = field(default_factory=SessionSockets)
+    """The open websockets of each session, closed when it ends (:mod:`xuezhan.server.sessions`)."""
 
     async def current_account(self, request: Request | WebSocket) -> Account | None:
         token = request.cookies.get(COOKIE)
@@ -124,12 +144,33 @@ class AppState:
         return account
 
     def limited(self, request: Request) -> None:
-        if not self.http_limit.allow(address(request)):
-            raise ApiError(ErrorCode.RATE_LIMITED, "too many requests; wait a moment", status=429)
+        where = address(request)
+        if not self.http_limit.allow(where):
+            raise rate_limited(self.http_limit.retry_after(where), "too many requests; wait a moment")
+
+    def _attempt_keys(self, request: Request, name: str) -> tuple[tuple[AttemptLimiter, str], ...]:
+        where = address(request)
+        keys = [(self.attempts, f"name:{name_key(name)}@{where}")]
+        if self.address_attempts is not None:
+            keys.append((self.address_attempts, f"address:{where}"))
+        return tuple(keys)
+
+    def check_attempt(self, request: Request, name: str) -> None:
+        """Refuse (``rate_limited``, with the wait) a sign-in for ``name`` from this request's address
+        when that name from that address, or that address, has failed too often; counts nothing."""
+        wait = max(limiter.wait(key) for limiter, key in self._attempt_keys(request, name))
+        if wait > 0:
+            raise rate_limited(wait, "too many attempts; wait a few minutes")
+
+    def failed_attempt(self, request: Request, name: str) -> None:
+        """Count a failed attempt (a wrong password) on ``name`` from this address and on the address."""
+        for limiter, key in self._attempt_keys(request, name):
+            limiter.count(key)
 
     def attempt(self, request: Request, name: str) -> None:
-        if not self.attempts.allow(f"name:{name_key(name)}", f"address:{address(request)}"):
-            raise ApiError(ErrorCode.RATE_LIMITED, "too many attempts; wait a few minutes", status=429)
+        """Check and count one attempt (making an account counts whether or not it succeeds)."""
+        self.check_attempt(request, name)
+        self.failed_attempt(request, name)
 
     async def relief_json(self, account: Account) -> dict[str, Any]:
         config = self.config
@@ -160,13 +201,15 @@ def endpoint(state: AppState, fn: Handler) -> Endpoint:
             return await fn(state, request)
         except XuezhanError as exc:
             lang = lang_of(request)
+            retry_after = None
             if isinstance(exc, ApiError):
-                status, key, params = exc.status, exc.key, dict(exc.params)
+                status, key, params, retry_after = exc.status, exc.key, dict(exc.params), exc.retry_after
             else:
                 status, key, params = STATUS.get(exc.code, 400), exc.code, {}
             if isinstance(params.get("tier"), str):
                 params["tier"] = i18n.t(f"server.tier.{params['tier']}", lang)
-            return error_response(status, exc.code, error_text(key, lang, exc.message, **params))
+            return error_response(status, exc.code, error_text(key, lang, exc.message, **params),
+                                  retry_after=retry_after)
 
     wrapper.__name__ = fn.__name__
     wrapper.__doc__ = fn.__doc__

@@ -1,6 +1,7 @@
 """The websocket of a table, ``/ws/{code}`` (``?watch=1`` to watch): checks the origin and the
 session, joins the table, passes it each well-formed message (:mod:`xuezhan.server.protocol`), and
-sends what the table queues for the connection from a writer task of its own.
+sends what the table queues for the connection from a writer task of its own. Each socket is
+kept with its session (:mod:`xuezhan.server.sessions`): when the session ends, it closes (4001).
 
 The lobby's websocket, ``/ws/lobby``, with the same checks: the queue
 (:mod:`xuezhan.server.matchmaking`) pushes ``{"type": "matched", "table"}`` on it when the
@@ -11,6 +12,8 @@ from __future__ import annotations
 import asyncio
 import json
 from contextlib import suppress
+from datetime import UTC, datetime, timedelta
+from typing import Any
 
 from starlette.routing import BaseRoute, WebSocketRoute
 from starlette.websockets import WebSocket, WebSocketDisconnect
@@ -19,10 +22,10 @@ from ...i18n import Lang
 from ...ids import ErrorCode
 from ..bank import Account
 from ..conn import Conn
-from ..limits import TokenBucket
+from ..limits import TokenBucket, retry_seconds
 from ..protocol import ProtocolError, error_message, parse_client_message
 from ..words import error_text
-from .state import AppState, lang_of
+from .state import COOKIE, AppState, in_thread, lang_of
 
 
 async def _greet(app: AppState, websocket: WebSocket) -> tuple[Account, Lang] | None:
@@ -44,6 +47,26 @@ async def _greet(app: AppState, websocket: WebSocket) -> tuple[Account, Lang] | 
     return account, lang
 
 
+def _refusal(exc: ProtocolError, lang: Lang, bucket: TokenBucket) -> dict[str, Any]:
+    """The error event of a refused message; ``rate_limited`` also says how long to wait (``retry_after``)."""
+    message = error_message(exc.code, error_text(exc.code, lang, exc.message))
+    if exc.code == ErrorCode.RATE_LIMITED:
+        message["retry_after"] = retry_seconds(bucket.wait())
+    return message
+
+
+async def _hold_session(app: AppState, websocket: WebSocket, conn: Conn) -> None:
+    """Keep ``conn`` with its session so that logout, a password change elsewhere or expiry closes it
+    (4001, :mod:`xuezhan.server.sessions`)."""
+    token = websocket.cookies.get(COOKIE, "")
+    app.sockets.add(conn, token, conn.account.player)  # first: an ending from now on closes it
+    try:
+        expires = await in_thread(app.bank.session_expires, token)
+    except Exception:  # the database did not answer: the session ends no later than a whole lifetime
+        expires = datetime.now(UTC) + timedelta(seconds=app.config.session_ttl)
+    app.sockets.expire_at(conn, expires)
+
+
 async def serve_table(app: AppState, websocket: WebSocket) -> None:
     """One connection to a table, from the handshake to the close."""
     config = app.config
@@ -60,6 +83,7 @@ async def serve_table(app: AppState, websocket: WebSocket) -> None:
     conn = Conn(account, watch=websocket.query_params.get("watch") == "1", queue_size=config.send_queue,
                 lang=lang)
     writer = asyncio.create_task(_writer(websocket, conn))
+    await _hold_session(app, websocket, conn)
     table.join(conn)
     bucket = TokenBucket(config.rate_per_second, config.rate_burst)
     strikes = 0
@@ -77,7 +101,7 @@ async def serve_table(app: AppState, websocket: WebSocket) -> None:
                 msg = parse_client_message(text, config.max_message_bytes)
             except ProtocolError as exc:
                 strikes += 1
-                conn.send(error_message(exc.code, error_text(exc.code, lang, exc.message)))
+                conn.send(_refusal(exc, lang, bucket))
                 if strikes >= config.rate_strikes:
                     conn.close(1008)
                 continue
@@ -85,6 +109,7 @@ async def serve_table(app: AppState, websocket: WebSocket) -> None:
     except WebSocketDisconnect:
         pass
     finally:
+        app.sockets.remove(conn)
         table.gone(conn)
         conn.close()
         try:
@@ -102,6 +127,7 @@ async def serve_lobby(app: AppState, websocket: WebSocket) -> None:
     account, lang = greeted
     conn = Conn(account, watch=True, queue_size=config.send_queue, lang=lang)
     writer = asyncio.create_task(_writer(websocket, conn))
+    await _hold_session(app, websocket, conn)
     queue = app.lobby.queue
     queue.listen(account.player, conn)
     bucket = TokenBucket(config.rate_per_second, config.rate_burst)
@@ -119,7 +145,7 @@ async def serve_lobby(app: AppState, websocket: WebSocket) -> None:
                     raise ProtocolError(ErrorCode.UNKNOWN_MESSAGE, "the lobby socket takes only ping")
             except ProtocolError as exc:
                 strikes += 1
-                conn.send(error_message(exc.code, error_text(exc.code, lang, exc.message)))
+                conn.send(_refusal(exc, lang, bucket))
                 if strikes >= config.rate_strikes:
                     conn.close(1008)
                 continue
@@ -127,6 +153,7 @@ async def serve_lobby(app: AppState, websocket: WebSocket) -> None:
     except WebSocketDisconnect:
         pass
     finally:
+        app.sockets.remove(conn)
         queue.unlisten(account.player, conn)
         conn.close()
         try:

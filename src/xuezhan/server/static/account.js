@@ -39,9 +39,29 @@ export async function refreshMe() {
   return me;
 }
 
+// A refusal that says how long to wait (429 rate_limited, with retry_after): the wait in words,
+// counted down each second in the sign-in box until it is over.
+let waitTimer = null;
+export function showWait(r) {
+  const e = r.data && r.data.error;
+  if (!e || e.code !== "rate_limited" || typeof e.retry_after !== "number" || e.retry_after <= 0) return false;
+  const until = Date.now() + e.retry_after * 1000;
+  const box = $("login-error");
+  const tick = () => {
+    const seconds = Math.ceil((until - Date.now()) / 1000);
+    if (seconds <= 0) { clearInterval(waitTimer); waitTimer = null; box.textContent = ""; return; }
+    box.textContent = t("login.wait", { seconds });
+  };
+  if (waitTimer) clearInterval(waitTimer);
+  waitTimer = setInterval(tick, 1000);
+  tick();
+  return true;
+}
+
 export async function signIn(kind) {
   const name = $("login-name").value.trim();
   const password = $("login-password").value;
+  if (waitTimer) { clearInterval(waitTimer); waitTimer = null; }
   $("login-error").textContent = "";
   if (!name) { $("login-error").textContent = t("login.need_name"); return; }
   if (kind !== "guest" && !password) { $("login-error").textContent = t("login.need_password"); return; }
@@ -52,7 +72,7 @@ export async function signIn(kind) {
     r = await api("POST", "/api/login", { name });
     if (!r.ok && r.status === 400 && errCode(r) === "bad_nickname") r = await api("POST", "/api/login", { nickname: name });
   }
-  if (!r.ok) { $("login-error").textContent = errText(r); return; }
+  if (!r.ok) { if (!showWait(r)) $("login-error").textContent = errText(r); return; }
   $("login-password").value = "";
   const me = readMe(r) || (await refreshMe());
   setMe(me);
