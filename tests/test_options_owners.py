@@ -34,6 +34,7 @@ OWNERS: Final[dict[str, dict[str, str]]] = {
     "preset_name": {
         "bots.protocol": "the bot protocol's rules object names its preset",
         "server.table": "a table's summary names its preset",
+        "server.routes.queue": "people queue for a preset: its name is part of the queue's key",
         "tui.app": "the status line names the preset",
         "tui.replay": "the replay's status line names the preset",
     },

@@ -14,20 +14,34 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Sequence
 from contextlib import suppress
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from .. import i18n
 from ..errors import XuezhanError
 from ..i18n import Lang
 from ..match import RoomConfig, Tier
 from .bank import Account
+from .config import ServerConfig
 from .conn import Conn
 from .queue_table import QueueTable
+from .table import Table
 
-if TYPE_CHECKING:
-    from .lobby import Lobby
+
+class Tables(Protocol):
+    """What the queue needs of the lobby (:class:`xuezhan.server.lobby.Lobby`): its settings, its
+    open tables by code, and a new table."""
+
+    @property
+    def config(self) -> ServerConfig: ...
+
+    def get(self, code: str) -> Table | None: ...
+
+    async def create(self, owner: Account, room: RoomConfig, name: str, *, public: bool, autostart: bool,
+                     tier: Tier | None = None, short_code: bool = False, people: Sequence[Account] = (),
+                     kind: type[Table] = Table) -> Table: ...
 
 log = logging.getLogger("xuezhan.server")
 
@@ -59,7 +73,7 @@ class Matchmaker:
     """The queue of one server: tickets by player in the order they came, the table each person was
     last seated at, and the lobby sockets to tell."""
 
-    def __init__(self, lobby: Lobby) -> None:
+    def __init__(self, lobby: Tables) -> None:
         self.lobby = lobby
         self.waiting: dict[str, Ticket] = {}
         self.seated: dict[str, str] = {}

@@ -26,7 +26,7 @@ from ..engine.actions import Action
 from ..engine.visibility import visible_events
 from ..errors import XuezhanError
 from ..i18n import LANGS, Lang
-from ..ids import ErrorCode
+from ..ids import ErrorCode, EventKind
 from ..match import Hand, HandResult, Match, RoomConfig, Tier, seat_minimum
 from ..runtime import Delays, HandDriver, MatchRuntime, Pacer, Seat, TimeLimits
 from ..vocab import Kind
@@ -495,7 +495,7 @@ class TablePlay:
         if player is None:
             return
         events = [ev for ev in visible_events(driver.game, action.seat, start)
-                  if ev.get("seat") == action.seat and ev.get("type") != "draw"]  # a draw is the next turn's
+                  if ev.get("seat") == action.seat and ev.get("type") != EventKind.DRAW]  # a draw is the next turn's
         self.missed.setdefault(player, []).append((action, events))
 
     def missed_json(self, conn: Conn) -> list[dict[str, Any]]:

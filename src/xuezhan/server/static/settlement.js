@@ -45,7 +45,7 @@ function who(name, seat) {
   return el("span", { class: "who" + (seat !== undefined && seat === S.seat ? " me" : ""), text: name });
 }
 
-// A win: who, how (自摸 or whose discard), the points it brought; the hand laid down (concealed tiles,
+// A win: who, how (self-drawn or whose discard), the points it brought; the hand laid down (concealed tiles,
 // melds, the winning tile apart and marked); the pattern with its fan and roots.
 function winnerBlock(he, w) {
   const how = w.from === null || w.from === undefined ? term("reason", "zimo")
@@ -61,7 +61,7 @@ function winnerBlock(he, w) {
     hand);
 }
 
-// The payments other than wins, a line per kind (kongs, 查大叫, 查花猪, 退税 ...): each seat's net points.
+// The payments other than wins, a line per kind (kongs, the wall's end checks, tax refunds ...): each seat's net points.
 function kindLine(he, k) {
   return el("li", { class: "kind", dataset: { kind: k.kind } }, el("span", { class: "kind-name", text: k.name }),
     el("span", { class: "kind-seats" }, ...k.points.map((p, seat) => (p === 0 ? null
