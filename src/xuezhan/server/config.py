@@ -160,10 +160,12 @@ class ServerConfig:
 
     @classmethod
     def fast(cls, **overrides: Any) -> ServerConfig:
-        """Settings for tests and benchmarks: bots act at once, short timeouts."""
+        """Settings for tests and benchmarks: bots act at once, short timeouts, no limit on accounts,
+        sign-ins or the rooms an account has open (a test of a limit sets it)."""
         base = cls(turn_timeout=5.0, claim_timeout=5.0, choice_timeout=5.0, bot_delay=0.0,
                    bot_claim_delay=0.0, next_hand_delay=0.5, rate_per_second=1000.0, rate_burst=1000,
-                   accounts_per_address=1_000_000, login_attempts=1_000_000, custom_stakes=True)
+                   accounts_per_address=1_000_000, login_attempts=1_000_000, max_open_rooms_per_account=1_000_000,
+                   custom_stakes=True)
         return dataclasses.replace(base, **overrides)
 
     @classmethod

@@ -88,6 +88,7 @@ class Table(TablePlay):
         self.on_close = on_close
         self.task: asyncio.Task[None] | None = None
         self._idle_since = 0.0
+        self._attended = False  # someone was connected when the room last looked
         self.waiting_since: float | None = time.time()
         """While the room waits for its match: since when (wall clock, seconds since the epoch) nobody
         has been connected to it (``None`` while someone is), kept with its seats for a restart."""
@@ -331,7 +332,11 @@ class Table(TablePlay):
             await self._save_room()
         if self.conns:
             self._idle_since = now
+            self._attended = True
             return
+        if self._attended:  # the last connection just left: the room is idle from now
+            self._attended = False
+            self._idle_since = now
         if self.status is Status.PLAYING:
             return  # the bots finish the hand first, so its coins are settled
         if now - self._idle_since >= self._idle_timeout():
