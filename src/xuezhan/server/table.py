@@ -14,11 +14,11 @@ applied action and play goes on; each person's open decision gets its time again
 ``restart_grace`` seconds, before the stand-in may take it. A room still waiting for its match
 is listed again with its seats (:meth:`Table.waiting`).
 
-A room nobody is connected to closes (:meth:`Table._idle_timeout`): at once when no person holds a
-seat in it any more (waiting, or between hands); after ``waiting_room_timeout`` while it waits for
-its match, counted from its creation or from when the last connection left it (a wall-clock time
-kept with its seats, so a restart does not start it again), or when its match is over; else, a
-match between hands with people in it, after ``room_idle_timeout``.
+A room nobody is connected to closes (:meth:`Table._idle_timeout`): at once when it waits for its
+match and no person holds a seat in it; after ``waiting_room_timeout`` while it waits for its match,
+counted from its creation or from when the last connection left it (a wall-clock time kept with its
+seats, so a restart does not start it again), when its match is over, or between hands with no
+person left in it; else, a match between hands with people in it, after ``room_idle_timeout``.
 
 Server to client messages (``docs/protocol.md`` lists every field):
 
@@ -297,14 +297,16 @@ class Table(TablePlay):
         await self._save_room()
 
     def _idle_timeout(self) -> float:
-        """How long the room stays open with nobody connected to it: no time at all once no person
-        holds a seat (waiting, or between hands: nothing can happen there any more), the shorter of
-        ``waiting_room_timeout`` and ``room_idle_timeout`` while it waits for its match or when its
-        match is over, else (people's match between hands) ``room_idle_timeout``."""
+        """How long the room stays open with nobody connected to it: no time at all for a waiting
+        room in which no person holds a seat (its owner walked out); the shorter of
+        ``waiting_room_timeout`` and ``room_idle_timeout`` while it waits for its match, when its
+        match is over, or between hands with no person left in the match (a spectator may still
+        come for the last hand's end); else (people's match between hands) ``room_idle_timeout``."""
         config = self.config
-        if self.status in (Status.WAITING, Status.BETWEEN) and all(p is None or is_bot(p) for p in self.players):
+        nobody = all(p is None or is_bot(p) for p in self.players)
+        if self.status is Status.WAITING and nobody:
             return 0.0
-        if self.status in (Status.WAITING, Status.FINISHED):
+        if self.status in (Status.WAITING, Status.FINISHED) or (self.status is Status.BETWEEN and nobody):
             return min(config.waiting_room_timeout, config.room_idle_timeout)
         return config.room_idle_timeout
 
