@@ -224,6 +224,7 @@ class ErrorCode(StrEnum):
     TOO_LARGE = "too_large"
     TOO_MANY_ACCOUNTS = "too_many_accounts"
     TOO_MANY_COPIES = "too_many_copies"
+    TOO_MANY_OPEN_ROOMS = "too_many_open_rooms"
     TOO_MANY_ROOMS = "too_many_rooms"
     UNBALANCED_TRANSFER = "unbalanced_transfer"
     UNKNOWN_ACCOUNT = "unknown_account"

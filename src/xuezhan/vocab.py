@@ -341,6 +341,7 @@ _ERRORS: Final[tuple[_Row, ...]] = (  # every stable error code, alphabetical
     (ErrorCode.TOO_LARGE, "请求过大", "請求過大", "too large"),
     (ErrorCode.TOO_MANY_ACCOUNTS, "账号创建过多", "帳號建立過多", "too many accounts"),
     (ErrorCode.TOO_MANY_COPIES, "同一张牌超过四张", "同一張牌超過四張", "too many copies"),
+    (ErrorCode.TOO_MANY_OPEN_ROOMS, "开的房间过多", "開的房間過多", "too many open rooms"),
     (ErrorCode.TOO_MANY_ROOMS, "房间过多", "房間過多", "too many rooms"),
     (ErrorCode.UNBALANCED_TRANSFER, "转账不平衡", "轉帳不平衡", "unbalanced transfer"),
     (ErrorCode.UNKNOWN_ACCOUNT, "未知账户", "未知帳戶", "unknown account"),

@@ -7,6 +7,7 @@ delay to (almost) nothing; a real table uses the defaults.
 from __future__ import annotations
 
 import dataclasses
+import math
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -72,7 +73,18 @@ class ServerConfig:
     send_queue: int = 256
     """Messages waiting for a slow client before it is disconnected."""
     max_rooms: int = 500
-    """Rooms open at once (a limit against abuse)."""
+    """Rooms open at once, on the whole server: the last resort against abuse (``too_many_rooms``),
+    behind ``max_open_rooms_per_account``."""
+    max_open_rooms_per_account: int = 3
+    """Rooms one account may have open at once among those it made (``POST /api/rooms``, quick
+    start): each waiting for its match, or with its match being played and the account still in it
+    (:meth:`xuezhan.server.lobby.Lobby.open_rooms`). One more is ``too_many_open_rooms`` (429) and
+    nothing is made. Tables the queue seats people at are the server's, and never count."""
+    waiting_room_timeout: float = 600.0
+    """A room still waiting for its match closes once nobody has been connected to it for this long,
+    counted from its creation or from when the last connection left it, across a restart too (a
+    room nobody is connected to whose match is over closes after it too, if ``room_idle_timeout``
+    is not shorter)."""
     max_spectators: int = 32
     max_base_score: int = 100
     """The largest base score (底分) a room may set. This and the five limits below are checked
@@ -133,6 +145,12 @@ class ServerConfig:
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or not lo <= value <= hi:
                 raise ValueError(f"ServerConfig.{name} must be an integer from {lo} to {hi}, not {value!r}")
+        rooms = self.max_open_rooms_per_account
+        if isinstance(rooms, bool) or not isinstance(rooms, int) or rooms < 1:
+            raise ValueError(f"ServerConfig.max_open_rooms_per_account must be an integer of 1 or more, not {rooms!r}")
+        wait = self.waiting_room_timeout
+        if isinstance(wait, bool) or not isinstance(wait, int | float) or not 0 < wait < math.inf:
+            raise ValueError(f"ServerConfig.waiting_room_timeout must be a number of seconds above 0, not {wait!r}")
         for name in (self.bot_name, self.seat_bot):
             if name:
                 make_bot(name, timeout=self.bot_timeout)  # unknown_bot now, not when a table deals
@@ -155,11 +173,13 @@ class ServerConfig:
 
     @classmethod
     def fast(cls, **overrides: Any) -> ServerConfig:
-        """Settings for tests and benchmarks: bots act at once, short timeouts."""
+        """Settings for tests and benchmarks: bots act at once, short timeouts, no limit on accounts,
+        sign-ins or the rooms an account has open (a test of a limit sets it)."""
         base = cls(turn_timeout=5.0, claim_timeout=5.0, choice_timeout=5.0, bot_delay=0.0,
                    bot_claim_delay=0.0, next_hand_delay=0.5, rate_per_second=1000.0, rate_burst=1000,
                    accounts_per_address=1_000_000, login_attempts=1_000_000,
-                   login_attempts_per_address=1_000_000, custom_stakes=True)
+                   login_attempts_per_address=1_000_000, max_open_rooms_per_account=1_000_000,
+                   custom_stakes=True)
         return dataclasses.replace(base, **overrides)
 
     @classmethod

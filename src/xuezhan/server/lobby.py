@@ -3,13 +3,19 @@
 
 Codes: a friends' room (private, made from the lobby) has six digits, easy to read out and
 type, unique among the open rooms; every other table an unguessable :data:`CODE_LENGTH`
-characters."""
+characters.
+
+Limits: an account has at most ``[server] max_open_rooms_per_account`` rooms of its making open
+(:meth:`Lobby.open_rooms`; one more is ``too_many_open_rooms``), and the server at most
+``max_rooms`` tables (``too_many_rooms``, the last resort). A room nobody comes to closes by
+itself (:meth:`xuezhan.server.table.Table._idle_timeout`), and stays closed after a restart."""
 
 from __future__ import annotations
 
 import asyncio
 import logging
 import secrets
+import time
 from collections.abc import Sequence
 from contextlib import suppress
 from typing import Any, Final
@@ -55,18 +61,56 @@ class Lobby:
         self.writer = LogWriter(bank)  # one group commit for the hand logs of every table
         self.queue = Matchmaker(self)
         """People waiting to be seated together (``/api/queue``)."""
+        self._making: dict[str, int] = {}
+        """Rooms being made, by owner (written to the database): they count already."""
 
     def get(self, code: str) -> Table | None:
         table = self.tables.get(code.upper()[:CODE_LENGTH]) if isinstance(code, str) else None
         return table if table is not None and table.status is not Status.CLOSED else None
 
+    def open_rooms(self, player: str) -> list[Table]:
+        """The rooms ``player`` made that count against ``max_open_rooms_per_account``, oldest first:
+        each waiting for its match (whoever sits in it), or with its match being played and
+        ``player`` still in it. A room they left (escaping, or between hands), one whose match is
+        over and one that closed no longer count; queue tables are the server's and never do."""
+        return [t for t in self.tables.values() if t.owner == player and counts_against_owner(t)]
+
+    def quick_table_of(self, player: str) -> Table | None:
+        """The newest quick table of ``player``'s (:func:`is_quick`) among their open rooms: where
+        quick start sends a player who has as many rooms open as they may, instead of refusing."""
+        return next((t for t in reversed(self.open_rooms(player)) if is_quick(t)), None)
+
     async def create(self, owner: Account, room: RoomConfig, name: str, *, public: bool, autostart: bool,
                      tier: Tier | None = None, short_code: bool = False, people: Sequence[Account] = (),
                      kind: type[Table] = Table) -> Table:
         """A new table of ``kind`` with ``owner`` at seat 0 and ``people`` at the next seats, recorded
-        in the database under a new code (``short_code``: six digits) and started."""
+        in the database under a new code (``short_code``: six digits) and started. Refused with
+        ``too_many_open_rooms`` when ``owner`` has as many rooms open as they may (not for a queue
+        table), then ``too_many_rooms`` when the server has."""
+        player = owner.player
+        counted = not issubclass(kind, QueueTable)
+        if counted:
+            held = len(self.open_rooms(player)) + self._making.get(player, 0)
+            limit = self.config.max_open_rooms_per_account
+            if held >= limit:
+                raise XuezhanError(ErrorCode.TOO_MANY_OPEN_ROOMS,
+                                   f"you have {held} rooms open, as many as an account may ({limit}); finish or "
+                                   "leave one first")
         if len(self.tables) >= self.config.max_rooms:
             raise XuezhanError(ErrorCode.TOO_MANY_ROOMS, "the server has as many rooms open as it takes; try later")
+        if counted:
+            self._making[player] = self._making.get(player, 0) + 1
+        try:
+            return await self._make(owner, room, name, public=public, autostart=autostart, tier=tier,
+                                    short_code=short_code, people=people, kind=kind)
+        finally:
+            if counted:
+                left = self._making.pop(player) - 1
+                if left:
+                    self._making[player] = left
+
+    async def _make(self, owner: Account, room: RoomConfig, name: str, *, public: bool, autostart: bool,
+                    tier: Tier | None, short_code: bool, people: Sequence[Account], kind: type[Table]) -> Table:
         for _ in range(CODE_TRIES if short_code else 1):
             code = new_short_code() if short_code else new_code()
             while code in self.tables:
@@ -138,6 +182,9 @@ class Lobby:
                 continue
             if table is None:
                 continue
+            if table.waited_out(time.time()):  # nobody came before the server stopped, or since
+                await table.close_waiting()
+                continue
             self.tables[table.code] = table
             table.start_task()
             restored += 1
@@ -157,3 +204,21 @@ class Lobby:
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
         await self.writer.close()
+
+
+def counts_against_owner(table: Table) -> bool:
+    """Whether ``table`` counts against its owner's ``max_open_rooms_per_account``
+    (:meth:`Lobby.open_rooms`)."""
+    if isinstance(table, QueueTable):
+        return False
+    if table.status is Status.WAITING:
+        return True
+    return table.status in (Status.PLAYING, Status.BETWEEN) and table.owner in table.players \
+        and table.owner not in table.left
+
+
+def is_quick(table: Table) -> bool:
+    """Whether ``table`` was made by quick start: a private table with a long code (a friends' room
+    has six digits, every other room made from the lobby is public, and a queue table is a
+    :class:`QueueTable`); after a restart too."""
+    return type(table) is Table and not table.public and len(table.code) == CODE_LENGTH

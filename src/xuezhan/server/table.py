@@ -14,6 +14,12 @@ applied action and play goes on; each person's open decision gets its time again
 ``restart_grace`` seconds, before the stand-in may take it. A room still waiting for its match
 is listed again with its seats (:meth:`Table.waiting`).
 
+A room nobody is connected to closes (:meth:`Table._idle_timeout`): at once when it waits for its
+match and no person holds a seat in it; after ``waiting_room_timeout`` while it waits for its match,
+counted from its creation or from when the last connection left it (a wall-clock time kept with its
+seats, so a restart does not start it again), when its match is over, or between hands with no
+person left in it; else, a match between hands with people in it, after ``room_idle_timeout``.
+
 Server to client messages (``docs/protocol.md`` lists every field):
 
 - ``hello``: who you are here (``seat`` or ``null`` for a spectator) and the timeouts.
@@ -30,6 +36,8 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import math
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -80,10 +88,17 @@ class Table(TablePlay):
         self.on_close = on_close
         self.task: asyncio.Task[None] | None = None
         self._idle_since = 0.0
+        self._attended = False  # someone was connected when the room last looked
+        self.waiting_since: float | None = time.time()
+        """While the room waits for its match: since when (wall clock, seconds since the epoch) nobody
+        has been connected to it (``None`` while someone is), kept with its seats for a restart."""
 
     # --- outside: the manager and the websocket endpoint ----------------------------------------------
     def start_task(self) -> None:
-        self._idle_since = asyncio.get_running_loop().time()
+        now = asyncio.get_running_loop().time()
+        self._idle_since = now
+        if self.status is Status.WAITING and self.waiting_since is not None:  # the wait so far counts
+            self._idle_since = now - max(0.0, time.time() - self.waiting_since)
         self.task = asyncio.create_task(self.run(), name=f"table-{self.code}")
 
     def join(self, conn: Conn) -> None:
@@ -97,12 +112,14 @@ class Table(TablePlay):
 
     def meta(self) -> dict[str, Any]:
         """What the database keeps of the room beside its rules, to list it again after a restart:
-        while it waits for its match, its ``seats`` too; ``closed`` once it closed waiting."""
+        while it waits for its match, its ``seats`` and ``waiting_since`` too; ``closed`` once it closed
+        waiting."""
         meta: dict[str, Any] = {"name": self.name, "owner": self.owner,
                                 "owner_name": self.names.get(self.owner, self.owner), "public": self.public,
                                 "tier": self.tier.id if self.tier is not None else None}
         if self.status is Status.WAITING:
             meta["seats"] = list(self.players)
+            meta["waiting_since"] = None if self.waiting_since is None else round(self.waiting_since, 3)
         elif self.status is Status.CLOSED and self.match is None:
             meta["closed"] = True
         return meta
@@ -169,7 +186,9 @@ class Table(TablePlay):
         writer: LogWriter | None = None,
     ) -> Table | None:
         """The table of a room that was waiting for its match when the server stopped, with the
-        seats it had; ``None`` for a room that closed (nobody came, :meth:`_check_idle`)."""
+        seats it had and its wait so far (from ``waiting_since``; a room someone was connected to
+        waits from now); ``None`` for a room that closed (nobody came, :meth:`_check_idle`). A room
+        whose time ran out while the server was down is :meth:`waited_out`."""
         meta = waiting.meta
         if meta.get("closed"):
             return None
@@ -185,6 +204,9 @@ class Table(TablePlay):
                     public=bool(meta.get("public", True)), on_close=on_close, writer=writer,
                     tier=next((t for t in TIERS if t.id == tier_id), None))
         table.players = (players + [None] * 4)[:4]
+        since = meta.get("waiting_since")
+        if isinstance(since, int | float) and not isinstance(since, bool) and math.isfinite(since):
+            table.waiting_since = min(float(since), table.waiting_since or math.inf)
         for player in filter(None, table.players):
             table.names[player] = accounts[player].nickname
             table.balances[player] = accounts[player].balance
@@ -263,6 +285,31 @@ class Table(TablePlay):
             if self.on_close is not None:
                 self.on_close(self)
 
+    def waited_out(self, wall: float) -> bool:
+        """Whether this waiting room, nobody connected to it, is past its time at wall-clock ``wall``
+        (:meth:`_idle_timeout`): after a restart it is closed rather than opened again."""
+        return (self.status is Status.WAITING and self.waiting_since is not None
+                and wall - self.waiting_since >= self._idle_timeout())
+
+    async def close_waiting(self) -> None:
+        """Close this waiting room for good: it stays closed after a restart."""
+        self.status = Status.CLOSED
+        await self._save_room()
+
+    def _idle_timeout(self) -> float:
+        """How long the room stays open with nobody connected to it: no time at all for a waiting
+        room in which no person holds a seat (its owner walked out); the shorter of
+        ``waiting_room_timeout`` and ``room_idle_timeout`` while it waits for its match, when its
+        match is over, or between hands with no person left in the match (a spectator may still
+        come for the last hand's end); else (people's match between hands) ``room_idle_timeout``."""
+        config = self.config
+        nobody = all(p is None or is_bot(p) for p in self.players)
+        if self.status is Status.WAITING and nobody:
+            return 0.0
+        if self.status in (Status.WAITING, Status.FINISHED) or (self.status is Status.BETWEEN and nobody):
+            return min(config.waiting_room_timeout, config.room_idle_timeout)
+        return config.room_idle_timeout
+
     def _next_wakeup(self) -> float | None:
         times: list[float] = []
         if self.log_failing:
@@ -277,19 +324,26 @@ class Table(TablePlay):
         elif self.status is Status.BETWEEN and self._humans_connected():
             times.append(self.next_hand_at)
         if not self.conns:
-            times.append(self._idle_since + self.config.room_idle_timeout)
+            times.append(self._idle_since + self._idle_timeout())
         return min(times) if times else None
 
     async def _check_idle(self, now: float) -> None:
+        if self.status is Status.WAITING and bool(self.conns) == (self.waiting_since is not None):
+            # the first connection came, or the last one left: the room's wait, kept for a restart
+            self.waiting_since = None if self.conns else time.time()
+            await self._save_room()
         if self.conns:
             self._idle_since = now
+            self._attended = True
             return
+        if self._attended:  # the last connection just left: the room is idle from now
+            self._attended = False
+            self._idle_since = now
         if self.status is Status.PLAYING:
             return  # the bots finish the hand first, so its coins are settled
-        if now - self._idle_since >= self.config.room_idle_timeout:
+        if now - self._idle_since >= self._idle_timeout():
             if self.status is Status.WAITING:
-                self.status = Status.CLOSED
-                await self._save_room()  # and it stays closed after a restart
+                await self.close_waiting()
                 return
             if self.status is Status.BETWEEN and self.match_key:
                 try:  # nobody came back: the match ends here, and is not carried on after a restart

@@ -2,10 +2,16 @@
 bots), one room by code, and ``/r/CODE`` (the page, opening that room); and the rules a room
 request is held to (the room bounds of docs/options.md, the server's limits, the tier's stake and
 minimum balance). A friends' room (``POST /api/rooms`` without ``public: true``) has a six-digit
-code (:func:`~xuezhan.server.lobby.new_short_code`)."""
+code (:func:`~xuezhan.server.lobby.new_short_code`).
+
+An account has at most ``[server] max_open_rooms_per_account`` rooms of its making open
+(:meth:`~xuezhan.server.lobby.Lobby.open_rooms`): one more is refused, 429 ``too_many_open_rooms``,
+except that quick start then sends the player back to their newest quick table still open
+(the same ``{"code", "room"}``), as a player pressing it again expects."""
 
 from __future__ import annotations
 
+import math
 import unicodedata
 from typing import Any, Final
 
@@ -140,12 +146,29 @@ async def _create(app: AppState, request: Request, quick: bool) -> Response:
     public = data.get("public", not quick)
     if not isinstance(public, bool):
         raise XuezhanError(ErrorCode.BAD_ROOM, "public must be true or false")
+    lobby = app.lobby
+    mine = lobby.quick_table_of(account.player) if quick else None
+    if mine is not None and len(lobby.open_rooms(account.player)) >= app.config.max_open_rooms_per_account:
+        return JSONResponse({"code": mine.code, "room": mine.summary()})  # back to the table they have
     refused = stake_check(account.balance, room, room_tier, accept_risk=accept_risk)
     if refused is not None:
         raise refused
-    table = await app.lobby.create(account, room, name, public=public and not quick, autostart=quick, tier=room_tier,
+    try:
+        table = await lobby.create(account, room, name, public=public and not quick, autostart=quick, tier=room_tier,
                                    short_code=not quick and not public)
+    except XuezhanError as exc:
+        if exc.code != ErrorCode.TOO_MANY_OPEN_ROOMS:
+            raise
+        raise open_rooms_error(app.config, exc.message) from None
     return JSONResponse({"code": table.code, "room": table.summary()})
+
+
+def open_rooms_error(config: ServerConfig, message: str) -> ApiError:
+    """429 ``too_many_open_rooms``, its sentence with the limit and the minutes a room nobody comes
+    to waits."""
+    limit = config.max_open_rooms_per_account
+    minutes = max(1, math.ceil(min(config.waiting_room_timeout, config.room_idle_timeout) / 60))
+    return ApiError(ErrorCode.TOO_MANY_OPEN_ROOMS, message, status=429, limit=limit, minutes=minutes, count=limit)
 
 
 async def create_room(app: AppState, request: Request) -> Response:
