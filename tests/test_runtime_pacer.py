@@ -96,7 +96,7 @@ def test_two_expired_decisions_in_a_row_start_trustee_and_an_answer_resets_the_c
     now = pacer.deadline[seat]
     assert pacer.next_move(driver, now) == Move(seat, True)
     assert ann.trustee and ann.automatic  # the second in a row: 托管 from here on
-    assert pacer.due[seat] == now + DELAYS.turn
+    assert pacer.due[seat] <= now  # the stand-in takes this one now, when a bot would have
     assert EXPIRIES_TO_TRUSTEE == 2
 
 

@@ -165,6 +165,7 @@ class Pacer:
 
     def set_trustee(self, seat: Seat, index: int, on: bool, now: float, driver: HandDriver | None = None) -> bool:
         """托管 on or off for the person at ``index``; ``True`` when it changed. On: the stand-in acts
+        when a bot would have acted on the decision in hand (at once if that time has passed), else
         after the turn's delay. Off, in the hand ``driver`` plays: the person gets at least
         :data:`GRACE` seconds for the decision in hand (a fresh time limit when less is left)."""
         if not seat.is_person or seat.trustee == on:
@@ -172,7 +173,11 @@ class Pacer:
         seat.trustee = on
         seat.expiries = 0
         if on:
-            self.due[index] = now + self.delays.turn
+            # the stand-in answers when a bot would have answered this decision (its due time, kept
+            # from when the decision began), so a shared decision's answers come in the seats' order
+            # whenever the person asks; a seat with no decision clocked waits the turn's delay
+            if index not in self.ctx:
+                self.due[index] = now + self.delays.turn
         elif driver is not None and self.deadline.get(index, 0.0) < now + GRACE:
             self.deadline[index] = now + self.time_limit(seat, driver.game.phase)
         return True
