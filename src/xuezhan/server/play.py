@@ -22,6 +22,8 @@ from typing import Any, Final, TypeVar
 
 from .. import i18n
 from ..bots import make_bot
+from ..engine import views
+from ..engine.actions import Action, ActionType
 from ..errors import XuezhanError
 from ..i18n import LANGS, Lang
 from ..ids import ErrorCode
@@ -32,7 +34,7 @@ from .config import ServerConfig
 from .conn import Conn, Inbound, dumps
 from .journal import Journal, LogWriter
 from .messages import hand_end_message, match_end_message
-from .outbound import Outbound
+from .outbound import DiscardPause, Outbound
 from .protocol import error_message
 from .status import Status
 from .words import error_text
@@ -44,11 +46,29 @@ T = TypeVar("T")
 LOG_RETRY: Final = 0.5
 """Seconds between tries to write a hand's log while the database fails."""
 
+STEP_BITS: Final = 16
+"""The bits of a version that count the changes shown within one hand (:func:`hand_version`)."""
+HAND_BITS: Final = 8
+"""The bits of a version that number the hand within its match (at most ``MAX_HANDS`` = 128)."""
+
+
+def hand_version(match_key: str, hand_no: int) -> int:
+    """The version a table's ``state`` messages start from in hand ``hand_no`` of the match
+    ``match_key``: ``((match id << 8) + hand_no) << 16``, the changes shown in the hand counted on
+    from there. Matches are numbered by the database in the order they start, so versions never go
+    back, from hand to hand, match to match, and across restarts (:meth:`TablePlay.resume_version`);
+    they stay below 2**53 (a number to JavaScript) up to 2**29 matches."""
+    match_id = int(match_key) if match_key.isdigit() else 0
+    return ((match_id << HAND_BITS) + hand_no) << STEP_BITS
+
 
 def delays_of(config: ServerConfig) -> Delays:
     """The web table's pace: a bot's turn, 换三张 and 定缺 after ``bot_delay``, its claim answers after
-    ``bot_claim_delay``."""
-    return Delays(turn=config.bot_delay, claim=config.bot_claim_delay, choice=config.bot_delay)
+    ``bot_claim_delay``, at most half the discard pause (so they fall inside it)."""
+    claim = config.bot_claim_delay
+    if config.discard_pause > 0:
+        claim = min(claim, config.discard_pause / 2)
+    return Delays(turn=config.bot_delay, claim=claim, choice=config.bot_delay)
 
 
 class TablePlay:
@@ -93,6 +113,8 @@ class TablePlay:
         self.owners: dict[str, Seat] = {}  # who decides for each player: a person (with a stand-in bot) or a bot
         self.hand_key = 0  # increases with every hand dealt
         self.version = 0
+        self.pause: DiscardPause | None = None
+        """The discard pause under way, if any (:meth:`_discarded`)."""
         self.conns: set[Conn] = set()
         self.seat_conn: dict[int, Conn] = {}
         self.ready: set[int] = set()
@@ -279,6 +301,9 @@ class TablePlay:
             owner.trustee = owner.is_person and seat not in self.seat_conn
         self.runtime.start_hand()
         self._shown = self.runtime.hand
+        self.pause = None
+        if self._shown is not None:
+            self.version = max(self.version, hand_version(self.match_key, self._shown.hand_no))
         logged = await self._flush()
         self.hand_key += 1
         self.status = Status.PLAYING
@@ -432,6 +457,13 @@ class TablePlay:
                 self._changed()  # what waited for the log is shown now
                 continue
             if self.status is Status.PLAYING and driver is not None:
+                pause = self.pause
+                if pause is not None and not pause.window_open(driver.game):
+                    if now < pause.until:
+                        return  # nothing after the discard is shown, or played, before the pause ends
+                    self.pause = None
+                    self._changed()  # the next draw, or what the claims made of the discard
+                    continue
                 if driver.over:
                     await self._finish_hand()
                     continue
@@ -461,13 +493,42 @@ class TablePlay:
         if not legal:
             return
         action = legal[0] if len(legal) == 1 else await asyncio.to_thread(driver.choose, seat)
+        shown = self._after_discard(driver, action)
         driver.apply(action)
         if await self._flush():
-            self._changed()
+            self._discarded(shown)
+
+    def _after_discard(self, driver: HandDriver, action: Action) -> views.AfterDiscard | None:
+        """Before ``action`` is applied: the table just after it, if it is a discard that starts a
+        pause (someone is watching; :func:`xuezhan.engine.views.after_discard`), else ``None``."""
+        if action.type is not ActionType.DISCARD or action.tile is None or not self.conns:
+            return None
+        return views.after_discard(driver.game, action.seat, action.tile)
+
+    def _discarded(self, shown: views.AfterDiscard | None) -> None:
+        """An action was applied and logged: show it. A discard (``shown``: the table just after it)
+        starts the discard pause: the seats that may claim it see their claim, everybody else
+        ``shown``, for ``discard_pause`` seconds and until the claims are answered; what happens
+        meanwhile is shown when it ends (:meth:`_advance`), as one more change."""
+        driver = self.driver
+        if shown is not None and driver is not None:
+            w = driver.game.claim_window
+            opened = w.opened_at if w is not None and w.kind == "discard" else None
+            self.pause = DiscardPause(shown, self.now() + self.config.discard_pause, opened)
+            self._show()
+            return
+        self._changed()
 
     def _changed(self) -> None:
+        """Show a change of the hand: the version steps on and everyone is sent their state. In the
+        discard pause nothing is shown (its end shows what changed meanwhile)."""
+        if self.pause is not None:
+            return
+        self._show()
+
+    def _show(self) -> None:
         self.version += 1
         driver = self.driver
-        if driver is not None and not driver.over:
-            self._refresh_timers()
+        if driver is not None and not driver.over and (self.pause is None or self.pause.window_open(driver.game)):
+            self._refresh_timers()  # a turn after the pause gets its clocks when it is shown
         self.out.broadcast_state()

@@ -43,7 +43,7 @@ from .bank import Account, Bank, RunningMatch, is_bot
 from .config import ServerConfig
 from .conn import Conn, Inbound
 from .journal import LogWriter
-from .play import TablePlay
+from .play import TablePlay, hand_version
 from .protocol import (
     ClientMessage,
     ProtocolError,
@@ -160,6 +160,9 @@ class Table(TablePlay):
             raise XuezhanError(ErrorCode.LOG_MISMATCH, f"hand {logged.hand_no} is not the match's next hand")
         actions = [Action.from_json(a) for a in logged.actions]
         self.runtime.resume_hand(logged.seed, actions)
+        # above every version shown of this hand before: at most one change for each action logged,
+        # and one more for each discard's pause
+        self.version = hand_version(running.key, logged.hand_no) + 2 * len(actions) + 2
         self._shown = self.runtime.hand
         self.hand_key = 1
         self.status = Status.PLAYING
@@ -219,12 +222,16 @@ class Table(TablePlay):
         if self.log_failing:
             return self._log_retry_at
         driver = self.driver
+        pause = self.pause
         if self.status is Status.PLAYING and driver is not None:
-            wake = self.pacer.next_due(driver)
-            if wake is not None:
-                times.append(wake)
-            if driver.game.over:
-                times.append(0.0)
+            if pause is not None and not pause.window_open(driver.game):
+                times.append(pause.until)  # nothing moves before the discard pause ends
+            else:
+                wake = self.pacer.next_due(driver)
+                if wake is not None:
+                    times.append(wake)
+                if driver.game.over:
+                    times.append(0.0)
         elif self.status is Status.BETWEEN and self._humans_connected():
             times.append(self.next_hand_at)
         if not self.conns:
@@ -353,6 +360,9 @@ class Table(TablePlay):
         except ProtocolError as exc:
             self._refuse(conn, "action", exc.code, exc.message)
             return
+        if self.out.paused_for(seat):  # what follows a discard is nobody's to act on before it is shown
+            self._refuse(conn, "action", ErrorCode.NOT_YOUR_TURN, f"illegal action: {action}")
+            return
         version = data["version"]
         if seat in driver.game.pending() and version < self.pacer.since.get(seat, 0):
             self._refuse(conn, "action", ErrorCode.STALE, "the table has moved on since you chose that")
@@ -360,6 +370,7 @@ class Table(TablePlay):
         if self.log_failing:
             self._refuse(conn, "action", ErrorCode.DATABASE_ERROR, "the table waits for the database; try again soon")
             return
+        shown = self._after_discard(driver, action)
         try:
             driver.submit(action)
         except IllegalActionError as exc:
@@ -372,7 +383,7 @@ class Table(TablePlay):
             self._set_trustee(seat, False)  # the player is back
             self.out.broadcast_room()
         self._ok(conn, "action")
-        self._changed()
+        self._discarded(shown)
 
     async def _on_hint(self, conn: Conn) -> None:
         """The advisor's ranking of the seat's choices, from its own view only (:mod:`xuezhan.hints`),
@@ -381,8 +392,9 @@ class Table(TablePlay):
         seated = self._seated_in_hand(conn, "hint")
         if seated is None:
             return
-        seat, driver = seated
-        game = driver.game
+        seat, _ = seated
+        game = self.out.shown_game(seat)  # in the discard pause, nothing of what follows it
+        assert game is not None
         hint = await asyncio.to_thread(hint_json, SeatView(game, seat), game.legal_actions(seat), conn.lang)
         conn.send({**hint, "for": "hint"})
 
