@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import math
 import random
 import secrets
 from collections.abc import Callable
@@ -514,8 +515,9 @@ class TablePlay:
         if shown is not None and driver is not None:
             w = driver.game.claim_window
             opened = w.opened_at if w is not None and w.kind == "discard" else None
-            self.pause = DiscardPause(shown, self.now() + self.config.discard_pause, opened)
+            pause = self.pause = DiscardPause(shown, math.inf, opened)
             self._show()
+            pause.until = self.now() + self.config.discard_pause  # counted from the discard's messages
             return
         self._changed()
 
