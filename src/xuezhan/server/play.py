@@ -500,9 +500,9 @@ class TablePlay:
             self._discarded(shown)
 
     def _after_discard(self, driver: HandDriver, action: Action) -> views.AfterDiscard | None:
-        """Before ``action`` is applied: the table just after it, if it is a discard that starts a
-        pause (someone is watching; :func:`xuezhan.engine.views.after_discard`), else ``None``."""
-        if action.type is not ActionType.DISCARD or action.tile is None or not self.conns:
+        """Before ``action`` is applied: the table just after it if it is a discard
+        (:func:`xuezhan.engine.views.after_discard`), else ``None``."""
+        if action.type is not ActionType.DISCARD or action.tile is None:
             return None
         return views.after_discard(driver.game, action.seat, action.tile)
 
@@ -510,14 +510,17 @@ class TablePlay:
         """An action was applied and logged: show it. A discard (``shown``: the table just after it)
         starts the discard pause: the seats that may claim it see their claim, everybody else
         ``shown``, for ``discard_pause`` seconds and until the claims are answered; what happens
-        meanwhile is shown when it ends (:meth:`_advance`), as one more change."""
+        meanwhile is shown when it ends (:meth:`_advance`), as one more change. With nobody
+        connected the pause lasts only as long as the claim window (someone who comes in during
+        it is shown what a connection would have been)."""
         driver = self.driver
         if shown is not None and driver is not None:
             w = driver.game.claim_window
             opened = w.opened_at if w is not None and w.kind == "discard" else None
             pause = self.pause = DiscardPause(shown, math.inf, opened)
             self._show()
-            pause.until = self.now() + self.config.discard_pause  # counted from the discard's messages
+            # counted from the discard's messages
+            pause.until = self.now() + (self.config.discard_pause if self.conns else 0.0)
             return
         self._changed()
 
