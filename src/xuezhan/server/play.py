@@ -57,7 +57,7 @@ def hand_version(match_key: str, hand_no: int) -> int:
     """The version a table's ``state`` messages start from in hand ``hand_no`` of the match
     ``match_key``: ``((match id << 8) + hand_no) << 16``, the changes shown in the hand counted on
     from there. Matches are numbered by the database in the order they start, so versions never go
-    back, from hand to hand, match to match, and across restarts (:meth:`TablePlay.resume_version`);
+    back, from hand to hand, match to match, and across restarts (see ``Table.resume``);
     they stay below 2**53 (a number to JavaScript) up to 2**29 matches."""
     match_id = int(match_key) if match_key.isdigit() else 0
     return ((match_id << HAND_BITS) + hand_no) << STEP_BITS
@@ -500,9 +500,9 @@ class TablePlay:
             self._discarded(shown)
 
     def _after_discard(self, driver: HandDriver, action: Action) -> views.AfterDiscard | None:
-        """Before ``action`` is applied: the table just after it if it is a discard
+        """Before ``action`` is applied: the table just after it if it is a legal discard
         (:func:`xuezhan.engine.views.after_discard`), else ``None``."""
-        if action.type is not ActionType.DISCARD or action.tile is None:
+        if action.type is not ActionType.DISCARD or action.tile is None or action not in driver.legal(action.seat):
             return None
         return views.after_discard(driver.game, action.seat, action.tile)
 
