@@ -20,9 +20,10 @@ from test_restart import Back, answer, my_decision, my_turn, stay_in, stop
 from test_server import Client
 
 from xuezhan.engine.game import Phase
+from xuezhan.errors import XuezhanError
 from xuezhan.server import ServerConfig, create_app
 from xuezhan.server.conn import Conn
-from xuezhan.server.play import TablePlay
+from xuezhan.server.play import TablePlay, delays_of, hand_version
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
 
@@ -204,3 +205,23 @@ def test_versions_never_go_back_across_a_restart(serve: Build, db: str) -> None:
     moved = kim2.wait_for(lambda m: m["type"] == "state")
     assert moved["version"] == state["version"] + 1
     assert any(ev["type"] == "discard" and ev["seat"] == 0 for ev in moved["events"])
+
+
+def test_the_discard_pause_is_a_server_setting() -> None:
+    assert ServerConfig().discard_pause == 0.6
+    assert ServerConfig.from_mapping({"discard_pause": 1}).discard_pause == 1.0
+    for bad in (-0.1, "0.6", True):
+        with pytest.raises(XuezhanError) as refused:
+            ServerConfig.from_mapping({"discard_pause": bad})
+        assert refused.value.code == "bad_config"
+    # a bot's claim answer falls inside the pause (at most half of it), and is as set without one
+    assert delays_of(ServerConfig(bot_claim_delay=0.35, discard_pause=0.4)).claim == 0.2
+    assert delays_of(ServerConfig(bot_claim_delay=0.35, discard_pause=1.0)).claim == 0.35
+    assert delays_of(ServerConfig(bot_claim_delay=0.35, discard_pause=0.0)).claim == 0.35
+
+
+def test_versions_rise_from_hand_to_hand_and_match_to_match() -> None:
+    firsts = [hand_version(key, hand) for key in ("1", "2", "300") for hand in (1, 2, 128)]
+    assert firsts == sorted(firsts) and len(set(firsts)) == len(firsts)
+    assert hand_version("1", 2) - hand_version("1", 1) == 2**16  # room for the changes of a hand
+    assert hand_version(str(2**29 - 1), 128) + 2**16 < 2**53  # a safe integer to JavaScript
