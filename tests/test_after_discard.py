@@ -9,9 +9,9 @@ import pytest
 
 from xuezhan.engine.actions import ActionType
 from xuezhan.engine.game import Game, Phase
-from xuezhan.engine.views import after_discard, table_views, visible_events
+from xuezhan.engine.views import after_bugang, after_discard, table_views, visible_events
 from xuezhan.rules import Rules
-from xuezhan.tiles import tile_name
+from xuezhan.tiles import format_tiles, tile_name
 
 SEATS = (0, 1, 2, 3, None)
 
@@ -86,3 +86,44 @@ def test_the_waits_in_the_pause_count_the_discard_as_seen() -> None:
         if found >= 3:
             break
     assert found >= 3
+
+
+def bugangs_of(seed: int) -> list[tuple[Game, int, int]]:
+    """Every added kong (补杠) of a random hand that likes kongs: the game just before it, the seat, the tile."""
+    rng = random.Random(seed)
+    game = Game.new(rules_of("qq"), seed=seed)
+    out: list[tuple[Game, int, int]] = []
+    while not game.over:
+        seat = game.pending()[0]
+        legal = game.legal_actions(seat)
+        kongs = [a for a in legal if a.type in (ActionType.GANG, ActionType.PENG)]
+        action = rng.choice(kongs) if kongs and rng.random() < 0.9 else rng.choice(legal)
+        if (action.type is ActionType.GANG and game.phase is Phase.TURN and action.tile is not None
+                and game.seat_state(seat).counts[action.tile] != 4):
+            out.append((game.copy(), seat, action.tile))
+        game.apply(action)
+    return out
+
+
+def test_the_pause_after_an_added_kong_shows_the_declaration_and_nothing_after_it() -> None:
+    seen = robbable = 0
+    for seed in range(200):
+        for before, seat, tile in bugangs_of(seed):
+            shown = after_bugang(before, seat, tile)
+            real = before.copy()
+            real.apply(next(a for a in real.legal_actions(seat) if a.type is ActionType.GANG and a.tile == tile))
+            robbable += real.phase is Phase.ROB
+            n = len(before.state.events)
+            assert shown.state.events == real.state.events[: n + 1]
+            assert shown.state.events[-1] == {"type": "bugang_declared", "seat": seat, "tile": tile}
+            for viewer, view in table_views(shown, SEATS).items():
+                assert view["phase"] == "turn" and view["turn"] == seat
+                assert view["offered"] is None and view["drawn"] is None and view["legal"] == []
+                if viewer == seat:  # the tile has left the hand, and nothing came in
+                    left = before.state.seats[seat].tiles()
+                    left.remove(tile)
+                    assert view["hand"] == format_tiles(left)
+            seen += 1
+        if seen >= 20 and robbable:
+            break
+    assert seen >= 20 and robbable

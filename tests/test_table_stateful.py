@@ -311,11 +311,12 @@ class TableMachine(RuleBasedStateMachine):
             game = table.hand.game
             assert game.tile_total() == NUM_TILES
             if table.pause is not None and table.out.paused_for(conn.seat):
-                # the discard pause: the table just after the discard, nothing after it, nobody to act
+                # the discard pause: the table just after the discard (or added kong), nothing after it,
+                # nobody to act
                 game = Game.from_state(table.pause.shown.state)
                 assert msg["view"] == marked_view(table_views(table.pause.shown, (conn.seat,))[conn.seat])
                 assert msg["view"]["offered"] is None and msg["view"]["legal"] == [] and msg["decision"] is None
-                assert game.events[-1]["type"] == "discard"
+                assert game.events[-1]["type"] in ("discard", "bugang_declared")
             else:
                 check_view(game, conn.seat, msg["view"])
             start = 0 if msg["reset"] else conn.events_upto

@@ -4,7 +4,8 @@ A view never holds another seat's concealed tiles (until that hand is laid down 
 win or at the end), another seat's concealed kong face up, the secret that a seat passed
 on a win, who else may claim a discard, or the order of the wall. The server and the
 terminal only call :func:`visible_events`, :func:`events_for`, :func:`seat_view_json`,
-:func:`table_views`, :func:`after_discard` and :class:`SeatView` (all importable from
+:func:`table_views`, :func:`after_discard`, :func:`after_bugang`, :func:`window_hidden` and
+:class:`SeatView` (all importable from
 :mod:`xuezhan.engine.views`), and serialize what they return.
 
 This module reads the :class:`~xuezhan.engine.state.HandState` of a hand; it sits below
@@ -25,6 +26,7 @@ from ..tiles import SUITS, format_tiles, tile_name
 from .actions import Action, ActionType
 from .claims import discard_shown
 from .events import event_json
+from .kongs import bugang_shown
 from .settlement import result_json
 from .state import RIVER_CLAIMED, HandState, Phase
 
@@ -261,8 +263,8 @@ def table_views(game: HasHand, seats: Iterable[int | None]) -> dict[int | None, 
 
 
 class AfterDiscard:
-    """A hand as it stands just after a discard, before anyone is told who may claim it: nobody
-    may act in it (see :func:`after_discard`)."""
+    """A hand as it stands just after a discard (or an added kong), before anyone is told who may
+    claim (or rob) it: nobody may act in it (see :func:`after_discard`, :func:`after_bugang`)."""
 
     __slots__ = ("state",)
 
@@ -282,6 +284,28 @@ def after_discard(game: HasHand, seat: int, tile: int) -> AfterDiscard:
     discard as seen)."""
     st = game.state.copy()
     discard_shown(st, seat, tile)
+    return AfterDiscard(st)
+
+
+def window_hidden(game: HasHand) -> AfterDiscard:
+    """``game`` with its open claim (or robbing) window as the seats outside it see it: the table
+    just after the discard (or the added kong) that opened it, as :func:`after_discard` gives it
+    (for a hand carried on after a restart, where the window is open already)."""
+    st = game.state.copy()
+    st.window = None
+    st.phase = Phase.TURN
+    st.drawn = None
+    return AfterDiscard(st)
+
+
+def after_bugang(game: HasHand, seat: int, tile: int) -> AfterDiscard:
+    """The table just after ``seat`` declares an added kong (补杠) of ``tile`` in ``game`` (taken
+    before it is applied, and left as it is), as :func:`after_discard` for a discard: the tile out
+    of the hand and declared (the last event), the turn the konger's with no tile drawn; no robbing
+    window, no replacement tile, nobody to act."""
+    st = game.state.copy()
+    bugang_shown(st, seat, tile)
+    st.drawn = None
     return AfterDiscard(st)
 
 

@@ -24,21 +24,21 @@ from .words import display_name
 
 @dataclass(slots=True)
 class DiscardPause:
-    """The pause after a discard (``[server] discard_pause``): until it ends, every seat that may
-    not claim the tile and every spectator is shown ``shown``, the table just after the discard
-    (:func:`xuezhan.engine.views.after_discard`), whatever happens meanwhile; the seats that may
-    claim it and have not answered see the real table. It ends at ``until`` at the earliest, and
-    not before the claim window the discard opened (``opened_at``; ``None``: nobody could claim)
-    is closed."""
+    """The pause after a discard or an added kong (``[server] discard_pause``): until it ends,
+    every seat that may not claim (or rob) the tile and every spectator is shown ``shown``, the
+    table just after it (:func:`xuezhan.engine.views.after_discard`), whatever happens meanwhile;
+    the seats that may claim it and have not answered see the real table. It ends at ``until`` at
+    the earliest, and not before the window it opened (``opened_at``; ``None``: nobody could
+    claim) is closed."""
 
     shown: views.AfterDiscard
     until: float
     opened_at: int | None
 
     def window_open(self, game: Game) -> bool:
-        """The discard's claim window is still open in ``game``."""
+        """The claim window the discard (or the added kong) opened is still open in ``game``."""
         w = game.claim_window
-        return w is not None and w.kind == "discard" and w.opened_at == self.opened_at
+        return w is not None and w.opened_at == self.opened_at
 
 
 class TableFacts(Protocol):

@@ -18,13 +18,14 @@ import logging
 import math
 import random
 import secrets
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any, Final, TypeVar
 
 from .. import i18n
 from ..bots import make_bot
 from ..engine import views
 from ..engine.actions import Action, ActionType
+from ..engine.game import Phase
 from ..errors import XuezhanError
 from ..i18n import LANGS, Lang
 from ..ids import ErrorCode
@@ -51,16 +52,28 @@ STEP_BITS: Final = 16
 """The bits of a version that count the changes shown within one hand (:func:`hand_version`)."""
 HAND_BITS: Final = 8
 """The bits of a version that number the hand within its match (at most ``MAX_HANDS`` = 128)."""
+ACTION_STEPS: Final = 8
+"""Versions each logged action of a hand owns (:func:`hand_version`): its own change, the end of
+a discard pause, and (the last) the change a table carried on after a restart shows."""
 
 
-def hand_version(match_key: str, hand_no: int) -> int:
-    """The version a table's ``state`` messages start from in hand ``hand_no`` of the match
-    ``match_key``: ``((match id << 8) + hand_no) << 16``, the changes shown in the hand counted on
-    from there. Matches are numbered by the database in the order they start, so versions never go
-    back, from hand to hand, match to match, and across restarts (see ``Table.resume``);
-    they stay below 2**53 (a number to JavaScript) up to 2**29 matches."""
+def hand_version(match_key: str, hand_no: int, actions: int = 0) -> int:
+    """The least version a table shows of hand ``hand_no`` of the match ``match_key`` once
+    ``actions`` of its actions are logged (passes not counted, :func:`counted_actions`):
+    ``((match id << 8) + hand_no) << 16``, plus 8 for each. Each change shown takes the next
+    version, and at least this one; a hand carried on after a restart shows the last of its
+    last action's eight (``+ 7``), above anything shown of it before. Matches are numbered by
+    the database in the order they start, so versions never go back, from hand to hand, match
+    to match, and across restarts; they stay below 2**53 (a number to JavaScript) up to 2**29
+    matches."""
     match_id = int(match_key) if match_key.isdigit() else 0
-    return ((match_id << HAND_BITS) + hand_no) << STEP_BITS
+    return (((match_id << HAND_BITS) + hand_no) << STEP_BITS) + ACTION_STEPS * actions
+
+
+def counted_actions(actions: Sequence[Action]) -> int:
+    """The actions of a hand that move its versions on (:func:`hand_version`): all but passes,
+    which nobody else is told of (a pass on a claim would show in the version's step)."""
+    return sum(1 for a in actions if a.type is not ActionType.PASS)
 
 
 def delays_of(config: ServerConfig) -> Delays:
@@ -303,8 +316,6 @@ class TablePlay:
         self.runtime.start_hand()
         self._shown = self.runtime.hand
         self.pause = None
-        if self._shown is not None:
-            self.version = max(self.version, hand_version(self.match_key, self._shown.hand_no))
         logged = await self._flush()
         self.hand_key += 1
         self.status = Status.PLAYING
@@ -463,7 +474,7 @@ class TablePlay:
                     if now < pause.until:
                         return  # nothing after the discard is shown, or played, before the pause ends
                     self.pause = None
-                    self._changed()  # the next draw, or what the claims made of the discard
+                    self._show(pause_end=True)  # the next draw, or what the claims made of the discard
                     continue
                 if driver.over:
                     await self._finish_hand()
@@ -500,15 +511,22 @@ class TablePlay:
             self._discarded(shown)
 
     def _after_discard(self, driver: HandDriver, action: Action) -> views.AfterDiscard | None:
-        """Before ``action`` is applied: the table just after it if it is a legal discard
-        (:func:`xuezhan.engine.views.after_discard`), else ``None``."""
-        if action.type is not ActionType.DISCARD or action.tile is None or action not in driver.legal(action.seat):
+        """Before ``action`` is applied: the table just after it if it is a legal discard, or an
+        added kong (open to robbing as a discard is to claims; :func:`xuezhan.engine.views.after_discard`,
+        :func:`~xuezhan.engine.views.after_bugang`), else ``None``."""
+        kind, seat, tile = action.type, action.seat, action.tile
+        if tile is None or kind not in (ActionType.DISCARD, ActionType.GANG) or action not in driver.legal(seat):
             return None
-        return views.after_discard(driver.game, action.seat, action.tile)
+        game = driver.game
+        if kind is ActionType.DISCARD:
+            return views.after_discard(game, seat, tile)
+        if game.phase is Phase.TURN and game.seat_state(seat).counts[tile] != 4:  # not concealed: added to a peng
+            return views.after_bugang(game, seat, tile)
+        return None
 
     def _discarded(self, shown: views.AfterDiscard | None) -> None:
-        """An action was applied and logged: show it. A discard (``shown``: the table just after it)
-        starts the discard pause: the seats that may claim it see their claim, everybody else
+        """An action was applied and logged: show it. A discard or an added kong (``shown``: the
+        table just after it) starts the discard pause: the seats that may claim it see their claim, everybody else
         ``shown``, for ``discard_pause`` seconds and until the claims are answered; what happens
         meanwhile is shown when it ends (:meth:`_advance`), as one more change. With nobody
         connected the pause lasts only as long as the claim window (someone who comes in during
@@ -516,7 +534,7 @@ class TablePlay:
         driver = self.driver
         if shown is not None and driver is not None:
             w = driver.game.claim_window
-            opened = w.opened_at if w is not None and w.kind == "discard" else None
+            opened = w.opened_at if w is not None else None
             pause = self.pause = DiscardPause(shown, math.inf, opened)
             self._show()
             # counted from the discard's messages
@@ -531,8 +549,15 @@ class TablePlay:
             return
         self._show()
 
-    def _show(self) -> None:
-        self.version += 1
+    def _show(self, pause_end: bool = False) -> None:
+        """Show a change now (in a pause too): the next version, at least the log's
+        (:func:`hand_version`); at the end of a discard pause only the next (one step after the
+        discard's, whatever was answered in its window)."""
+        hand = self._shown
+        step = self.version + 1
+        if hand is not None and not pause_end:
+            step = max(step, hand_version(self.match_key, hand.hand_no, counted_actions(hand.game.actions)))
+        self.version = step
         driver = self.driver
         if driver is not None and not driver.over and (self.pause is None or self.pause.window_open(driver.game)):
             self._refresh_timers()  # a turn after the pause gets its clocks when it is shown

@@ -32,6 +32,7 @@ from collections.abc import Callable
 from typing import Any
 
 from .. import i18n
+from ..engine import views
 from ..engine.actions import Action
 from ..engine.views import SeatView
 from ..errors import IllegalActionError, XuezhanError
@@ -43,7 +44,8 @@ from .bank import Account, Bank, RunningMatch, is_bot
 from .config import ServerConfig
 from .conn import Conn, Inbound
 from .journal import LogWriter
-from .play import TablePlay, hand_version
+from .outbound import DiscardPause
+from .play import ACTION_STEPS, TablePlay, counted_actions, hand_version
 from .protocol import (
     ClientMessage,
     ProtocolError,
@@ -160,14 +162,16 @@ class Table(TablePlay):
             raise XuezhanError(ErrorCode.LOG_MISMATCH, f"hand {logged.hand_no} is not the match's next hand")
         actions = [Action.from_json(a) for a in logged.actions]
         self.runtime.resume_hand(logged.seed, actions)
-        # above every version shown of this hand before: at most one change for each action logged,
-        # and one more for each discard's pause
-        self.version = hand_version(running.key, logged.hand_no) + 2 * len(actions) + 2
+        # its first change shown (run) takes the last version of its last action's: above every one shown before
+        self.version = hand_version(running.key, logged.hand_no, counted_actions(actions)) + ACTION_STEPS - 2
         self._shown = self.runtime.hand
         self.hand_key = 1
         self.status = Status.PLAYING
         game = self.runtime.hand.game if self.runtime.hand is not None else None
         assert game is not None
+        window = game.claim_window
+        if window is not None:  # those outside it see the table as before it opened, until it closes
+            self.pause = DiscardPause(views.window_hidden(game), 0.0, window.opened_at)
         for seat, sitting in enumerate(self.players):
             if sitting is None:
                 continue
@@ -181,7 +185,7 @@ class Table(TablePlay):
         loop = asyncio.get_running_loop()
         try:
             if self.status is Status.PLAYING:
-                self._changed()  # a restored hand: its timers start again
+                self._show()  # a restored hand: its timers start again
             while self.status is not Status.CLOSED:
                 wake = self._next_wakeup()
                 timeout = None if wake is None else max(0.0, wake - loop.time())
