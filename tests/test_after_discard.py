@@ -9,7 +9,7 @@ import pytest
 
 from xuezhan.engine.actions import ActionType
 from xuezhan.engine.game import Game, Phase
-from xuezhan.engine.views import after_bugang, after_discard, table_views, visible_events
+from xuezhan.engine.views import after_bugang, after_discard, table_views, visible_events, window_hidden
 from xuezhan.rules import Rules
 from xuezhan.tiles import format_tiles, tile_name
 
@@ -48,6 +48,10 @@ def test_the_pause_shows_the_discard_and_nothing_after_it(preset: str, seed: int
         real = before.copy()
         real.apply(next(a for a in real.legal_actions(seat) if a.type is ActionType.DISCARD and a.tile == tile))
         claimable += real.phase is Phase.CLAIM
+        if real.phase is Phase.CLAIM:  # a window already open (after a restart) is hidden the same way
+            hidden = window_hidden(real)
+            assert table_views(hidden, SEATS) == table_views(shown, SEATS)
+            assert hidden.state.events == shown.state.events
         n = len(before.state.events)
         # the events stop at the discard, whatever followed it in the real game (a draw, a window)
         assert shown.state.events == real.state.events[: n + 1]
@@ -113,6 +117,8 @@ def test_the_pause_after_an_added_kong_shows_the_declaration_and_nothing_after_i
             real = before.copy()
             real.apply(next(a for a in real.legal_actions(seat) if a.type is ActionType.GANG and a.tile == tile))
             robbable += real.phase is Phase.ROB
+            if real.phase is Phase.ROB:
+                assert table_views(window_hidden(real), SEATS) == table_views(shown, SEATS)
             n = len(before.state.events)
             assert shown.state.events == real.state.events[: n + 1]
             assert shown.state.events[-1] == {"type": "bugang_declared", "seat": seat, "tile": tile}

@@ -227,3 +227,33 @@ def test_versions_rise_from_hand_to_hand_and_match_to_match() -> None:
     assert hand_version("1", 1, 3) == hand_version("1", 1) + 24  # eight versions for each action logged
     assert hand_version("1", 1, 2**13) <= hand_version("1", 2)
     assert hand_version(str(2**29 - 1), 128) + 2**16 < 2**53  # a safe integer to JavaScript
+
+
+def test_a_window_open_at_a_restart_stays_hidden(serve: Build, db: str) -> None:
+    slow = {"turn_timeout": 60.0, "claim_timeout": 60.0, "choice_timeout": 60.0, "seed": 3}
+    first = serve(db, **slow)
+    kim = Client(first, "kim")
+    code = kim.http.post("/api/quickstart", json={"hands": 1}).json()["code"]
+    kim.connect(code)
+    while True:  # kim plays on until a discard may be claimed by kim, and thinks it over
+        m = kim.wait_for(my_decision(kim), 60.0)
+        if m["view"]["phase"] == "claim":
+            break
+        answer(kim, stay_in(kim))
+    offered = m["view"]["offered"]
+    stop(first)
+
+    again = serve(db, **slow, bot_delay=60.0, bot_claim_delay=60.0)
+    eye = Client(again, "eye")
+    eye.connect(code, watch=True)
+    watched = eye.wait_for(lambda m: m["type"] == "state")
+    assert watched["view"]["phase"] == "turn" and watched["view"]["offered"] is None
+    assert watched["events"][-1]["type"] == "discard" and watched["events"][-1]["tile"] == offered
+    kim2 = Back(again, kim)
+    kim2.connect(code)
+    mine = kim2.wait_for(lambda m: m["type"] == "state")
+    assert mine["view"]["phase"] == "claim" and mine["view"]["offered"] == offered and mine["view"]["legal"]
+    kim2.send({"type": "action", "action": {"type": "pass"}, "version": mine["version"]})
+    kim2.wait_for(lambda m: m["type"] == "ok" and m["for"] == "action")
+    after = eye.wait_for(lambda m: m["type"] == "state")
+    assert after["version"] == watched["version"] + 1 and after["view"]["offered"] is None
