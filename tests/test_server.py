@@ -353,7 +353,7 @@ def test_reconnect_mid_hand_restores_the_exact_table(make_app: Callable[..., Any
         for p in players:
             p.drain()
         st = players[2].state
-        if st is not None and st["view"]["phase"] == "turn" and st["view"]["turn"] == 2 \
+        if st is not None and st["view"]["phase"] == "turn" and st["view"]["turn"] == 2 and st["decision"] is not None \
                 and len(st["view"]["seats"][2]["river"]) >= 3:
             break
         for p in players:

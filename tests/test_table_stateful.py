@@ -40,7 +40,7 @@ from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, rule
 
 from xuezhan.engine.game import Game
-from xuezhan.engine.views import SeatView, event_json
+from xuezhan.engine.views import SeatView, event_json, table_views
 from xuezhan.match import RoomConfig
 from xuezhan.records import record_json
 from xuezhan.rules import Rules
@@ -310,7 +310,15 @@ class TableMachine(RuleBasedStateMachine):
             assert table is not None and table.hand is not None
             game = table.hand.game
             assert game.tile_total() == NUM_TILES
-            check_view(game, conn.seat, msg["view"])
+            if table.pause is not None and table.out.paused_for(conn.seat):
+                # the discard pause: the table just after the discard (or added kong), nothing after it,
+                # nobody to act
+                game = Game.from_state(table.pause.shown.state)
+                assert msg["view"] == marked_view(table_views(table.pause.shown, (conn.seat,))[conn.seat])
+                assert msg["view"]["offered"] is None and msg["view"]["legal"] == [] and msg["decision"] is None
+                assert game.events[-1]["type"] in ("discard", "bugang_declared")
+            else:
+                check_view(game, conn.seat, msg["view"])
             start = 0 if msg["reset"] else conn.events_upto
             events = [{k: v for k, v in ev.items() if k != "text"} for ev in msg["events"]]
             assert events == visible_events(game, conn.seat, start), (conn.seat, start)

@@ -58,8 +58,9 @@ def claim_options(st: HandState, seat: int, t: Tile) -> dict[int, tuple[Action, 
     return options
 
 
-def discard(st: HandState, seat: int, t: Tile) -> None:
-    """``seat`` discards ``t``: the seats that may claim it get a window, else the next seat draws."""
+def discard_shown(st: HandState, seat: int, t: Tile) -> None:
+    """What everyone sees of ``seat``'s discard of ``t`` at once: the tile leaves the hand for the
+    river (the discard event), nothing drawn. Whether anyone may claim it is :func:`discard`'s."""
     s = st.seats[seat]
     s.remove(t)
     s.river.append(t)
@@ -67,6 +68,11 @@ def discard(st: HandState, seat: int, t: Tile) -> None:
     st.events.append({"type": _DISCARD, "seat": seat, "tile": t})
     st.owners.append(None)
     st.drawn = None
+
+
+def discard(st: HandState, seat: int, t: Tile) -> None:
+    """``seat`` discards ``t``: the seats that may claim it get a window, else the next seat draws."""
+    discard_shown(st, seat, t)
     options = claim_options(st, seat, t)
     if not options:
         next_draw(st, seat)

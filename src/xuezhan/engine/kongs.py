@@ -52,8 +52,9 @@ def rob_options(st: HandState, seat: int, t: Tile) -> dict[int, tuple[Action, ..
     return options
 
 
-def start_bugang(st: HandState, seat: int, t: Tile) -> None:
-    """``seat`` adds ``t`` to its peng: the others may rob it first, else the kong is made."""
+def bugang_shown(st: HandState, seat: int, t: Tile) -> None:
+    """What everyone sees at once of ``seat`` adding ``t`` to its peng: the tile out of the hand,
+    the kong declared. Whether anyone may rob it is :func:`start_bugang`'s."""
     s = st.seats[seat]
     late = st.drawn != t
     s.remove(t)
@@ -61,6 +62,11 @@ def start_bugang(st: HandState, seat: int, t: Tile) -> None:
     st.pending_bugang = t
     st.bugang_late = late
     st.emit({"type": EventKind.BUGANG_DECLARED, "seat": seat, "tile": t})
+
+
+def start_bugang(st: HandState, seat: int, t: Tile) -> None:
+    """``seat`` adds ``t`` to its peng: the others may rob it first, else the kong is made."""
+    bugang_shown(st, seat, t)
     options = rob_options(st, seat, t)
     if options:
         st.window = Window(t, seat, options, {}, robbing=True, opened_at=len(st.actions))

@@ -1,7 +1,8 @@
 """What one seat may see, and the worlds a seat cannot tell from the real one.
 
 The visibility rules live in :mod:`~xuezhan.engine.visibility` (:class:`SeatView`,
-:func:`visible_events`, :func:`events_for`, :func:`seat_view_json`, :func:`table_views`;
+:func:`visible_events`, :func:`events_for`, :func:`seat_view_json`, :func:`table_views`,
+:func:`after_discard`, :func:`after_bugang`, :func:`window_hidden`;
 importable from here, as the server, the terminal and the bots do); :func:`event_json` writes
 an event's tiles as text. This module adds, above :class:`~xuezhan.engine.game.Game`, what a
 search needs: :func:`sample_world` (a copy of the game with every tile a seat cannot see dealt
@@ -20,11 +21,26 @@ from .claims import claim_options
 from .events import event_json
 from .game import Game
 from .kongs import rob_options
-from .visibility import HasHand, SeatView, events_for, seat_view_json, table_views, viewed_state, visible_events
+from .visibility import (
+    AfterDiscard,
+    HasHand,
+    SeatView,
+    after_bugang,
+    after_discard,
+    events_for,
+    seat_view_json,
+    table_views,
+    viewed_state,
+    visible_events,
+    window_hidden,
+)
 
 __all__ = [
+    "AfterDiscard",
     "HasHand",
     "SeatView",
+    "after_bugang",
+    "after_discard",
     "event_json",
     "events_for",
     "reshuffle_wall",
@@ -32,6 +48,7 @@ __all__ = [
     "seat_view_json",
     "table_views",
     "visible_events",
+    "window_hidden",
 ]
 
 

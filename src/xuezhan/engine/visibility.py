@@ -4,8 +4,9 @@ A view never holds another seat's concealed tiles (until that hand is laid down 
 win or at the end), another seat's concealed kong face up, the secret that a seat passed
 on a win, who else may claim a discard, or the order of the wall. The server and the
 terminal only call :func:`visible_events`, :func:`events_for`, :func:`seat_view_json`,
-:func:`table_views` and :class:`SeatView` (all importable from :mod:`xuezhan.engine.views`),
-and serialize what they return.
+:func:`table_views`, :func:`after_discard`, :func:`after_bugang`, :func:`window_hidden` and
+:class:`SeatView` (all importable from
+:mod:`xuezhan.engine.views`), and serialize what they return.
 
 This module reads the :class:`~xuezhan.engine.state.HandState` of a hand; it sits below
 :mod:`~xuezhan.engine.game` (whose :meth:`~xuezhan.engine.game.Game.view` builds a
@@ -23,7 +24,9 @@ from ..ids import EventKind
 from ..scoring import MeldKind, Score, WinContext, score_win
 from ..tiles import SUITS, format_tiles, tile_name
 from .actions import Action, ActionType
+from .claims import discard_shown
 from .events import event_json
+from .kongs import bugang_shown
 from .settlement import result_json
 from .state import RIVER_CLAIMED, HandState, Phase
 
@@ -257,6 +260,53 @@ def table_views(game: HasHand, seats: Iterable[int | None]) -> dict[int | None, 
             "discard_waits": discard_waits,
         }
     return out
+
+
+class AfterDiscard:
+    """A hand as it stands just after a discard (or an added kong), before anyone is told who may
+    claim (or rob) it: nobody may act in it (see :func:`after_discard`, :func:`after_bugang`)."""
+
+    __slots__ = ("state",)
+
+    def __init__(self, state: HandState) -> None:
+        self.state = state
+
+    def legal_actions(self, seat: int) -> tuple[Action, ...]:
+        return ()
+
+
+def after_discard(game: HasHand, seat: int, tile: int) -> AfterDiscard:
+    """The table just after ``seat`` discards ``tile`` in ``game`` (taken before the discard is
+    applied, and left as it is), as it is shown to every seat that may not claim the tile and to
+    spectators during the discard pause: the tile in the river, the discard the last event, the
+    turn still the discarder's; no claim window, no tile drawn, nobody to act, so nothing tells
+    whether another seat may claim it. Its views are :func:`table_views` of it (waits count the
+    discard as seen)."""
+    st = game.state.copy()
+    discard_shown(st, seat, tile)
+    return AfterDiscard(st)
+
+
+def window_hidden(game: HasHand) -> AfterDiscard:
+    """``game`` with its open claim (or robbing) window as the seats outside it see it: the table
+    just after the discard (or the added kong) that opened it, as :func:`after_discard` gives it
+    (for a hand carried on after a restart, where the window is open already)."""
+    st = game.state.copy()
+    st.window = None
+    st.phase = Phase.TURN
+    st.drawn = None
+    return AfterDiscard(st)
+
+
+def after_bugang(game: HasHand, seat: int, tile: int) -> AfterDiscard:
+    """The table just after ``seat`` declares an added kong (补杠) of ``tile`` in ``game`` (taken
+    before it is applied, and left as it is), as :func:`after_discard` for a discard: the tile out
+    of the hand and declared (the last event), the turn the konger's with no tile drawn; no robbing
+    window, no replacement tile, nobody to act."""
+    st = game.state.copy()
+    bugang_shown(st, seat, tile)
+    st.drawn = None
+    return AfterDiscard(st)
 
 
 def seat_view_json(game: HasHand, seat: int | None) -> dict[str, Any]:

@@ -50,7 +50,13 @@ class ServerConfig:
     bot_delay: float = 0.7
     """How long a bot (or a seat in 托管) waits before it acts, so people can follow the play."""
     bot_claim_delay: float = 0.35
-    """How long a bot waits before it answers a claim window."""
+    """How long a bot waits before it answers a claim window (at most half of ``discard_pause``
+    when there is one, so its answer falls inside the pause)."""
+    discard_pause: float = 0.6
+    """After every discard, claimable or not, the table holds this long before anything else is
+    shown (the next draw, or a claim's result), and shows the seats that may not claim the tile,
+    and spectators, only the discard meanwhile: nobody learns from the timing or the messages
+    whether another seat may claim it. 0: no pause."""
     next_hand_delay: float = 20.0
     """After a hand ends, the next one starts when every connected player is ready, or after this."""
     queue_wait: float = 10.0
@@ -176,8 +182,8 @@ class ServerConfig:
         """Settings for tests and benchmarks: bots act at once, short timeouts, no limit on accounts,
         sign-ins or the rooms an account has open (a test of a limit sets it)."""
         base = cls(turn_timeout=5.0, claim_timeout=5.0, choice_timeout=5.0, bot_delay=0.0,
-                   bot_claim_delay=0.0, next_hand_delay=0.5, rate_per_second=1000.0, rate_burst=1000,
-                   accounts_per_address=1_000_000, login_attempts=1_000_000,
+                   bot_claim_delay=0.0, discard_pause=0.0, next_hand_delay=0.5, rate_per_second=1000.0,
+                   rate_burst=1000, accounts_per_address=1_000_000, login_attempts=1_000_000,
                    login_attempts_per_address=1_000_000, max_open_rooms_per_account=1_000_000,
                    custom_stakes=True)
         return dataclasses.replace(base, **overrides)

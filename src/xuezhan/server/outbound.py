@@ -4,10 +4,11 @@ outbox (the table never waits for a client)."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any, Protocol
 
 from ..engine import views
-from ..engine.game import Phase
+from ..engine.game import Game, Phase
 from ..engine.state import RIVER_CLAIMED
 from ..explain import seat_names
 from ..i18n import LANGS, Lang
@@ -19,6 +20,25 @@ from .config import ServerConfig
 from .conn import Conn, dumps
 from .status import Status
 from .words import display_name
+
+
+@dataclass(slots=True)
+class DiscardPause:
+    """The pause after a discard or an added kong (``[server] discard_pause``): until it ends,
+    every seat that may not claim (or rob) the tile and every spectator is shown ``shown``, the
+    table just after it (:func:`xuezhan.engine.views.after_discard`), whatever happens meanwhile;
+    the seats that may claim it and have not answered see the real table. It ends at ``until`` at
+    the earliest, and not before the window it opened (``opened_at``; ``None``: nobody could
+    claim) is closed."""
+
+    shown: views.AfterDiscard
+    until: float
+    opened_at: int | None
+
+    def window_open(self, game: Game) -> bool:
+        """The claim window the discard (or the added kong) opened is still open in ``game``."""
+        w = game.claim_window
+        return w is not None and w.opened_at == self.opened_at
 
 
 class TableFacts(Protocol):
@@ -39,6 +59,7 @@ class TableFacts(Protocol):
     seat_conn: dict[int, Conn]
     pacer: Pacer
     version: int
+    pause: DiscardPause | None
     hand_key: int
     next_hand_at: float
     last_hand_end: dict[Lang, dict[str, Any]] | None
@@ -168,22 +189,30 @@ class Outbound:
                     "total_ms": int(t.timeout_for(turn) * 1000), "mine": False}
         return None
 
-    def state_text(self, conn: Conn, view_text: str, now: float | None = None, names: list[str] | None = None) -> str:
+    def state_text(self, conn: Conn, view_text: str, now: float | None = None, names: list[str] | None = None,
+                   paused: bool = False) -> str:
         """The state message of ``conn`` as JSON text, around its view already encoded (:func:`view_texts`);
         its clocks read at ``now`` (the table's clock when not given), its events' seats called
-        ``names`` (:meth:`seat_names` in the connection's language when not given)."""
-        return f'{dumps(self._state_fields(conn, now, names))[:-1]},"view":{view_text}}}'
+        ``names`` (:meth:`seat_names` in the connection's language when not given); ``paused``: the
+        table as the discard pause shows it (:meth:`paused_for`)."""
+        return f'{dumps(self._state_fields(conn, now, names, paused))[:-1]},"view":{view_text}}}'
 
-    def _state_fields(self, conn: Conn, now: float | None = None, names: list[str] | None = None) -> dict[str, Any]:
-        """A state message but its view; moves the connection's count of events sent on."""
+    def _state_fields(self, conn: Conn, now: float | None = None, names: list[str] | None = None,
+                      paused: bool = False) -> dict[str, Any]:
+        """A state message but its view; moves the connection's count of events sent on. In the
+        discard pause (``paused``) the events stop at the discard, and there is no decision and
+        no clock: nothing says whether anyone may claim."""
         t = self.table
         assert t.hand is not None
         hand = t.hand
-        game = hand.game
+        game: views.HasHand = hand.game
+        if paused:
+            assert t.pause is not None
+            game = t.pause.shown
         reset = conn.hand_key != t.hand_key
         start = 0 if reset else conn.events_sent
-        events = self.events_json(conn, start, names)
-        conn.events_sent = len(game.events)
+        events = self.events_json(conn, start, names, game)
+        conn.events_sent = len(game.state.events)
         conn.hand_key = t.hand_key
         return {
             "type": "state",
@@ -191,11 +220,33 @@ class Outbound:
             "hand_no": hand.hand_no,
             "reset": reset,
             "events": events,
-            "decision": self.decision_of(conn.seat),
-            "timer": self.timer_for(conn.seat, now),
-            "deadline_ms": self.deadline_ms(conn.seat, now),
+            "decision": None if paused else self.decision_of(conn.seat),
+            "timer": None if paused else self.timer_for(conn.seat, now),
+            "deadline_ms": None if paused else self.deadline_ms(conn.seat, now),
             "trustee": t.trustee(conn.seat) if conn.seat is not None else False,
         }
+
+    def paused_for(self, seat: int | None) -> bool:
+        """In the discard pause, ``seat`` (``None``: a spectator) is shown the table just after the
+        discard: every seat but those that may still claim it."""
+        t = self.table
+        pause = t.pause
+        if pause is None or t.hand is None:
+            return False
+        if seat is None:
+            return True
+        game = t.hand.game
+        return not (pause.window_open(game) and seat in game.pending())
+
+    def shown_game(self, seat: int | None) -> views.HasHand | None:
+        """The hand as ``seat`` is shown it now (the discard pause's table, or the real one)."""
+        t = self.table
+        if t.hand is None:
+            return None
+        if self.paused_for(seat):
+            assert t.pause is not None
+            return t.pause.shown
+        return t.hand.game
 
     def seat_names(self, lang: Lang) -> list[str]:
         """How the log names each seat: its player's shown name, "seat N" when it is empty (worked
@@ -211,16 +262,18 @@ class Outbound:
                                         for s, p in enumerate(players)]
         return names
 
-    def events_json(self, conn: Conn, start: int, names: list[str] | None = None) -> list[dict[str, Any]]:
+    def events_json(self, conn: Conn, start: int, names: list[str] | None = None,
+                    game: views.HasHand | None = None) -> list[dict[str, Any]]:
         """The hand's events from ``start`` on as ``conn`` may see them (tiles as text,
         :func:`xuezhan.engine.views.events_for`), each with its sentence in the connection's
-        language, ``text`` (:func:`xuezhan.words.event_words`; ``None``: not worth a line)."""
+        language, ``text`` (:func:`xuezhan.words.event_words`; ``None``: not worth a line);
+        those of ``game`` when given (the discard pause's table)."""
         t = self.table
         assert t.hand is not None
         if names is None:
             names = self.seat_names(conn.lang)
         out = []
-        for ev in views.visible_events(t.hand.game, conn.seat, start):
+        for ev in views.visible_events(game if game is not None else t.hand.game, conn.seat, start):
             data = views.event_json(ev)
             data["text"] = event_words(ev, conn.seat, lang=conn.lang, names=names)
             out.append(data)
@@ -245,29 +298,40 @@ class Outbound:
         return t.pacer.since.get(seat)
 
     def send_state(self, conn: Conn, missed: list[dict[str, Any]] | None = None) -> None:
-        """The connection's state; with ``missed`` (what was played for its seat while it was away) too."""
-        t = self.table
-        if t.hand is None:
+        """The connection's state as its seat is shown the table (the discard pause's table while
+        one holds for it); with ``missed`` (what was played for its seat while it was away) too."""
+        game = self.shown_game(conn.seat)
+        if game is None:
             return
-        text = view_texts(views.table_views(t.hand.game, (conn.seat,)))[conn.seat]
-        state = self.state_text(conn, text)
+        paused = self.paused_for(conn.seat)
+        text = view_texts(views.table_views(game, (conn.seat,)))[conn.seat]
+        state = self.state_text(conn, text, paused=paused)
         if missed:
             state = f'{state[:-1]},{dumps({"missed": missed})[1:]}'
         conn.send_text(state)
 
     def broadcast_state(self) -> None:
-        """Every connection's state: each view built and encoded once, shared parts once in all."""
+        """Every connection's state: each view built and encoded once, shared parts once in all. In
+        the discard pause, those who may not claim the discard are shown the table just after it."""
         t = self.table
         if t.hand is None:
             return
-        texts = view_texts(views.table_views(t.hand.game, {conn.seat for conn in t.conns}))
+        conns = list(t.conns)
+        paused = {conn.seat for conn in conns if self.paused_for(conn.seat)}
+        texts = view_texts(views.table_views(t.hand.game, {conn.seat for conn in conns} - paused))
+        if paused:
+            assert t.pause is not None
+            shown = view_texts(views.table_views(t.pause.shown, paused))
         now = t.now()  # one reading of the clock for every message of the change
         names: dict[Lang, list[str]] = {}  # the seats' names in each language, once for the change
-        for conn in list(t.conns):
+        for conn in conns:
             lang = conn.lang
             if lang not in names:
                 names[lang] = self.seat_names(lang)
-            conn.send_text(self.state_text(conn, texts[conn.seat], now, names[lang]))
+            if conn.seat in paused:
+                conn.send_text(self.state_text(conn, shown[conn.seat], now, names[lang], paused=True))
+            else:
+                conn.send_text(self.state_text(conn, texts[conn.seat], now, names[lang]))
 
     def broadcast_room(self, exclude: Conn | None = None) -> None:
         t = self.table

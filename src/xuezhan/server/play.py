@@ -15,14 +15,17 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import math
 import random
 import secrets
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any, Final, TypeVar
 
 from .. import i18n, vocab
 from ..bots import make_bot
-from ..engine.actions import Action
+from ..engine import views
+from ..engine.actions import Action, ActionType
+from ..engine.game import Phase
 from ..engine.visibility import visible_events
 from ..errors import XuezhanError
 from ..i18n import LANGS, Lang
@@ -36,7 +39,7 @@ from .config import ServerConfig
 from .conn import Conn, Inbound, dumps
 from .journal import Journal, LogWriter
 from .messages import hand_end_message, match_end_message
-from .outbound import Outbound
+from .outbound import DiscardPause, Outbound
 from .protocol import error_message
 from .status import Status
 from .words import error_text
@@ -48,11 +51,41 @@ T = TypeVar("T")
 LOG_RETRY: Final = 0.5
 """Seconds between tries to write a hand's log while the database fails."""
 
+STEP_BITS: Final = 16
+"""The bits of a version that count the changes shown within one hand (:func:`hand_version`)."""
+HAND_BITS: Final = 8
+"""The bits of a version that number the hand within its match (at most ``MAX_HANDS`` = 128)."""
+ACTION_STEPS: Final = 8
+"""Versions each logged action of a hand owns (:func:`hand_version`): its own change, the end of
+a discard pause, and (the last) the change a table carried on after a restart shows."""
+
+
+def hand_version(match_key: str, hand_no: int, actions: int = 0) -> int:
+    """The least version a table shows of hand ``hand_no`` of the match ``match_key`` once
+    ``actions`` of its actions are logged (passes not counted, :func:`counted_actions`):
+    ``((match id << 8) + hand_no) << 16``, plus 8 for each. Each change shown takes the next
+    version, and at least this one; a hand carried on after a restart shows the last of its
+    last action's eight (``+ 7``), above anything shown of it before. Matches are numbered by
+    the database in the order they start, so versions never go back, from hand to hand, match
+    to match, and across restarts; they stay below 2**53 (a number to JavaScript) up to 2**29
+    matches."""
+    match_id = int(match_key) if match_key.isdigit() else 0
+    return (((match_id << HAND_BITS) + hand_no) << STEP_BITS) + ACTION_STEPS * actions
+
+
+def counted_actions(actions: Sequence[Action]) -> int:
+    """The actions of a hand that move its versions on (:func:`hand_version`): all but passes,
+    which nobody else is told of (a pass on a claim would show in the version's step)."""
+    return sum(1 for a in actions if a.type is not ActionType.PASS)
+
 
 def delays_of(config: ServerConfig) -> Delays:
     """The web table's pace: a bot's turn, 换三张 and 定缺 after ``bot_delay``, its claim answers after
-    ``bot_claim_delay``."""
-    return Delays(turn=config.bot_delay, claim=config.bot_claim_delay, choice=config.bot_delay)
+    ``bot_claim_delay``, at most half the discard pause (so they fall inside it)."""
+    claim = config.bot_claim_delay
+    if config.discard_pause > 0:
+        claim = min(claim, config.discard_pause / 2)
+    return Delays(turn=config.bot_delay, claim=claim, choice=config.bot_delay)
 
 
 class TablePlay:
@@ -97,6 +130,8 @@ class TablePlay:
         self.owners: dict[str, Seat] = {}  # who decides for each player: a person (with a stand-in bot) or a bot
         self.hand_key = 0  # increases with every hand dealt
         self.version = 0
+        self.pause: DiscardPause | None = None
+        """The discard pause under way, if any (:meth:`_discarded`)."""
         self.conns: set[Conn] = set()
         self.seat_conn: dict[int, Conn] = {}
         self.ready: set[int] = set()
@@ -289,6 +324,7 @@ class TablePlay:
             self.seat_owner(seat).trustee = False
         self.runtime.start_hand()
         self._shown = self.runtime.hand
+        self.pause = None
         logged = await self._flush()
         self.hand_key += 1
         self.status = Status.PLAYING
@@ -448,6 +484,13 @@ class TablePlay:
                 self._changed()  # what waited for the log is shown now
                 continue
             if self.status is Status.PLAYING and driver is not None:
+                pause = self.pause
+                if pause is not None and not pause.window_open(driver.game):
+                    if now < pause.until:
+                        return  # nothing after the discard is shown, or played, before the pause ends
+                    self.pause = None
+                    self._show(pause_end=True)  # the next draw, or what the claims made of the discard
+                    continue
                 if driver.over:
                     await self._finish_hand()
                     continue
@@ -483,9 +526,10 @@ class TablePlay:
         if not legal:
             return None
         action = legal[0] if len(legal) == 1 else await asyncio.to_thread(driver.choose, seat)
+        shown = self._after_discard(driver, action)
         driver.apply(action)
         if await self._flush():
-            self._changed()
+            self._discarded(shown)
         return action
 
     def _note_missed(self, driver: HandDriver, action: Action, start: int) -> None:
@@ -521,9 +565,55 @@ class TablePlay:
             out.append({**action.to_json(), "text": text})
         return out
 
-    def _changed(self) -> None:
-        self.version += 1
+    def _after_discard(self, driver: HandDriver, action: Action) -> views.AfterDiscard | None:
+        """Before ``action`` is applied: the table just after it if it is a legal discard, or an
+        added kong (open to robbing as a discard is to claims; :func:`xuezhan.engine.views.after_discard`,
+        :func:`~xuezhan.engine.views.after_bugang`), else ``None``."""
+        kind, seat, tile = action.type, action.seat, action.tile
+        if tile is None or kind not in (ActionType.DISCARD, ActionType.GANG) or action not in driver.legal(seat):
+            return None
+        game = driver.game
+        if kind is ActionType.DISCARD:
+            return views.after_discard(game, seat, tile)
+        if game.phase is Phase.TURN and game.seat_state(seat).counts[tile] != 4:  # not concealed: added to a peng
+            return views.after_bugang(game, seat, tile)
+        return None
+
+    def _discarded(self, shown: views.AfterDiscard | None) -> None:
+        """An action was applied and logged: show it. A discard or an added kong (``shown``: the
+        table just after it) starts the discard pause: the seats that may claim it see their claim, everybody else
+        ``shown``, for ``discard_pause`` seconds and until the claims are answered; what happens
+        meanwhile is shown when it ends (:meth:`_advance`), as one more change. With nobody
+        connected the pause lasts only as long as the claim window (someone who comes in during
+        it is shown what a connection would have been)."""
         driver = self.driver
-        if driver is not None and not driver.over:
-            self._refresh_timers()
+        if shown is not None and driver is not None:
+            w = driver.game.claim_window
+            opened = w.opened_at if w is not None else None
+            pause = self.pause = DiscardPause(shown, math.inf, opened)
+            self._show()
+            # counted from the discard's messages
+            pause.until = self.now() + (self.config.discard_pause if self.conns else 0.0)
+            return
+        self._changed()
+
+    def _changed(self) -> None:
+        """Show a change of the hand: the version steps on and everyone is sent their state. In the
+        discard pause nothing is shown (its end shows what changed meanwhile)."""
+        if self.pause is not None:
+            return
+        self._show()
+
+    def _show(self, pause_end: bool = False) -> None:
+        """Show a change now (in a pause too): the next version, at least the log's
+        (:func:`hand_version`); at the end of a discard pause only the next (one step after the
+        discard's, whatever was answered in its window)."""
+        hand = self._shown
+        step = self.version + 1
+        if hand is not None and not pause_end:
+            step = max(step, hand_version(self.match_key, hand.hand_no, counted_actions(hand.game.actions)))
+        self.version = step
+        driver = self.driver
+        if driver is not None and not driver.over and (self.pause is None or self.pause.window_open(driver.game)):
+            self._refresh_timers()  # a turn after the pause gets its clocks when it is shown
         self.out.broadcast_state()

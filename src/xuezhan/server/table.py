@@ -42,6 +42,7 @@ from collections.abc import Callable
 from typing import Any
 
 from .. import i18n
+from ..engine import views
 from ..engine.actions import Action
 from ..engine.views import SeatView
 from ..errors import IllegalActionError, XuezhanError
@@ -53,7 +54,8 @@ from .bank import Account, Bank, RunningMatch, WaitingRoom, is_bot
 from .config import ServerConfig
 from .conn import Conn, Inbound
 from .journal import LogWriter
-from .play import TablePlay
+from .outbound import DiscardPause
+from .play import ACTION_STEPS, TablePlay, counted_actions, hand_version
 from .protocol import (
     ClientMessage,
     ProtocolError,
@@ -232,11 +234,16 @@ class Table(TablePlay):
             raise XuezhanError(ErrorCode.LOG_MISMATCH, f"hand {logged.hand_no} is not the match's next hand")
         actions = [Action.from_json(a) for a in logged.actions]
         self.runtime.resume_hand(logged.seed, actions)
+        # its first change shown (run) takes the last version of its last action's: above every one shown before
+        self.version = hand_version(running.key, logged.hand_no, counted_actions(actions)) + ACTION_STEPS - 2
         self._shown = self.runtime.hand
         self.hand_key = 1
         self.status = Status.PLAYING
         game = self.runtime.hand.game if self.runtime.hand is not None else None
         assert game is not None
+        window = game.claim_window
+        if window is not None:  # those outside it see the table as before it opened, until it closes
+            self.pause = DiscardPause(views.window_hidden(game), 0.0, window.opened_at)
         for seat, sitting in enumerate(self.players):
             if sitting is None:
                 continue
@@ -249,7 +256,7 @@ class Table(TablePlay):
         try:
             if self.status is Status.PLAYING:  # a restored hand: its timers start again, people's not too soon
                 self.pacer.not_before = self.now() + self.config.restart_grace
-                self._changed()
+                self._show()
             while self.status is not Status.CLOSED:
                 wake = self._next_wakeup()
                 timeout = None if wake is None else max(0.0, wake - loop.time())
@@ -315,12 +322,16 @@ class Table(TablePlay):
         if self.log_failing:
             return self._log_retry_at
         driver = self.driver
+        pause = self.pause
         if self.status is Status.PLAYING and driver is not None:
-            wake = self.pacer.next_due(driver)
-            if wake is not None:
-                times.append(wake)
-            if driver.game.over:
-                times.append(0.0)
+            if pause is not None and not pause.window_open(driver.game):
+                times.append(pause.until)  # nothing moves before the discard pause ends
+            else:
+                wake = self.pacer.next_due(driver)
+                if wake is not None:
+                    times.append(wake)
+                if driver.game.over:
+                    times.append(0.0)
         elif self.status is Status.BETWEEN and self._humans_connected():
             times.append(self.next_hand_at)
         if not self.conns:
@@ -459,6 +470,9 @@ class Table(TablePlay):
         except ProtocolError as exc:
             self._refuse(conn, "action", exc.code, exc.message)
             return
+        if self.out.paused_for(seat):  # what follows a discard is nobody's to act on before it is shown
+            self._refuse(conn, "action", ErrorCode.NOT_YOUR_TURN, f"illegal action: {action}")
+            return
         version = data["version"]
         if seat in driver.game.pending() and version < self.pacer.since.get(seat, 0):
             self._refuse(conn, "action", ErrorCode.STALE, "the table has moved on since you chose that")
@@ -466,6 +480,7 @@ class Table(TablePlay):
         if self.log_failing:
             self._refuse(conn, "action", ErrorCode.DATABASE_ERROR, "the table waits for the database; try again soon")
             return
+        shown = self._after_discard(driver, action)
         try:
             driver.submit(action)
         except IllegalActionError as exc:
@@ -479,7 +494,7 @@ class Table(TablePlay):
             self._set_trustee(seat, False)  # the player is back
             self.out.broadcast_room()
         self._ok(conn, "action")
-        self._changed()
+        self._discarded(shown)
 
     async def _on_hint(self, conn: Conn) -> None:
         """The advisor's ranking of the seat's choices, from its own view only (:mod:`xuezhan.hints`),
@@ -488,8 +503,9 @@ class Table(TablePlay):
         seated = self._seated_in_hand(conn, "hint")
         if seated is None:
             return
-        seat, driver = seated
-        game = driver.game
+        seat, _ = seated
+        game = self.out.shown_game(seat)  # in the discard pause, nothing of what follows it
+        assert game is not None
         hint = await asyncio.to_thread(hint_json, SeatView(game, seat), game.legal_actions(seat), conn.lang)
         conn.send({**hint, "for": "hint"})
 

@@ -29,6 +29,7 @@ export function logLine(cls, ...parts) {
 export const LOG_CLASS = { exchange: "mine", exchange_received: "mine", draw: "mine", pass_hu: "mine", hu: "win", pay: "pay" };
 
 export function logEvent(ev) {
+  if (ev.type === "discard") S.lastDiscard = ev.seat; // the river that shows the latest discard
   if (!ev.text) return;
   const pictures = ev.tile ? [tileImg(ev.tile)] : typeof ev.tiles === "string" ? parseTiles(ev.tiles).map((x) => tileImg(x)) : [];
   logLine(LOG_CLASS[ev.type] || "", ev.text, pictures.length ? " " : "", ...pictures);

@@ -158,13 +158,18 @@ export function renderRiver(i) {
   if (!v) { node.replaceChildren(); return; }
   const sv = v.seats[i];
   const n = sv.river.length;
+  // The latest discard is marked in its river for everyone; only a seat that may claim it is
+  // offered it (its view alone has the claim phase), and only there does it pulse.
+  const latest = S.lastDiscard === i ? n - 1 : -1;
   node.replaceChildren(...sv.river.map((_, k) => {
     const e = riverEntry(sv, k);
     let cls = "rt";
     if (e.claimed) cls += " claimed";
     if (e.won) cls += " won-on";
-    if (k === n - 1 && !e.claimed && v.offered && v.offered === e.tile && v.phase === "claim" && v.turn === i) cls += " last";
-    return el("span", { class: cls, title: e.claimed ? t("river.claimed") : null }, tileImg(e.tile));
+    if (k === latest) cls += " last";
+    if (k === latest && !e.claimed && v.phase === "claim" && v.offered === e.tile && v.turn === i) cls += " offered";
+    return el("span", { class: cls, "data-last": k === latest ? true : null, title: e.claimed ? t("river.claimed") : null },
+      tileImg(e.tile));
   }));
 }
 
