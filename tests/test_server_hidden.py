@@ -195,6 +195,8 @@ def test_no_seat_ever_receives_another_seats_concealed_tiles_or_the_wall(
             laid_down = set()
             if msg["type"] == "state":
                 laid_down = {i for i, s in enumerate(msg["view"]["seats"]) if "hand" in s}
+            elif msg["type"] == "hand_end":  # a winner's hand lies face up: the settlement shows it
+                laid_down = {w["seat"] for w in msg["winners"]}
             for other in range(4):
                 if other == me or other in laid_down:
                     continue
