@@ -348,6 +348,27 @@ def checked_with_a_websocket_open(port: int, guard: ConnectionGuard, timeout: fl
         assert slow.recv(100).startswith(b"HTTP/1.1 200")
 
 
+def test_request_headers_are_bounded_in_size(tmp_path: Path) -> None:
+    with threaded(tmp_path, header_timeout=60.0, cap=64) as (port, guard):
+        # a long header, within the bound, is served
+        status, _, _ = request(port, "GET", "/api/tiers")
+        assert status == 200
+        with socket.create_connection(("127.0.0.1", port), timeout=WAIT, source_address=(OTHER, 0)) as fair:
+            fair.sendall(b"GET /api/tiers HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Long: " + b"y" * 16_000
+                         + b"\r\nConnection: close\r\n\r\n")
+            assert fair.recv(100).startswith(b"HTTP/1.1 200")
+        # one that never ends is cut off at MAX_HEADER_BYTES, long before the timeout
+        started = time.monotonic()
+        endless = Ends(hold(port, 1, b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Endless: "))
+        sock = next(iter(endless.socks.values()))
+        with suppress(OSError):
+            for _ in range(1000):  # up to 4 MiB
+                sock.sendall(b"y" * 4096)
+        endless.wait_all(started + WAIT)
+        assert guard.too_large == 1 and guard.timed_out == 0
+        endless.close()
+
+
 # --- the settings ---------------------------------------------------------------------------------
 
 def test_the_settings_and_their_defaults() -> None:

@@ -13,7 +13,8 @@ documented ``http=`` and ``ws=`` settings (a protocol class):
   once, before a byte is parsed, when that address already holds
   ``max_connections_per_address``; otherwise it starts a timer that aborts the connection
   unless the request's headers are complete within ``header_timeout`` (counted from the
-  opening, and for each later request on a kept-alive connection from its first byte).
+  opening, and for each later request on a kept-alive connection from its first byte), and
+  aborts it too when they pass :data:`MAX_HEADER_BYTES`.
 - :class:`GuardedWebSocketProtocol` (uvicorn's websockets protocol) takes over a connection
   that is upgraded and gives its place back when it closes, so an open websocket counts
   against its address as long as it lives.
@@ -36,6 +37,9 @@ from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIO
 from .config import ServerConfig
 
 _NR_OPEN: Final = "/proc/sys/fs/nr_open"
+MAX_HEADER_BYTES: Final = 64 * 1024
+"""The most bytes a request's line and headers may take: the parser (llhttp) sets no bound of
+its own, and a client could otherwise pour headers into memory for a whole header timeout."""
 
 
 class ConnectionGuard:
@@ -53,6 +57,8 @@ class ConnectionGuard:
         """Connections closed at once because their address held too many (since the start)."""
         self.timed_out = 0
         """Connections closed because their request's headers were too slow (since the start)."""
+        self.too_large = 0
+        """Connections closed because their request's headers passed :data:`MAX_HEADER_BYTES`."""
         self._open: dict[str, set[asyncio.BaseTransport]] = {}
 
     @classmethod
@@ -98,6 +104,7 @@ class GuardedHttpProtocol(HttpToolsProtocol):
         self._address: str | None = None
         self._refused = False
         self._header_timer: asyncio.TimerHandle | None = None
+        self._header_bytes = 0
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         self._address = _address(transport)
@@ -118,8 +125,15 @@ class GuardedHttpProtocol(HttpToolsProtocol):
         super().connection_lost(exc)
 
     def data_received(self, data: bytes) -> None:
-        if not self._refused:
-            super().data_received(data)
+        if self._refused:
+            return
+        super().data_received(data)
+        if self._header_timer is not None:  # still waiting for the end of a request's headers
+            self._header_bytes += len(data)
+            if self._header_bytes > MAX_HEADER_BYTES:
+                self._disarm()
+                self.guard.too_large += 1
+                self.transport.abort()
 
     def on_message_begin(self) -> None:
         super().on_message_begin()
@@ -131,6 +145,7 @@ class GuardedHttpProtocol(HttpToolsProtocol):
 
     def _arm(self) -> None:
         if self._header_timer is None:
+            self._header_bytes = 0
             self._header_timer = self.loop.call_later(self.guard.header_timeout, self._headers_too_slow)
 
     def _disarm(self) -> None:
@@ -207,5 +222,5 @@ def raise_open_file_limit() -> tuple[int, int] | None:
     return resource.getrlimit(resource.RLIMIT_NOFILE)
 
 
-__all__ = ["ConnectionGuard", "GuardedHttpProtocol", "GuardedWebSocketProtocol", "guarded_config",
+__all__ = ["MAX_HEADER_BYTES", "ConnectionGuard", "GuardedHttpProtocol", "GuardedWebSocketProtocol", "guarded_config",
            "guarded_protocols", "raise_open_file_limit"]
