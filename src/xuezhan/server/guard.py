@@ -95,7 +95,7 @@ def _address(transport: asyncio.BaseTransport) -> str | None:
 
 
 class GuardedHttpProtocol(HttpToolsProtocol):
-    """uvicorn's httptools protocol with the per-address cap and the header timeout."""
+    """uvicorn's httptools protocol with the per-address cap and the header timeout and size bound."""
 
     guard: ClassVar[ConnectionGuard]
 
