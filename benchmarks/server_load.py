@@ -167,12 +167,17 @@ def serve(port: int, db: str) -> None:
     import uvicorn
 
     from xuezhan.server import ServerConfig, create_app
+    from xuezhan.server.guard import guarded_config, raise_open_file_limit
 
+    # every client comes from 127.0.0.1: the cap on connections per address is lifted (its
+    # counting and the header timeout still run, as in ``xuezhan serve``)
     config = ServerConfig.fast(turn_timeout=120.0, claim_timeout=120.0, choice_timeout=120.0, next_hand_delay=0.0,
-                               max_rooms=10_000, http_rate_per_second=10_000.0, http_rate_burst=10_000)
+                               max_rooms=10_000, http_rate_per_second=10_000.0, http_rate_burst=10_000,
+                               max_connections_per_address=100_000)
     app = create_app(f"sqlite:///{db}", config=config)
-    uvicorn.run(app, host="127.0.0.1", port=port, log_level="warning", ws_per_message_deflate=False,
-                ws_max_size=65536)
+    raise_open_file_limit()
+    uvicorn.Server(guarded_config(app, config, host="127.0.0.1", port=port, log_level="warning",
+                                  ws_per_message_deflate=False, ws_max_size=65536)).run()
 
 
 def free_port() -> int:

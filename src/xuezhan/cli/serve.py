@@ -45,6 +45,7 @@ def serve_cmd(host: str, port: int, db_url: str | None, config_file: Path | None
 
     from ..server import create_app
     from ..server.config import ServerConfig
+    from ..server.guard import guarded_config, raise_open_file_limit
 
     config = ServerConfig.from_file(config_file) if config_file is not None else None
     _check_port(host, port)
@@ -52,10 +53,22 @@ def serve_cmd(host: str, port: int, db_url: str | None, config_file: Path | None
         app = create_app(db_url, config=config)
     except (ArgumentError, SQLAlchemyError, ImportError) as exc:
         raise XuezhanError(ErrorCode.BAD_DB, f"cannot open the database {db_url or '(default)'}: {exc}") from None
+    settings = config or ServerConfig()
+    limits = raise_open_file_limit()
+    if limits is not None:
+        click.echo(f"xuezhan: open files: up to {_limit(limits[0])} (hard limit {_limit(limits[1])}); "
+                   f"{settings.max_connections_per_address} connections per address, request headers within "
+                   f"{settings.header_timeout:g} s", err=True)
     click.echo(f"xuezhan: the web table is at http://{host}:{port}/", err=True)
-    uvicorn.run(app, host=host, port=port, log_level="info", ws_max_size=65536, ws_per_message_deflate=False,
-                proxy_headers=False)
+    uvicorn.Server(guarded_config(app, settings, host=host, port=port, log_level="info", ws_max_size=65536,
+                                  ws_per_message_deflate=False, proxy_headers=False)).run()
     return 0
+
+
+def _limit(value: int) -> str:
+    import resource
+
+    return "unlimited" if value == resource.RLIM_INFINITY else str(value)
 
 
 __all__ = ["serve_cmd"]

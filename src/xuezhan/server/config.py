@@ -140,6 +140,12 @@ class ServerConfig:
     """Fixed seed for the walls (tests and benchmarks only); ``None`` uses the secrets module."""
     secure_cookies: bool = False
     """Mark the session cookie ``Secure`` (behind HTTPS)."""
+    header_timeout: float = 10.0
+    """Seconds a connection has to send a request's headers in full (from its opening, or from the
+    first byte of a later request on it); past them it is closed (``xuezhan serve``)."""
+    max_connections_per_address: int = 64
+    """Connections (HTTP and websocket) one client address (the TCP peer) may hold open at once;
+    more are closed as soon as they are accepted (``xuezhan serve``)."""
 
     def __post_init__(self) -> None:
         try:
@@ -157,6 +163,12 @@ class ServerConfig:
         wait = self.waiting_room_timeout
         if isinstance(wait, bool) or not isinstance(wait, int | float) or not 0 < wait < math.inf:
             raise ValueError(f"ServerConfig.waiting_room_timeout must be a number of seconds above 0, not {wait!r}")
+        if not 0 < self.header_timeout < math.inf:
+            raise ValueError(f"ServerConfig.header_timeout must be a number of seconds above 0, "
+                             f"not {self.header_timeout!r}")
+        if self.max_connections_per_address < 1:
+            raise ValueError("ServerConfig.max_connections_per_address must be at least 1, "
+                             f"not {self.max_connections_per_address!r}")
         for name in (self.bot_name, self.seat_bot):
             if name:
                 make_bot(name, timeout=self.bot_timeout)  # unknown_bot now, not when a table deals
