@@ -1,6 +1,7 @@
 """Load on the web table: N tables of four bot clients over loopback websockets.
 
-    python benchmarks/server_load.py [--tables 50,200,400] [--seconds 30] [--think S] [--claim-think S] [--json]
+    python benchmarks/server_load.py [--tables 50,200,400] [--seconds 30] [--think S] [--claim-think S]
+                                     [--discard-pause S] [--json]
 
 For each number of tables, a fresh server (``xuezhan serve``'s app on uvicorn, a SQLite
 file in a temporary folder) runs in a child process; this process plays every seat of
@@ -9,17 +10,21 @@ it logs in four accounts per table over HTTP, seats them, starts the match and a
 every decision it is shown (win when it can, never claim otherwise, discard the drawn
 tile). It reports the hands finished per second (each one settled in the database) and
 the action latency: from sending an action to receiving the first table state that
-includes it (p50, p99, max).
+includes it (p50, p99, max), for the actions the table shows at once (``latency_ms``) and,
+apart, for answers to a claim window (``claim_latency_ms``), which the table shows only
+when the window has closed and the discard pause has ended: by design, never less than
+what is left of the pause.
 
 The clients play at the pace of the server's own bots (``ServerConfig.bot_delay`` before a
 turn or a choice, ``bot_claim_delay`` before answering a claim window, each drawn between
 half and one and a half times that, seeded): the pace of a table of bots, faster than
-people. ``--think 0 --claim-think 0`` measures capacity instead: every table then always
-has an action waiting, so the latency is the number of tables over the throughput
-(Little's law) and only the actions per second say something. Beyond what the machine can
-carry the latency grows; every client then closes and the server is stopped (SIGTERM,
-then SIGKILL after 30 s), so no process outlives the run. Targets (README): p99 under
-50 ms at 50 tables and under 150 ms at 200, at that pace.
+people. The server pauses ``--discard-pause`` seconds after every discard (``[server]
+discard_pause``, 0.6 by default as in a real server; 0 for none). ``--think 0 --claim-think
+0`` measures capacity instead: every table then always has an action waiting, so the latency
+is the number of tables over the throughput (Little's law) and only the actions per second
+say something. Beyond what the machine can carry the latency grows; every client then closes
+and the server is stopped (SIGTERM, then SIGKILL after 30 s), so no process outlives the
+run. Targets (README): p99 under 50 ms at 50 tables and under 150 ms at 200, at that pace.
 """
 
 from __future__ import annotations
@@ -46,6 +51,9 @@ import websockets
 @dataclass
 class Stats:
     latencies: list[float] = field(default_factory=list)
+    """Actions shown at once: a turn's (a discard, a kong, a win), 换三张 and 定缺."""
+    claim_latencies: list[float] = field(default_factory=list)
+    """Answers to a claim window: shown when the window closes and the discard pause has ended."""
     hands: int = 0
     actions: int = 0
     errors: dict[str, int] = field(default_factory=dict)
@@ -103,6 +111,7 @@ async def seat_client(url: str, k: int, code: str, token: str, seat: int, stats:
             starter = asyncio.create_task(start())
         answered: int | None = None
         sent_at: float | None = None
+        sent_claim = False
         sent_version = -1
         while not stop.is_set():
             try:
@@ -117,7 +126,8 @@ async def seat_client(url: str, k: int, code: str, token: str, seat: int, stats:
                 stats.playing.add(k)
                 if sent_at is not None and msg["version"] > sent_version:
                     if stats.measuring:
-                        stats.latencies.append(time.perf_counter() - sent_at)
+                        kept = stats.claim_latencies if sent_claim else stats.latencies
+                        kept.append(time.perf_counter() - sent_at)
                     sent_at = None
                 decision = msg["decision"]
                 if decision is not None and decision != answered:
@@ -127,6 +137,7 @@ async def seat_client(url: str, k: int, code: str, token: str, seat: int, stats:
                         if think:
                             await asyncio.sleep(think)
                         answered = decision
+                        sent_claim = any(a["type"] == "pass" for a in msg["view"]["legal"])
                         sent_version = msg["version"]
                         sent_at = time.perf_counter()
                         await ws.send(json.dumps({"type": "action", "action": action, "version": msg["version"]}))
@@ -162,8 +173,8 @@ async def table(url: str, k: int, stats: Stats, pace: Pace, stop: asyncio.Event)
                          return_exceptions=True)
 
 
-def serve(port: int, db: str) -> None:
-    """The server process."""
+def serve(port: int, db: str, discard_pause: float) -> None:
+    """The server process, with ``discard_pause`` after every discard (``[server] discard_pause``)."""
     import uvicorn
 
     from xuezhan.server import ServerConfig, create_app
@@ -173,7 +184,7 @@ def serve(port: int, db: str) -> None:
     # counting and the header timeout still run, as in ``xuezhan serve``)
     config = ServerConfig.fast(turn_timeout=120.0, claim_timeout=120.0, choice_timeout=120.0, next_hand_delay=0.0,
                                max_rooms=10_000, http_rate_per_second=10_000.0, http_rate_burst=10_000,
-                               max_connections_per_address=100_000)
+                               max_connections_per_address=100_000, discard_pause=discard_pause)
     app = create_app(f"sqlite:///{db}", config=config)
     raise_open_file_limit()
     uvicorn.Server(guarded_config(app, config, host="127.0.0.1", port=port, log_level="warning",
@@ -187,7 +198,7 @@ def free_port() -> int:
         return port
 
 
-async def run(tables: int, seconds: float, pace: Pace, url: str) -> dict[str, Any]:
+async def run(tables: int, seconds: float, pace: Pace, url: str, discard_pause: float) -> dict[str, Any]:
     stats = Stats()
     stop = asyncio.Event()
     tasks = [asyncio.create_task(table(url, k, stats, pace, stop)) for k in range(tables)]
@@ -206,10 +217,14 @@ async def run(tables: int, seconds: float, pace: Pace, url: str) -> dict[str, An
         if isinstance(outcome, BaseException):
             name = type(outcome).__name__
             stats.errors[name] = stats.errors.get(name, 0) + 1
-    lat = sorted(stats.latencies)
+    def summary(times: list[float]) -> dict[str, float | None]:
+        lat = sorted(times)
 
-    def pct(p: float) -> float | None:
-        return round(lat[min(len(lat) - 1, int(p * len(lat)))] * 1000, 2) if lat else None
+        def pct(p: float) -> float | None:
+            return round(lat[min(len(lat) - 1, int(p * len(lat)))] * 1000, 2) if lat else None
+
+        return {"p50": pct(0.50), "p99": pct(0.99), "max": round(lat[-1] * 1000, 2) if lat else None,
+                "mean": round(statistics.fmean(lat) * 1000, 2) if lat else None}
 
     return {
         "tables": tables,
@@ -220,19 +235,20 @@ async def run(tables: int, seconds: float, pace: Pace, url: str) -> dict[str, An
         "hands_per_second": round(stats.hands / elapsed, 2),
         "actions": stats.actions,
         "actions_per_second": round(stats.actions / elapsed, 1),
-        "latency_ms": {"p50": pct(0.50), "p99": pct(0.99), "max": round(lat[-1] * 1000, 2) if lat else None,
-                       "mean": round(statistics.fmean(lat) * 1000, 2) if lat else None},
+        "discard_pause": discard_pause,
+        "latency_ms": summary(stats.latencies),
+        "claim_latency_ms": summary(stats.claim_latencies),
         "errors": stats.errors,
         "cpus": os.cpu_count(),
     }
 
 
-def measure(tables: int, seconds: float, pace: Pace) -> dict[str, Any]:
+def measure(tables: int, seconds: float, pace: Pace, discard_pause: float) -> dict[str, Any]:
     """One level of load against a server of its own, stopped whatever happens."""
     port = free_port()
     with tempfile.TemporaryDirectory() as tmp:
         db = str(Path(tmp) / "load.sqlite3")
-        proc = subprocess.Popen([sys.executable, __file__, "--serve", str(port), db])
+        proc = subprocess.Popen([sys.executable, __file__, "--serve", str(port), db, str(discard_pause)])
         url = f"http://127.0.0.1:{port}"
         try:
             deadline = time.monotonic() + 30
@@ -244,7 +260,7 @@ def measure(tables: int, seconds: float, pace: Pace) -> dict[str, Any]:
                     if time.monotonic() > deadline or proc.poll() is not None:
                         raise SystemExit("the server did not start") from None
                     time.sleep(0.1)
-            return asyncio.run(run(tables, seconds, pace, url))
+            return asyncio.run(run(tables, seconds, pace, url, discard_pause))
         finally:
             proc.terminate()
             try:
@@ -265,26 +281,31 @@ def main() -> int:
                         help="mean thinking time before a turn or a choice (s; default: the server's bots')")
     parser.add_argument("--claim-think", type=float, default=config.bot_claim_delay,
                         help="mean thinking time before answering a claim window (s; default: the server's bots')")
+    parser.add_argument("--discard-pause", type=float, default=config.discard_pause,
+                        help="the server's pause after every discard (s; default: the server's)")
     parser.add_argument("--json", action="store_true")
-    parser.add_argument("--serve", nargs=2, metavar=("PORT", "DB"), help=argparse.SUPPRESS)
+    parser.add_argument("--serve", nargs=3, metavar=("PORT", "DB", "PAUSE"), help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.serve:
-        serve(int(args.serve[0]), args.serve[1])
+        serve(int(args.serve[0]), args.serve[1], float(args.serve[2]))
         return 0
     try:
         levels = [int(n) for n in str(args.tables).split(",")]
     except ValueError:
         parser.error("--tables takes numbers separated by commas")
     for tables in levels:
-        result = measure(tables, args.seconds, Pace(args.think, args.claim_think))
+        result = measure(tables, args.seconds, Pace(args.think, args.claim_think), args.discard_pause)
         if args.json:
             print(json.dumps(result), flush=True)
             continue
         lat = result["latency_ms"]
         print(f"{result['tables']} tables, thinking {args.think} s (claims {args.claim_think} s), "
+              f"discard pause {args.discard_pause} s, "
               f"{result['seconds']} s: {result['hands']} hands "
               f"({result['hands_per_second']}/s), {result['actions']} actions ({result['actions_per_second']}/s)")
-        print(f"action latency: p50 {lat['p50']} ms, p99 {lat['p99']} ms, max {lat['max']} ms"
+        claim = result["claim_latency_ms"]
+        print(f"action latency: p50 {lat['p50']} ms, p99 {lat['p99']} ms, max {lat['max']} ms; "
+              f"claim answers (shown after the pause): p50 {claim['p50']} ms, p99 {claim['p99']} ms"
               + (f"; errors {result['errors']}" if result["errors"] else ""), flush=True)
     return 0
 
