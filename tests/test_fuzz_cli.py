@@ -110,7 +110,8 @@ def bounded() -> Iterator[None]:
           mock.patch("xuezhan.tui.app.PlayApp.run", lambda self: None),
           mock.patch("xuezhan.tui.replay.ReplayApp.run", lambda self: None),
           mock.patch("xuezhan.tui.terminal.fit_mahjong_tiles_to_terminal", lambda: None),
-          mock.patch("uvicorn.run", lambda *a, **k: None)):
+          mock.patch("uvicorn.run", lambda *a, **k: None),
+          mock.patch("uvicorn.Server.run", lambda *a, **k: None)):
         yield
 
 
