@@ -132,6 +132,7 @@ def test_a_win_sounds_and_shows_and_the_mute_switch_is_kept_per_account(
     _sign_in(page, url, "Yin", "#register-btn")
     page.wait_for_selector("[data-testid=lobby] [data-testid=quickstart]", state="visible")
     page.wait_for_function("document.body.dataset.muteLoaded === 'Yin'")  # the account's choice: not muted
+    page.uncheck("#quick-exchange")  # straight to 定缺
     page.tap("[data-testid=quickstart]")  # a tap: the page may make sound from now on
     page.wait_for_selector("[data-testid=actions] [data-action=dingque]", state="visible")
     code = _table_of(app, "Yin").code

@@ -56,6 +56,7 @@ turn_timeout = 0
 claim_timeout = 0
 choice_timeout = 0
 restart_grace = 0  # the guest's decisions are the stand-in's at once after a restart too
+discard_pause = 0  # the bots' pace alone: no pause after a discard to wait through
 next_hand_delay = 0.05
 seed = {SERVER_SEED}
 custom_stakes = true  # the match is at a fee of its own

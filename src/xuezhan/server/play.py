@@ -9,6 +9,10 @@ When a bot acts and when a person's time runs out is the runtime's
 :class:`~xuezhan.runtime.Pacer`'s to say, on this table's clock (:meth:`TablePlay.now`); the
 bot's decision runs in a worker thread, so a slow search never stalls other tables.
 :class:`~xuezhan.server.table.Table` adds the room's task, its inbox and the clients' requests.
+
+Long: the table's one state (seats, match, hand, log, clocks, the discard pause, what was
+played for an absent person) and every change to it, which all read and write that state
+in one order; the messages are :mod:`~xuezhan.server.outbound`'s.
 """
 
 from __future__ import annotations

@@ -20,6 +20,10 @@ counted from its creation or from when the last connection left it (a wall-clock
 seats, so a restart does not start it again), when its match is over, or between hands with no
 person left in it; else, a match between hands with people in it, after ``room_idle_timeout``.
 
+Long: the room's one task and every client request it handles (join, sit, leave, start,
+ready, trustee, action, hint), each a few lines over the same state in the same order; its
+restart and idle rules sit with them because they decide what the requests find.
+
 Server to client messages (``docs/protocol.md`` lists every field):
 
 - ``hello``: who you are here (``seat`` or ``null`` for a spectator) and the timeouts.
