@@ -72,7 +72,20 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
+def _safe_streams() -> None:
+    """Text that cannot be encoded (a lone surrogate: a byte of a file name or an argument that is
+    not UTF-8) is written as a backslash escape, never as a raw byte and never as a traceback."""
+    for stream in (sys.stdout, sys.stderr):
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is not None:
+            try:
+                reconfigure(errors="backslashreplace")
+            except (OSError, ValueError):
+                pass
+
+
 def run() -> None:
+    _safe_streams()
     code = main()
     try:
         sys.stdout.flush()

@@ -17,7 +17,7 @@ from ..explain import explain_hand
 from ..i18n import DEFAULT_LANG, Lang
 from ..ids import ErrorCode
 from ..match import Hand, hand_record
-from ..records import Record, json_line, parse_record, replay, result_json
+from ..records import Record, json_line, loads_text, parse_record, replay, result_json
 from ..scale import Shard, check_workers
 from ..selfplay import Stats, simulate
 from . import _common
@@ -61,7 +61,7 @@ def _read_text(file: str, lang: Lang) -> str:
 def _decode(text: str, name: str, lang: Lang) -> list[Any]:
     """One JSON document, or JSON lines (one record a line, as ``simulate --out`` writes them)."""
     try:
-        return [json.loads(text)]
+        return [loads_text(text)]
     except json.JSONDecodeError as whole:
         lines = [(i, line) for i, line in enumerate(text.splitlines(), start=1) if line.strip()]
         if not lines:
@@ -73,7 +73,7 @@ def _decode(text: str, name: str, lang: Lang) -> list[Any]:
         out = []
         for number, line in lines:
             try:
-                out.append(json.loads(line))
+                out.append(loads_text(line))
             except json.JSONDecodeError as exc:
                 raise RecordError(ErrorCode.BAD_JSON, i18n.t("cli.replay.bad_line", lang, file=name, line=number,
                                                      problem=str(exc))) from None
