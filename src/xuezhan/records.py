@@ -34,7 +34,7 @@ _SURROGATE = re.compile("[\ud800-\udfff]")
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
 MAX_DIGITS: Final = 4300
 """The longest integer JSON input may hold (Python's own limit on reading one from text)."""
-_LONG_NUMBER = re.compile(r"\d{%d,}" % (MAX_DIGITS + 1))
+_LONG_NUMBER = re.compile(rf"\d{{{MAX_DIGITS + 1},}}")
 
 
 def escape_surrogates(text: str) -> str:

@@ -7,6 +7,7 @@ stdout). No traceback ever reaches a user.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 
@@ -78,10 +79,8 @@ def _safe_streams() -> None:
     for stream in (sys.stdout, sys.stderr):
         reconfigure = getattr(stream, "reconfigure", None)
         if reconfigure is not None:
-            try:
+            with contextlib.suppress(OSError, ValueError):
                 reconfigure(errors="backslashreplace")
-            except (OSError, ValueError):
-                pass
 
 
 def run() -> None:
