@@ -17,7 +17,6 @@ whole. A line that is not UTF-8 text is a fault too. At most one read line waits
 from __future__ import annotations
 
 import contextlib
-import json
 import logging
 import queue
 import random
@@ -33,7 +32,7 @@ from ..engine.actions import Action
 from ..engine.views import SeatView
 from ..errors import XuezhanError
 from ..ids import ErrorCode
-from ..records import json_line
+from ..records import json_line, loads_text
 from .heuristic import HeuristicBot
 from .protocol import end_message, request_message, start_message
 
@@ -127,6 +126,16 @@ def split_command(command: str) -> list[str]:
     if shutil.which(argv[0]) is None:
         raise XuezhanError(ErrorCode.UNKNOWN_BOT, f"cmd:{command}: no program {argv[0]!r} found")
     return argv
+
+
+def read_answer(line: str) -> Action:
+    """The action of an answer line ``{"action": ACTION}``; :class:`BotFault` for anything else
+    (not JSON, a number past 4,300 digits, a lone surrogate, no action)."""
+    try:
+        answer = loads_text(line)
+        return Action.from_json(answer["action"])
+    except (ValueError, TypeError, KeyError, RecursionError, XuezhanError):
+        raise BotFault(f"not an answer: {line.strip()[:200]!r}") from None
 
 
 class OutsideBot:
@@ -226,12 +235,7 @@ class OutsideBot:
                 self._begin(view)
                 self._drain()
                 self._send(request_message(view, legal))
-                line = self._receive()
-                try:
-                    answer = json.loads(line)
-                    action = Action.from_json(answer["action"])
-                except (ValueError, TypeError, KeyError, XuezhanError):
-                    raise BotFault(f"not an answer: {line.strip()[:200]!r}") from None
+                action = read_answer(self._receive())
                 if action in legal:
                     return action
                 raise BotFault(f"{action} is not legal now")
