@@ -204,6 +204,8 @@ def load_record(path: str | Path) -> Record:
         text = Path(path).read_text(encoding="utf-8")
     except OSError as exc:
         raise RecordError(ErrorCode.UNREADABLE, f"cannot read {path}: {exc.strerror}") from None
+    except UnicodeEncodeError:  # a name no file can have (a lone surrogate)
+        raise RecordError(ErrorCode.UNREADABLE, f"cannot read {path}: not a file name") from None
     except UnicodeDecodeError:
         raise RecordError(ErrorCode.BAD_JSON, f"{path} is not UTF-8 text") from None
     try:

@@ -255,6 +255,10 @@ class Rules:
             raise RulesError(
                 ErrorCode.RULES_FILE_UNREADABLE, f"cannot read rules file {text}: {exc.strerror}"
             ) from None
+        except UnicodeEncodeError:  # a name no file can have (a lone surrogate)
+            raise RulesError(
+                ErrorCode.RULES_FILE_UNREADABLE, f"cannot read rules file {text}: not a file name"
+            ) from None
         except UnicodeDecodeError:
             raise RulesError(
                 ErrorCode.RULES_FILE_SYNTAX, f"rules file {text} is not valid TOML: not UTF-8 text"

@@ -53,6 +53,9 @@ def main(argv: list[str] | None = None) -> int:
     if any("\x00" in a for a in args):  # no shell passes one; a path with it cannot even be looked up
         emit_error(ErrorCode.BAD_INPUT, "an argument contains a NUL character", "--json" in args)
         return 2
+    if not all(_is_argument(a) for a in args):  # no shell passes one either: a lone surrogate
+        emit_error(ErrorCode.BAD_INPUT, "an argument is not text (a lone surrogate)", "--json" in args)
+        return 2
     try:
         rv = cli.main(args=args, prog_name="xuezhan", standalone_mode=False)
     except click.exceptions.Abort:
@@ -71,6 +74,16 @@ def main(argv: list[str] | None = None) -> int:
     if isinstance(rv, int):
         return rv
     return 0
+
+
+def _is_argument(arg: str) -> bool:
+    """Whether ``arg`` is what a command line can pass: text, or the bytes of one that is not
+    UTF-8 as Python holds them (surrogate escapes, which name files as the bytes did)."""
+    try:
+        os.fsencode(arg)
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def _safe_streams() -> None:

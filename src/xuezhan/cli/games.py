@@ -62,6 +62,9 @@ def _read_text(file: str, lang: Lang) -> str:
     except OSError as exc:
         raise RecordError(ErrorCode.UNREADABLE, i18n.t("cli.replay.unreadable", lang, file=name,
                                                problem=exc.strerror or str(exc))) from None
+    except UnicodeEncodeError as exc:  # a name no file can have (a lone surrogate)
+        raise RecordError(ErrorCode.UNREADABLE, i18n.t("cli.replay.unreadable", lang, file=name,
+                                               problem=exc.reason)) from None
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError:
