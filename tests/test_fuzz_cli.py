@@ -139,6 +139,7 @@ ERROR_PREFIXES = tuple(i18n.t("cli.error", lang, message="\0", what="").split("\
 @example(argv=["replay", str(FILES / "huge.json"), "--json"])  # a number past 4,300 digits
 @example(argv=["waits", "123m456m789m11p5p", "--rules", str(FILES / "huge.toml"), "--json"])
 @example(argv=["score", "\ud800", "--json"])
+@example(argv=["serve", "--port", "1", "--host", "\udc80"])  # a host name that is not UTF-8
 @example(argv=["replay", "\ud800", "--json"])  # no command line passes one, but main() may be called with it
 @example(argv=["waits", "123m456m789m11p5p", "--rules", "\ud800.toml", "--json"])
 def test_fuzz_cli_arguments(argv: list[str]) -> None:
