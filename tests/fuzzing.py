@@ -7,6 +7,7 @@ Each target runs ``XUEZHAN_FUZZ_EXAMPLES`` examples (2,000 by default, as in CI)
 
 from __future__ import annotations
 
+import copy
 import json
 import os
 import random
@@ -72,6 +73,59 @@ option_values = st.one_of(
     st.integers(0, 2 ** 20), fan_tables,
 )
 rule_mappings = st.dictionaries(option_keys, option_values, max_size=6)
+
+
+# --- bad text: what no reader may choke on ---------------------------------------------------------------
+
+surrogates = st.integers(0xD800, 0xDFFF).map(chr)
+"""A lone surrogate: a ``"\\ud800"`` escape read from JSON, a byte of a file name that is not UTF-8."""
+odd_text = st.one_of(st.text(max_size=8), st.lists(st.one_of(surrogates, st.characters()), max_size=6).map("".join))
+"""Text that may hold lone surrogates anywhere."""
+not_utf8_names = st.binary(min_size=1, max_size=10).map(os.fsdecode)
+"""Command-line arguments and file names as Python sees bytes that are not UTF-8 (surrogate escapes)."""
+BAD = "\x00bad\x00"
+
+
+@st.composite
+def bad_literals(draw: st.DrawFn) -> str:
+    """A JSON literal of bad text: a string with a lone surrogate escape, a number past 4,300 digits
+    (or just under), or a string of odd text escaped as JSON escapes it."""
+    shape = draw(st.sampled_from(["surrogate", "surrogate", "huge", "huge_negative", "just_under", "odd"]))
+    if shape == "surrogate":
+        return '"' + draw(st.text(alphabet="ab1m", max_size=3)) + f"\\u{draw(st.integers(0xD800, 0xDFFF)):04x}" + '"'
+    if shape in ("huge", "huge_negative"):
+        digits = "1" + "0" * draw(st.one_of(st.integers(4300, 4310), st.integers(4300, 9000)))
+        return ("-" if shape == "huge_negative" else "") + digits
+    if shape == "just_under":
+        return "9" * 4300
+    return json.dumps(draw(odd_text))
+
+
+@st.composite
+def with_bad_text(draw: st.DrawFn, base: Any) -> str:
+    """JSON text of ``base`` with one shape of bad text put in: a value (or, for an object, a
+    key) replaced by a :func:`bad_literals` literal; sometimes the whole text is one."""
+    if not isinstance(base, dict | list) or draw(st.integers(0, 9)) == 0:
+        return draw(bad_literals())
+    data = copy.deepcopy(base)
+    target: Any = data
+    for _ in range(draw(st.integers(0, 2))):  # sometimes deeper
+        inner = [v for v in (target.values() if isinstance(target, dict) else target) if isinstance(v, dict | list)]
+        if not inner:
+            break
+        target = draw(st.sampled_from(inner))
+    literal = draw(bad_literals())
+    if isinstance(target, dict):
+        key = draw(st.one_of(st.sampled_from(sorted(target) or ["x"]), st.just(BAD)))
+        if key == BAD and literal.startswith('"'):
+            target[BAD] = draw(scalars.filter(lambda v: not isinstance(v, float)))  # the key is the bad text
+        else:
+            target[key] = BAD
+    elif target:
+        target[draw(st.integers(0, len(target) - 1))] = BAD
+    else:
+        target.append(BAD)
+    return json.dumps(data).replace(json.dumps(BAD), literal, 1)
 
 
 # --- rules files ---

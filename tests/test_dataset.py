@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -11,20 +12,26 @@ import pandas as pd
 import pytest
 from click.testing import CliRunner
 
-from xuezhan import native, rl
+from xuezhan import __version__, native, rl
 from xuezhan.cli import cli
+from xuezhan.encoding import ENCODING_VERSION
 from xuezhan.engine.actions import Action, action_index
 from xuezhan.engine.views import SeatView
+from xuezhan.errors import XuezhanError
 from xuezhan.records import parse_record
-from xuezhan.rl.dataset import make_dataset, read_dataset
+from xuezhan.rl.dataset import make_dataset, read_dataset, read_manifest
 
 
-def _dataset(out: Path, *extra: str) -> dict[str, Any]:
+def _run(out: Path, *extra: str) -> tuple[int, dict[str, Any]]:
     args = ["dataset", "--games", "5", "--bots", "heuristic,random,heuristic,random", "--out", str(out),
             "--shard-hands", "3", "--seed", "4", "--json", *extra]
     result = CliRunner().invoke(cli, args, standalone_mode=False)
-    assert result.return_value == 0, result.output
-    summary: dict[str, Any] = json.loads(result.output)
+    return result.return_value, json.loads(result.output.splitlines()[-1])
+
+
+def _dataset(out: Path, *extra: str) -> dict[str, Any]:
+    rc, summary = _run(out, *extra)
+    assert rc == 0, summary
     return summary
 
 
@@ -45,7 +52,7 @@ def _records(out: Path) -> dict[str, dict[str, Any]]:
 
 def test_the_rows_of_each_hand_are_the_decisions_of_its_record(made: tuple[Path, dict[str, Any]]) -> None:
     out, summary = made
-    df = pd.read_parquet(out)
+    df = pd.read_parquet(out, ignore_prefixes=[".", "_", "manifest"])  # as docs/training.md reads it
     records = _records(out)
     assert summary["games"] == 5 and summary["shards"] == 2 and len(records) == 5
     assert summary["bot_faults"] == {"heuristic": 0, "random": 0}
@@ -128,3 +135,64 @@ def test_bad_dataset_arguments_are_bad_input(tmp_path: Path) -> None:
         result = CliRunner().invoke(cli, ["dataset", *args, "--json"], standalone_mode=False)
         assert result.return_value == 2, args
         assert json.loads(result.output.splitlines()[-1])["error"]["code"] == code
+
+
+def test_the_manifest_says_what_the_run_was(made: tuple[Path, dict[str, Any]]) -> None:
+    out, summary = made
+    manifest = json.loads((out / "manifest.json").read_text(encoding="utf-8"))
+    assert manifest == read_manifest(out)
+    assert manifest["seed"] == 4 and manifest["bots"] == ["heuristic", "random", "heuristic", "random"]
+    assert manifest["rules"] == {"preset": "qq", "options": {}} and manifest["games"] == 5
+    assert manifest["xuezhan_version"] == __version__ and manifest["encoding_version"] == ENCODING_VERSION
+    rows = [s["rows"] for s in manifest["shards"]]
+    assert manifest["shards"] == [
+        {"file": "shard-00000.parquet", "records": "_records/shard-00000.jsonl", "hands": 3, "rows": rows[0]},
+        {"file": "shard-00001.parquet", "records": "_records/shard-00001.jsonl", "hands": 2, "rows": rows[1]},
+    ]
+    assert sum(rows) == manifest["rows"] == summary["rows"] == read_dataset(out).num_rows
+    for entry in manifest["shards"]:
+        assert (out / entry["file"]).is_file() and (out / entry["records"]).is_file()
+
+
+def test_a_folder_holding_another_run_is_refused_unless_overwrite(
+        made: tuple[Path, dict[str, Any]], tmp_path: Path) -> None:
+    out = tmp_path / "mixed"
+    shutil.copytree(made[0], out)
+    (out / "notes.txt").write_text("mine", encoding="utf-8")
+    before = {p.name: p.read_bytes() for p in out.iterdir() if p.is_file()}
+    args = ["--games", "2", "--shard-hands", "1", "--seed", "9"]  # would write shard 0 and 1 over the others
+    rc, answer = _run(out, *args)
+    assert (rc, answer["error"]["code"]) == (2, "dataset_exists")
+    assert {p.name: p.read_bytes() for p in out.iterdir() if p.is_file()} == before  # nothing touched
+    rc, summary = _run(out, *args, "--overwrite")
+    assert rc == 0 and summary["games"] == 2
+    assert sorted(p.name for p in out.glob("shard-*")) == ["shard-00000.parquet", "shard-00001.parquet"]
+    assert len(list((out / "_records").iterdir())) == 2 and (out / "notes.txt").read_text(encoding="utf-8") == "mine"
+    table = read_dataset(out)
+    assert table.num_rows == summary["rows"] == read_manifest(out)["rows"]
+    assert {rid.split(":")[1] for rid in table.column("record_id").to_pylist()} <= {"1", "2"}
+
+
+def test_reading_a_folder_that_is_not_its_manifests_is_bad_dataset(
+        made: tuple[Path, dict[str, Any]], tmp_path: Path) -> None:
+    def broken(change: Any) -> str:
+        out = tmp_path / f"case{len(list(tmp_path.iterdir()))}"
+        shutil.copytree(made[0], out)
+        change(out)
+        with pytest.raises(XuezhanError) as err:
+            read_dataset(out)
+        return err.value.code
+
+    assert broken(lambda out: (out / "manifest.json").unlink()) == "bad_dataset"
+    assert broken(lambda out: (out / "manifest.json").write_text("{", encoding="utf-8")) == "bad_dataset"
+    assert broken(lambda out: (out / "shard-00001.parquet").unlink()) == "bad_dataset"
+    assert broken(lambda out: shutil.copy(out / "shard-00001.parquet", out / "shard-00002.parquet")) == "bad_dataset"
+    assert broken(lambda out: shutil.copy(out / "shard-00000.parquet", out / "shard-00001.parquet")) == "bad_dataset"
+
+    def other_seed(out: Path) -> None:
+        manifest = json.loads((out / "manifest.json").read_text(encoding="utf-8"))
+        (out / "manifest.json").write_text(json.dumps({**manifest, "seed": 5}), encoding="utf-8")
+
+    assert broken(other_seed) == "bad_dataset"
+    # and the same folder, untouched, reads
+    assert read_dataset(made[0]).num_rows == made[1]["rows"]

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 from unittest import mock
 
-from fuzzing import BASE_RECORDS, FUZZ, rule_mappings, tile_text, toml_text
+from fuzzing import BASE_RECORDS, FUZZ, not_utf8_names, odd_text, rule_mappings, tile_text, toml_text
 from hypothesis import example, given
 from hypothesis import strategies as st
 
@@ -43,11 +43,18 @@ atexit.register(shutil.rmtree, FILES, True)
 (FILES / "bad.toml").write_text("preset = [\n", encoding="utf-8")
 (FILES / "server.toml").write_text("[server]\nturn_seconds = 5\n", encoding="utf-8")
 (FILES / "folder").mkdir()
+# bad text: numbers past 4,300 digits, lone surrogates in keys and values, a file name that is not UTF-8
+(FILES / "huge.json").write_text('{"dealer": ' + "9" * 5000 + "}", encoding="utf-8")
+(FILES / "surrogate.json").write_text(json.dumps({**BASE_RECORDS[0], "\ud800": 1}), encoding="utf-8")
+(FILES / "surrogate_value.json").write_text(json.dumps({**BASE_RECORDS[0], "rules": "\udcff"}), encoding="utf-8")
+(FILES / "huge.toml").write_text("base_score = 0x" + "f" * 5000 + "\n", encoding="utf-8")
+(FILES / os.fsdecode(b"name\xff.json")).write_text(json.dumps(BASE_RECORDS[0]), encoding="utf-8")
 PATHS = [str(FILES / name) for name in
          ("record.json", "partial.json", "broken.json", "latin1.json", "house.toml", "bad.toml", "server.toml",
-          "folder", "missing.json", "missing.toml")]
+          "folder", "missing.json", "missing.toml", "huge.json", "surrogate.json", "surrogate_value.json", "huge.toml",
+          os.fsdecode(b"name\xff.json"), os.fsdecode(b"missing\xfe.toml"))]
 
-paths = st.one_of(st.sampled_from(PATHS), st.text(max_size=12))
+paths = st.one_of(st.sampled_from(PATHS), st.text(max_size=12), not_utf8_names)
 ints = st.one_of(st.integers(-3, 3), st.integers(), st.sampled_from(["0", "1", "x", "", "1.5", "-0", "９"]))
 numbers = st.one_of(st.floats(allow_nan=True), ints)
 rules_specs = st.one_of(st.sampled_from(["qq", "chengdu", "QQ", ""]), paths)
@@ -79,7 +86,8 @@ COMMANDS: dict[str, tuple[list[Any], list[tuple[str, Any]]]] = {
                    ("--config", paths)]),
 }
 often = st.sampled_from([True] * 9 + [False])
-STRAY = st.sampled_from(["--help", "-h", "--version", "--json", "--nope", "-x", "--", "", "score", "—", "--rules"])
+STRAY = st.one_of(st.sampled_from(["--help", "-h", "--version", "--json", "--nope", "-x", "--", "", "score", "—",
+                                    "--rules"]), not_utf8_names, odd_text)
 
 
 @st.composite
@@ -127,6 +135,14 @@ ERROR_PREFIXES = tuple(i18n.t("cli.error", lang, message="\0", what="").split("\
 @given(argv=argvs())
 @example(argv=["replay", "\x85", "--json"])  # a line break to str.splitlines() in the JSON error line
 @example(argv=["replay", "a\u2028b\u2029", "--json"])
+@example(argv=["replay", os.fsdecode(b"missing\xfe.json"), "--json"])  # a file name that is not UTF-8
+@example(argv=["replay", str(FILES / "surrogate.json"), "--json"])  # a lone surrogate in a key
+@example(argv=["replay", str(FILES / "huge.json"), "--json"])  # a number past 4,300 digits
+@example(argv=["waits", "123m456m789m11p5p", "--rules", str(FILES / "huge.toml"), "--json"])
+@example(argv=["score", "\ud800", "--json"])
+@example(argv=["serve", "--port", "1", "--host", "\udc80"])  # a host name that is not UTF-8
+@example(argv=["replay", "\ud800", "--json"])  # no command line passes one, but main() may be called with it
+@example(argv=["waits", "123m456m789m11p5p", "--rules", "\ud800.toml", "--json"])
 def test_fuzz_cli_arguments(argv: list[str]) -> None:
     out, err = io.StringIO(), io.StringIO()
     with tempfile.TemporaryDirectory() as cwd, bounded(), contextlib.chdir(cwd):
@@ -135,6 +151,8 @@ def test_fuzz_cli_arguments(argv: list[str]) -> None:
         left = _files(Path(cwd))
     assert rc in (0, 1, 2), (argv, rc)
     assert "Traceback" not in err.getvalue()
+    if "--json" in argv:
+        out.getvalue().encode("utf-8")  # --json output is UTF-8 text: no lone surrogate
     if rc == 2:
         assert err.getvalue().startswith(ERROR_PREFIXES), err.getvalue()
         assert not left, left  # a refused command leaves nothing behind

@@ -15,16 +15,31 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from fuzzing import BASE_RECORDS, FUZZ, assert_clear_error, json_values, rule_mappings, scalars, tile_text, toml_text
+from fuzzing import (
+    BASE_RECORDS,
+    FUZZ,
+    assert_clear_error,
+    bad_literals,
+    json_values,
+    odd_text,
+    rule_mappings,
+    scalars,
+    tile_text,
+    toml_text,
+    with_bad_text,
+)
 from hypothesis import given
 from hypothesis import strategies as st
 
+from xuezhan.bots.outside import BotFault, read_answer
+from xuezhan.cli.games import load_hand
 from xuezhan.engine.actions import ActionType
 from xuezhan.engine.game import Game
 from xuezhan.errors import IllegalActionError, XuezhanError
-from xuezhan.records import parse_record, record_json, replay
+from xuezhan.records import load_record, parse_record, record_json, replay
 from xuezhan.rules import Rules
 from xuezhan.scoring import Meld, MeldKind, NoWin, Score, WinContext, score_win
+from xuezhan.server.conn import dumps
 from xuezhan.server.protocol import CLIENT_TYPES, ClientMessage, parse_action, parse_client_message
 from xuezhan.tiles import format_tiles, parse_tile, parse_tiles, suit_index
 
@@ -96,8 +111,24 @@ def test_fuzz_rules_mappings(mapping: dict[str, Any]) -> None:
     assert mapping == before
 
 
+@st.composite
+def bad_toml(draw: st.DrawFn) -> str:
+    """A rules file with bad text in a key or a value: a number past 4,300 digits (decimal, or
+    hexadecimal, which Python reads whatever its length), a lone surrogate escape, odd text."""
+    key = draw(st.sampled_from(["base_score", "cap_fan", "preset", '"\\ud800"', '"k\\udfff"', "x"]))
+    value = draw(st.one_of(
+        bad_literals(),
+        st.integers(4290, 4400).map(lambda n: "1" * n),
+        st.integers(1, 6000).map(lambda n: "0x" + "f" * n),
+        st.integers(0xD800, 0xDFFF).map(lambda c: f'"\\u{c:04x}"'),
+        odd_text.map(lambda t: json.dumps(t, ensure_ascii=False)),
+    ))
+    table = draw(st.sampled_from(["", "[fan]\n", '["\\udc80"]\n']))
+    return f"{table}{key} = {value}\n"
+
+
 @FUZZ
-@given(mapping=rule_mappings, raw=st.one_of(st.none(), st.text(max_size=80), st.binary(max_size=40)))
+@given(mapping=rule_mappings, raw=st.one_of(st.none(), st.text(max_size=80), st.binary(max_size=40), bad_toml()))
 def test_fuzz_rules_files(mapping: dict[str, Any], raw: str | bytes | None) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "house.toml"
@@ -172,6 +203,62 @@ def test_fuzz_records(data: Any) -> None:
     assert data == before
 
 
+NOT_UTF8 = [b"\xff", b"\xc3", b"\xed\xa0\x80", b"\xf8\x88\x80\x80\x80"]
+"""Bytes no UTF-8 reader takes: a stray byte, a cut sequence, an encoded surrogate, an overlong form."""
+
+
+@st.composite
+def record_files(draw: st.DrawFn) -> bytes:
+    """A record file's bytes: a (mutated) record with bad text put in, sometimes bytes that are not
+    UTF-8 put in too, sometimes several lines (JSON lines)."""
+    texts = [draw(with_bad_text(draw(mutated_records()))) for _ in range(draw(st.integers(1, 2)))]
+    data = "\n".join(texts).encode("utf-8", "surrogatepass")
+    if draw(st.integers(0, 3)) == 0:
+        at = draw(st.integers(0, len(data)))
+        data = data[:at] + draw(st.sampled_from(NOT_UTF8)) + data[at:]
+    return data
+
+
+@FUZZ
+@given(data=record_files())
+def test_fuzz_record_files(data: bytes) -> None:
+    """Record files of bad text (surrogates, numbers past 4,300 digits, bytes that are not UTF-8):
+    read by the library and by ``xuezhan replay``'s reader, or refused with a clear error."""
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "rec.json"
+        path.write_bytes(data)
+        for hand in (0, None, 2):  # the library's reader, then the command's (a whole file, a line of one)
+            try:
+                record = load_record(path) if hand == 0 else load_hand(str(path), hand)
+                game, complete = replay(record)
+            except XuezhanError as exc:
+                assert_clear_error(exc)
+                exc.message.encode("utf-8", "backslashreplace")
+            else:
+                assert complete is game.over
+
+
+answer_texts = st.one_of(
+    st.text(max_size=40),
+    odd_text,
+    st.sampled_from([{"action": {"seat": 0, "type": "discard", "tile": "5m"}}, {"action": {"seat": 1, "type": "pass"}},
+                     {"action": {"seat": 2, "type": "dingque", "suit": "m"}}]).flatmap(with_bad_text),
+    st.builds(lambda v: json.dumps({"action": v}), json_values),
+)
+
+
+@FUZZ
+@given(line=answer_texts)
+def test_fuzz_bot_answers(line: str) -> None:
+    """An outside bot's answer line: an action, or a fault of the bot (nothing else is raised)."""
+    try:
+        action = read_answer(line)
+    except BotFault as fault:
+        str(fault).encode("utf-8")  # the log line it makes can be written
+    else:
+        assert 0 <= action.seat <= 3
+
+
 # --- the websocket protocol, down to the engine ------------------------------------------------------------
 
 TILE_NAMES = [f"{r}{x}" for x in "mps" for r in range(1, 10)]
@@ -215,7 +302,8 @@ def message_objects(draw: st.DrawFn) -> Any:
 
 
 message_texts = st.one_of(message_objects().map(json.dumps), message_objects().map(json.dumps), st.text(max_size=60),
-                          st.just("[" * 5000), st.just('{"type": "ping"' + " " * 300 + "}"))
+                          st.just("[" * 5000), st.just('{"type": "ping"' + " " * 300 + "}"),
+                          message_objects().flatmap(with_bad_text), odd_text)
 
 # Games at different points of a hand (exchange, dingque, turns, claim windows, the end).
 GAMES = []
@@ -236,7 +324,9 @@ def test_fuzz_client_messages(text: str, max_bytes: int, seat: int, which: int) 
         message = parse_client_message(text, max_bytes)
     except XuezhanError as exc:
         assert_clear_error(exc)
+        dumps({"type": "error", "code": exc.code, "message": exc.message}).encode("utf-8")  # can be sent
         return
+    json.dumps(message.data, ensure_ascii=False).encode("utf-8")  # nothing read holds a lone surrogate
     assert isinstance(message, ClientMessage) and message.type in CLIENT_TYPES
     if message.type != "action":
         return

@@ -5,9 +5,12 @@ from __future__ import annotations
 
 import io
 import json
+import queue
 import random
 import shlex
 import sys
+import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -15,9 +18,9 @@ import pytest
 from click.testing import CliRunner
 
 from xuezhan.bots import make_bot
-from xuezhan.bots.outside import OutsideBot
+from xuezhan.bots.outside import DEFAULT_MAX_LINE, BotFault, OutsideBot, _read_lines
 from xuezhan.bots.protocol import RemoteView, request_message, rules_json, serve, start_message
-from xuezhan.cli import cli
+from xuezhan.cli import cli, main
 from xuezhan.engine.actions import Action
 from xuezhan.engine.game import Game
 from xuezhan.engine.views import SeatView
@@ -53,6 +56,10 @@ BAD_BOTS = {
     "illegal": "print(json.dumps({'action': {'seat': m['view']['seat'], 'type': 'gang', 'tile': '9s'}}), flush=True)",
     "silent": "pass",
     "exits": "sys.exit(3)",
+    # past the line cap (1 MiB): never a newline, or an answer padded to 2 MiB; and bytes that are not UTF-8
+    "endless": "while True: sys.stdout.write('x' * 65536)",
+    "huge_line": "print(json.dumps({'action': m['legal'][0], 'pad': 'x' * (2 << 20)}), flush=True)",
+    "not_utf8": "sys.stdout.buffer.write(bytes([0x7b, 0xff, 0x7d, 0x0a])); sys.stdout.flush()",
 }
 
 
@@ -295,3 +302,88 @@ def test_the_league_seats_outside_bots_and_counts_their_faults(tmp_path: Path) -
     result = CliRunner().invoke(cli, ["league", "--bots", "random,heuristic", "--deals", "1", "--bot-timeout", "-1"],
                                 standalone_mode=False)
     assert result.return_value == 2
+
+
+class _Endless(io.RawIOBase):
+    """A program's output that never ends and has no newline; it counts the bytes read from it
+    (and gives up after 64 MiB, so that a reader without a bound fails instead of hanging)."""
+
+    def __init__(self, newline_every: int = 0) -> None:
+        self.read_bytes = 0
+        self.newline_every = newline_every
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        assert self.read_bytes < 64 << 20, "the reader holds no bound"
+        n = len(buffer)
+        buffer[:n] = b"x" * n
+        if self.newline_every:
+            for i in range(n):
+                if (self.read_bytes + i + 1) % self.newline_every == 0:
+                    buffer[i] = ord("\n")
+        self.read_bytes += n
+        return n
+
+
+@pytest.mark.parametrize("cap", [1024, 64 << 10, DEFAULT_MAX_LINE])
+def test_the_reader_of_a_bot_never_holds_more_than_a_line_of_the_cap(cap: int) -> None:
+    stream = _Endless()
+    lines: queue.Queue[Any] = queue.Queue(1)
+    _read_lines(io.BufferedReader(stream), lines, cap)  # returns: the line is cut off at the cap
+    fault = lines.get_nowait()
+    assert isinstance(fault, BotFault) and f"longer than {cap} bytes" in str(fault)
+    assert stream.read_bytes <= cap + 1 + io.DEFAULT_BUFFER_SIZE  # what was read: one line of the cap at most
+
+
+def test_lines_up_to_the_cap_are_taken_and_one_waits_at_most() -> None:
+    stream = _Endless(newline_every=1024)  # lines of 1,023 bytes and a newline: each one at the cap
+    lines: queue.Queue[Any] = queue.Queue(1)
+    reader = io.BufferedReader(stream)
+    thread = threading.Thread(target=_read_lines, args=(reader, lines, 1023), daemon=True)
+    thread.start()
+    for _ in range(20):
+        assert lines.get(timeout=30) == "x" * 1023 + "\n"
+    time.sleep(0.5)
+    held = stream.read_bytes
+    time.sleep(0.5)
+    assert lines.qsize() == 1 and stream.read_bytes == held  # the reader waits: nothing more is read meanwhile
+    reader.close()  # the program is stopped: the reader gives up its line and ends
+    thread.join(5)
+    assert not thread.is_alive()
+
+
+def test_an_endless_bot_is_faulted_at_its_line_cap_and_the_hand_goes_on(tmp_path: Path) -> None:
+    bad = _bad_bot(tmp_path, "endless")
+    bot = make_bot(bad, random.Random(1), timeout=30.0, max_line=64 << 10)
+    assert isinstance(bot, OutsideBot) and bot.max_line == 64 << 10
+    game = Game.new(Rules.preset("qq"), seed=3)
+    seat = game.pending()[0]
+    view, legal = SeatView(game, seat), game.legal_actions(seat)
+    bot.start_hand(1)
+    started = time.monotonic()
+    action = bot.choose(view, legal)
+    assert time.monotonic() - started < 25  # the cap, not the 30-s timeout, ended the wait
+    assert action in legal and bot.faults == 1 and bot._proc is None  # faulted, stopped, the heuristic answered
+    bot.close()
+
+
+@pytest.mark.parametrize("value", ["0", "1023", "x"])
+def test_a_bad_bot_line_cap_is_bad_input(value: str, capsys: pytest.CaptureFixture[str]) -> None:
+    for command in (["simulate", "--games", "1"], ["league", "--bots", "random,heuristic", "--deals", "1"]):
+        assert main([*command, "--bot-max-line", value, "--json"]) == 2
+        assert json.loads(capsys.readouterr().out.splitlines()[-1])["error"]["code"] in ("bad_input", "usage")
+    with pytest.raises(XuezhanError):
+        OutsideBot(f"{PY} -c pass", random.Random(0), max_line=int(value) if value.isdigit() else 0)
+
+
+def test_the_commands_that_take_bots_take_a_line_cap(tmp_path: Path) -> None:
+    bad = _bad_bot(tmp_path, "huge_line")
+    result = CliRunner().invoke(cli, ["simulate", "--games", "1", "--bots", f"{bad},heuristic,heuristic,heuristic",
+                                      "--bot-max-line", str(4 << 20), "--json"], standalone_mode=False)
+    assert result.return_value == 0, result.output
+    assert json.loads(result.output)["bot_faults"][bad] == 0  # 2 MiB lines are within a cap of 4 MiB
+    result = CliRunner().invoke(cli, ["simulate", "--games", "1", "--bots", f"{bad},heuristic,heuristic,heuristic",
+                                      "--json"], standalone_mode=False)
+    assert json.loads(result.output)["bot_faults"][bad] == 1  # and past the default of 1 MiB

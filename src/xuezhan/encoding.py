@@ -62,6 +62,9 @@ from .ids import EventKind
 if TYPE_CHECKING:
     from .engine.game import Game
 
+ENCODING_VERSION: Final = 1
+"""The version of this observation and action encoding: it changes whenever a field, its size,
+its order or its meaning does (a dataset's manifest records the one it was written with)."""
 RIVER_PLACES: Final = 60
 PHASES: Final = ("exchange", "dingque", "turn", "claim", "rob", "over")
 MAX_POINTS: Final = 1_000_000.0

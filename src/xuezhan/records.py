@@ -9,10 +9,11 @@ seat with an option passes; after the last action ``autoplay: "tsumogiri"`` deci
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 from .engine.actions import Action, ActionType
 from .engine.deal import Deal, deal_from_layout, validate_deal
@@ -29,14 +30,64 @@ _DIRECTION_NAMES = {v: k for k, v in EXCHANGE_DIRECTIONS.items()}
 
 
 _LINE_BREAKS = str.maketrans({"\x85": "\\u0085", "\u2028": "\\u2028", "\u2029": "\\u2029"})
+_SURROGATE = re.compile("[\ud800-\udfff]")
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+MAX_DIGITS: Final = 4300
+"""The longest integer JSON input may hold (Python's own limit on reading one from text)."""
+_LONG_NUMBER = re.compile(rf"\d{{{MAX_DIGITS + 1},}}")
+
+
+def escape_surrogates(text: str) -> str:
+    """``text`` with each lone surrogate (which UTF-8 cannot encode: a ``\\ud800`` escape read
+    from JSON, a byte of a file name that is not UTF-8) written as its JSON escape ``\\udXXX``.
+    In JSON text they stand only inside strings, where the escape reads back the same."""
+    if _SURROGATE.search(text) is None:
+        return text
+    return _SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
 
 
 def json_line(data: Any) -> str:
     """``data`` as one line of JSON text (no newline at the end): UTF-8 as is, but the characters
     that other readers take for the end of a line (U+0085, U+2028, U+2029; JSON escapes the
     control characters already) escaped, so a JSON-lines file or output splits at its newlines
-    only. They can stand only inside strings, where the escape reads back the same."""
-    return json.dumps(data, ensure_ascii=False).translate(_LINE_BREAKS)
+    only. They can stand only inside strings, where the escape reads back the same. Lone
+    surrogates are escaped too (:func:`escape_surrogates`): the line always encodes as UTF-8."""
+    return escape_surrogates(json.dumps(data, ensure_ascii=False).translate(_LINE_BREAKS))
+
+
+def _lone_surrogate(data: Any) -> str | None:
+    """The first string (key or value) of decoded JSON ``data`` that holds a lone surrogate."""
+    stack = [data]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            if _SURROGATE.search(item) is not None:
+                return item
+        elif isinstance(item, dict):
+            stack.extend(item)
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return None
+
+
+def loads_text(text: str) -> Any:
+    """Decode JSON ``text`` as the project reads outside input: as :func:`json.loads`, but an
+    integer of more than :data:`MAX_DIGITS` digits and a string that is not Unicode text (a lone
+    surrogate, ``"\\ud800"``) are refused like a syntax error (:class:`json.JSONDecodeError`),
+    so that nothing read can fail to print or to be written as UTF-8 later."""
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError:
+        raise
+    except ValueError:  # Python's limit on integer digits (ValueError, not a JSONDecodeError)
+        long = _LONG_NUMBER.search(text)
+        raise json.JSONDecodeError(f"a number has more than {MAX_DIGITS} digits", text,
+                                   0 if long is None else long.start()) from None
+    escape = _SURROGATE_ESCAPE.search(text)
+    if escape is not None and _lone_surrogate(data) is not None:
+        raise json.JSONDecodeError("a lone surrogate (\\ud800-\\udfff) is not Unicode text", text, escape.start())
+    return data
 
 
 @dataclass(frozen=True)
@@ -153,12 +204,16 @@ def load_record(path: str | Path) -> Record:
         text = Path(path).read_text(encoding="utf-8")
     except OSError as exc:
         raise RecordError(ErrorCode.UNREADABLE, f"cannot read {path}: {exc.strerror}") from None
+    except UnicodeEncodeError:  # a name no file can have (a lone surrogate)
+        raise RecordError(ErrorCode.UNREADABLE, f"cannot read {path}: not a file name") from None
     except UnicodeDecodeError:
         raise RecordError(ErrorCode.BAD_JSON, f"{path} is not UTF-8 text") from None
     try:
-        data = json.loads(text)
+        data = loads_text(text)
     except json.JSONDecodeError as exc:
         raise RecordError(ErrorCode.BAD_JSON, f"{path} is not valid JSON: {exc}") from None
+    except RecursionError:
+        raise RecordError(ErrorCode.BAD_JSON, f"{path} is nested too deep") from None
     return parse_record(data)
 
 

@@ -255,6 +255,10 @@ class Rules:
             raise RulesError(
                 ErrorCode.RULES_FILE_UNREADABLE, f"cannot read rules file {text}: {exc.strerror}"
             ) from None
+        except UnicodeEncodeError:  # a name no file can have (a lone surrogate)
+            raise RulesError(
+                ErrorCode.RULES_FILE_UNREADABLE, f"cannot read rules file {text}: not a file name"
+            ) from None
         except UnicodeDecodeError:
             raise RulesError(
                 ErrorCode.RULES_FILE_SYNTAX, f"rules file {text} is not valid TOML: not UTF-8 text"
@@ -263,6 +267,12 @@ class Rules:
             data = tomllib.loads(raw)
         except tomllib.TOMLDecodeError as exc:
             raise RulesError(ErrorCode.RULES_FILE_SYNTAX, f"rules file {text} is not valid TOML: {exc}") from None
+        except ValueError:  # Python's limit on the digits of an integer read from text (4,300)
+            raise RulesError(
+                ErrorCode.RULES_FILE_SYNTAX, f"rules file {text}: a number has more than 4300 digits"
+            ) from None
+        if _huge_integer(data):
+            raise RulesError(ErrorCode.RULES_FILE_SYNTAX, f"rules file {text}: a number has more than 4300 digits")
         return cls.from_mapping(data)
 
     def to_mapping(self) -> dict[str, Any]:
@@ -278,6 +288,21 @@ class Rules:
         if fan_diff:
             options["fan"] = fan_diff
         return {"preset": self.preset_name, "options": options}
+
+
+def _huge_integer(data: Any) -> bool:
+    """Whether TOML ``data`` holds an integer too long to print (a hexadecimal one of thousands of
+    digits: Python writes no integer of more than 4,300 decimal digits)."""
+    stack = [data]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, int) and item.bit_length() > 14_000:
+            return True
+        if isinstance(item, dict):
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return False
 
 
 MAX_FAN: Final = 20

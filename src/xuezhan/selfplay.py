@@ -10,7 +10,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from .bots import DEFAULT_TIMEOUT, Bot, bot_faults, close_bot, make_bot
+from .bots import DEFAULT_MAX_LINE, DEFAULT_TIMEOUT, Bot, bot_faults, close_bot, make_bot
 from .engine.game import Game
 from .errors import XuezhanError
 from .ids import ErrorCode, EventKind
@@ -160,6 +160,8 @@ class SimulateShard:
     engine: str = "python"
     """``"native"``: the shard's hands are played by the compiled core (:mod:`xuezhan.native`),
     which gives the same hands, statistics and records."""
+    bot_max_line: int = DEFAULT_MAX_LINE
+    """The most bytes of one line of an outside bot (``cmd:``)."""
 
     def __call__(self, shard: Shard, on_hand: Callable[[Hand], None] | None = None) -> Stats:
         if self.engine == "native":
@@ -167,7 +169,8 @@ class SimulateShard:
         master = random.Random(self.seed)
         stats = Stats(list(self.bot_names))
         # one seat owner per bot (bots are seeded per hand from the hand's seed: this rng changes nothing)
-        owners = [Seat.of_bot(make_bot(n, random.Random(master.getrandbits(64)), timeout=self.bot_timeout))
+        owners = [Seat.of_bot(make_bot(n, random.Random(master.getrandbits(64)), timeout=self.bot_timeout,
+                                           max_line=self.bot_max_line))
                   for n in self.bot_names]
         match = Match(RoomConfig(rules=self.rules), PLAYERS, seed=self.seed, hands=shard.stop, records=False)
         match.hands_played = shard.start
@@ -226,6 +229,7 @@ def simulate(
     shard_hands: int = SHARD_HANDS,
     bot_timeout: float = DEFAULT_TIMEOUT,
     engine: str = "python",
+    bot_max_line: int = DEFAULT_MAX_LINE,
 ) -> Stats:
     """Play ``games`` hands of one match on the match runtime: hand ``k`` is dealt from
     ``hand_seed(seed, k)`` exactly as in ``xuezhan play`` and ``xuezhan serve``, and the dealer
@@ -240,7 +244,8 @@ def simulate(
     ``on_shard`` is told of each finished shard (progress). ``shard_hands`` is part of what
     the run computes (the dealer is thrown afresh at each shard): keep the default to compare runs.
 
-    ``bot_timeout``: seconds an outside bot (``cmd:``) has for each decision.
+    ``bot_timeout``: seconds an outside bot (``cmd:``) has for each decision; ``bot_max_line``
+    the most bytes of one of its lines (a longer one is its fault).
 
     ``engine="native"`` plays on the compiled core (:mod:`xuezhan.native`): the same statistics
     and records, without ``on_hand`` (there is no Python hand to show; keep the records). It
@@ -263,7 +268,7 @@ def simulate(
             raise XuezhanError(code, why)
     elif engine != "python":
         raise ValueError(f"no engine {engine!r}: python or native")
-    job = SimulateShard(tuple(bot_names), seed, rules, rotate, keep_records, bot_timeout, engine)
+    job = SimulateShard(tuple(bot_names), seed, rules, rotate, keep_records, bot_timeout, engine, bot_max_line)
     parts = shards(games, shard_hands)
     start = time.perf_counter()
     if on_hand is not None:

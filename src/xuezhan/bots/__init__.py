@@ -15,7 +15,7 @@ from ..ids import ErrorCode
 from .base import Bot
 from .expert import ExpertBot
 from .heuristic import HeuristicBot
-from .outside import DEFAULT_TIMEOUT, OutsideBot
+from .outside import DEFAULT_MAX_LINE, DEFAULT_TIMEOUT, OutsideBot, check_max_line
 from .random_bot import RandomBot
 
 BOTS: dict[str, Callable[[random.Random], Bot]] = {
@@ -28,12 +28,13 @@ PREFIXES = ("cmd:", "policy:")
 """Bot names that carry an argument: an outside program, a trained policy file."""
 
 
-def make_bot(name: str, rng: random.Random | None = None, *, timeout: float = DEFAULT_TIMEOUT) -> Bot:
+def make_bot(name: str, rng: random.Random | None = None, *, timeout: float = DEFAULT_TIMEOUT,
+             max_line: int = DEFAULT_MAX_LINE) -> Bot:
     """A bot by name (``random``, ``heuristic``, ``expert``, ``cmd:COMMAND``, ``policy:FILE``); ``timeout`` is the
-    seconds an outside program has for each decision."""
+    seconds an outside program has for each decision, ``max_line`` the most bytes of one of its lines."""
     rng = rng or random.Random(0)
     if name.startswith("cmd:"):
-        return OutsideBot(name[4:], rng, timeout=timeout)
+        return OutsideBot(name[4:], rng, timeout=timeout, max_line=max_line)
     if name.startswith("policy:"):
         from .policy import PolicyBot  # numpy and PyTorch are imported only for a policy
 
@@ -58,5 +59,5 @@ def close_bot(bot: Bot) -> None:
         close()
 
 
-__all__ = ["BOTS", "DEFAULT_TIMEOUT", "PREFIXES", "Bot", "ExpertBot", "HeuristicBot", "OutsideBot", "RandomBot",
-           "bot_faults", "close_bot", "make_bot"]
+__all__ = ["BOTS", "DEFAULT_MAX_LINE", "DEFAULT_TIMEOUT", "PREFIXES", "Bot", "ExpertBot", "HeuristicBot", "OutsideBot",
+           "RandomBot", "bot_faults", "check_max_line", "close_bot", "make_bot"]

@@ -7,6 +7,7 @@ stdout). No traceback ever reaches a user.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 
@@ -52,6 +53,9 @@ def main(argv: list[str] | None = None) -> int:
     if any("\x00" in a for a in args):  # no shell passes one; a path with it cannot even be looked up
         emit_error(ErrorCode.BAD_INPUT, "an argument contains a NUL character", "--json" in args)
         return 2
+    if not all(_is_argument(a) for a in args):  # no shell passes one either: a lone surrogate
+        emit_error(ErrorCode.BAD_INPUT, "an argument is not text (a lone surrogate)", "--json" in args)
+        return 2
     try:
         rv = cli.main(args=args, prog_name="xuezhan", standalone_mode=False)
     except click.exceptions.Abort:
@@ -72,7 +76,28 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
+def _is_argument(arg: str) -> bool:
+    """Whether ``arg`` is what a command line can pass: text, or the bytes of one that is not
+    UTF-8 as Python holds them (surrogate escapes, which name files as the bytes did)."""
+    try:
+        os.fsencode(arg)
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def _safe_streams() -> None:
+    """Text that cannot be encoded (a lone surrogate: a byte of a file name or an argument that is
+    not UTF-8) is written as a backslash escape, never as a raw byte and never as a traceback."""
+    for stream in (sys.stdout, sys.stderr):
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is not None:
+            with contextlib.suppress(OSError, ValueError):
+                reconfigure(errors="backslashreplace")
+
+
 def run() -> None:
+    _safe_streams()
     code = main()
     try:
         sys.stdout.flush()

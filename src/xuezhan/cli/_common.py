@@ -14,6 +14,7 @@ from typing import Any, ParamSpec
 import click
 
 from .. import i18n, vocab
+from ..bots import DEFAULT_MAX_LINE, DEFAULT_TIMEOUT
 from ..errors import XuezhanError
 from ..i18n import Lang
 from ..ids import ErrorCode
@@ -102,6 +103,23 @@ def rules_option(fn: Callable[..., Any]) -> Callable[..., Any]:
 
 def json_option(fn: Callable[..., Any]) -> Callable[..., Any]:
     return click.option("--json", "as_json", is_flag=True)(fn)
+
+
+def bot_options(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """``--bot-timeout SECONDS`` and ``--bot-max-line BYTES``: what an outside bot (``cmd:``) may
+    take for each decision and write on one line."""
+    fn = click.option("--bot-max-line", "bot_max_line", type=int, default=DEFAULT_MAX_LINE, show_default=True,
+                      metavar="BYTES")(fn)
+    fn = click.option("--bot-timeout", type=float, default=DEFAULT_TIMEOUT, show_default=True, metavar="SECONDS")(fn)
+    return fn
+
+
+def check_bot_options(bot_timeout: float, bot_max_line: int) -> None:
+    """``bad_input`` for a timeout that is not positive or a line cap under 1,024 bytes."""
+    if not bot_timeout > 0:
+        raise XuezhanError(ErrorCode.BAD_INPUT, "--bot-timeout must be positive")
+    if bot_max_line < 1024:
+        raise XuezhanError(ErrorCode.BAD_INPUT, "--bot-max-line must be at least 1024 bytes")
 
 
 def workers_options(fn: Callable[..., Any]) -> Callable[..., Any]:

@@ -7,11 +7,19 @@ from pathlib import Path
 
 import click
 
-from ..bots import DEFAULT_TIMEOUT
 from ..errors import XuezhanError
 from ..ids import ErrorCode
 from ..scale import check_workers
-from ._common import emit_json, guarded, json_option, load_rules, rules_option, workers_options
+from ._common import (
+    bot_options,
+    check_bot_options,
+    emit_json,
+    guarded,
+    json_option,
+    load_rules,
+    rules_option,
+    workers_options,
+)
 from ._help import command
 from .games import _bot_names
 
@@ -22,27 +30,28 @@ from .games import _bot_names
 @click.option("--out", "out", type=click.Path(file_okay=False, path_type=Path), required=True)
 @click.option("--shard-hands", type=int, default=500, show_default=True)
 @click.option("--seed", type=int, default=0, show_default=True)
-@click.option("--bot-timeout", type=float, default=DEFAULT_TIMEOUT, show_default=True, metavar="SECONDS")
+@bot_options
+@click.option("--overwrite", is_flag=True)
 @rules_option
 @workers_options
 @json_option
 @guarded
-def dataset_cmd(games: int, bots: str, out: Path, shard_hands: int, seed: int, bot_timeout: float,
-                rules_spec: str, workers: int, backend: str, as_json: bool) -> int:
+def dataset_cmd(games: int, bots: str, out: Path, shard_hands: int, seed: int, bot_timeout: float, bot_max_line: int,
+                overwrite: bool, rules_spec: str, workers: int, backend: str, as_json: bool) -> int:
     if games < 1:
         raise XuezhanError(ErrorCode.BAD_GAMES, "--games must be at least 1")
     if shard_hands < 1:
         raise XuezhanError(ErrorCode.BAD_INPUT, "--shard-hands must be at least 1")
     check_workers(workers, backend)
-    if not bot_timeout > 0:
-        raise XuezhanError(ErrorCode.BAD_INPUT, "--bot-timeout must be positive")
+    check_bot_options(bot_timeout, bot_max_line)
     names = _bot_names(bots)
     rules = load_rules(rules_spec)
     from ..rl.dataset import make_dataset
 
     start = time.perf_counter()
     results = make_dataset(out, games, names, seed=seed, rules=rules, shard_hands=shard_hands, workers=workers,
-                           backend=backend, bot_timeout=bot_timeout)
+                           backend=backend, bot_timeout=bot_timeout, bot_max_line=bot_max_line,
+                           overwrite=overwrite)
     seconds = time.perf_counter() - start
     rows = sum(r.rows for r in results)
     summary = {"games": games, "rows": rows, "shards": len(results), "out": str(out), "bots": names,

@@ -10,18 +10,28 @@ from typing import IO, Any
 import click
 
 from .. import i18n, native
-from ..bots import DEFAULT_TIMEOUT, make_bot
+from ..bots import make_bot
 from ..engine.game import Game
 from ..errors import RecordError, XuezhanError
 from ..explain import explain_hand
 from ..i18n import DEFAULT_LANG, Lang
 from ..ids import ErrorCode
 from ..match import Hand, hand_record
-from ..records import Record, json_line, parse_record, replay, result_json
+from ..records import Record, json_line, loads_text, parse_record, replay, result_json
 from ..scale import Shard, check_workers
 from ..selfplay import Stats, simulate
 from . import _common
-from ._common import emit_json, guarded, json_option, lang_option, load_rules, rules_option, workers_options
+from ._common import (
+    bot_options,
+    check_bot_options,
+    emit_json,
+    guarded,
+    json_option,
+    lang_option,
+    load_rules,
+    rules_option,
+    workers_options,
+)
 from ._help import command
 
 
@@ -52,6 +62,9 @@ def _read_text(file: str, lang: Lang) -> str:
     except OSError as exc:
         raise RecordError(ErrorCode.UNREADABLE, i18n.t("cli.replay.unreadable", lang, file=name,
                                                problem=exc.strerror or str(exc))) from None
+    except UnicodeEncodeError as exc:  # a name no file can have (a lone surrogate)
+        raise RecordError(ErrorCode.UNREADABLE, i18n.t("cli.replay.unreadable", lang, file=name,
+                                               problem=exc.reason)) from None
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError:
@@ -61,7 +74,7 @@ def _read_text(file: str, lang: Lang) -> str:
 def _decode(text: str, name: str, lang: Lang) -> list[Any]:
     """One JSON document, or JSON lines (one record a line, as ``simulate --out`` writes them)."""
     try:
-        return [json.loads(text)]
+        return [loads_text(text)]
     except json.JSONDecodeError as whole:
         lines = [(i, line) for i, line in enumerate(text.splitlines(), start=1) if line.strip()]
         if not lines:
@@ -73,7 +86,7 @@ def _decode(text: str, name: str, lang: Lang) -> list[Any]:
         out = []
         for number, line in lines:
             try:
-                out.append(json.loads(line))
+                out.append(loads_text(line))
             except json.JSONDecodeError as exc:
                 raise RecordError(ErrorCode.BAD_JSON, i18n.t("cli.replay.bad_line", lang, file=name, line=number,
                                                      problem=str(exc))) from None
@@ -145,7 +158,7 @@ def _bot_names(text: str) -> list[str]:
 @command("simulate")
 @click.option("--games", type=int, required=True)
 @click.option("--bots", "bots", default="heuristic", show_default=True, metavar="A,B,C,D")
-@click.option("--bot-timeout", type=float, default=DEFAULT_TIMEOUT, show_default=True, metavar="SECONDS")
+@bot_options
 @click.option("--seed", type=int, default=0, show_default=True)
 @rules_option
 @click.option("--out", "out", type=click.Path(dir_okay=False, path_type=Path), default=None)
@@ -154,12 +167,11 @@ def _bot_names(text: str) -> list[str]:
 @json_option
 @lang_option
 @guarded
-def simulate_cmd(games: int, bots: str, bot_timeout: float, seed: int, rules_spec: str, out: Path | None,
-                 workers: int, backend: str, engine: str | None, as_json: bool, lang: Lang) -> int:
+def simulate_cmd(games: int, bots: str, bot_timeout: float, bot_max_line: int, seed: int, rules_spec: str,
+                 out: Path | None, workers: int, backend: str, engine: str | None, as_json: bool, lang: Lang) -> int:
     if games < 1:
         raise XuezhanError(ErrorCode.BAD_GAMES, "--games must be at least 1")
-    if not bot_timeout > 0:
-        raise XuezhanError(ErrorCode.BAD_INPUT, "--bot-timeout must be positive")
+    check_bot_options(bot_timeout, bot_max_line)
     check_workers(workers, backend)
     names = _bot_names(bots)
     rules = load_rules(rules_spec)
@@ -203,7 +215,8 @@ def simulate_cmd(games: int, bots: str, bot_timeout: float, seed: int, rules_spe
     try:
         stats = simulate(games, names, seed=seed, rules=rules, on_hand=on_hand if in_process else None,
                          workers=workers, backend=backend, keep_records=out is not None and not in_process,
-                         on_shard=on_shard, bot_timeout=bot_timeout, engine="native" if use_native else "python")
+                         on_shard=on_shard, bot_timeout=bot_timeout, engine="native" if use_native else "python",
+                         bot_max_line=bot_max_line)
         if sink is not None:
             for record in stats.records:
                 sink.write(json_line(record) + "\n")

@@ -8,21 +8,29 @@ from typing import Any
 
 import click
 
-from ..bots import DEFAULT_TIMEOUT
 from ..errors import XuezhanError
 from ..ids import ErrorCode
 from ..league import run_league
 from ..league.duplicate import ShardResult
 from ..league.league import check_bots
 from ..scale import Shard, check_workers
-from ._common import emit_json, guarded, json_option, load_rules, rules_option, workers_options
+from ._common import (
+    bot_options,
+    check_bot_options,
+    emit_json,
+    guarded,
+    json_option,
+    load_rules,
+    rules_option,
+    workers_options,
+)
 from ._help import command
 
 
 @command("league")
 @click.option("--bots", "bots", required=True, metavar="A,B[,C...]")
 @click.option("--deals", type=int, required=True)
-@click.option("--bot-timeout", type=float, default=DEFAULT_TIMEOUT, show_default=True, metavar="SECONDS")
+@bot_options
 @rules_option
 @click.option("--seed", type=int, default=0, show_default=True)
 @workers_options
@@ -30,12 +38,13 @@ from ._help import command
 @click.option("--plot", "plot", type=click.Path(dir_okay=False, path_type=Path), default=None,
               metavar="FILE.png")
 @guarded
-def league_cmd(bots: str, deals: int, bot_timeout: float, rules_spec: str, seed: int, workers: int, backend: str,
-               as_json: bool, plot: Path | None) -> int:
+def league_cmd(bots: str, deals: int, bot_timeout: float, bot_max_line: int, rules_spec: str, seed: int, workers: int,
+               backend: str, as_json: bool, plot: Path | None) -> int:
     names = check_bots([n.strip() for n in bots.split(",") if n.strip()])
     if deals < 1:
         raise XuezhanError(ErrorCode.BAD_DEALS, "--deals must be at least 1")
     check_workers(workers, backend)
+    check_bot_options(bot_timeout, bot_max_line)
     rules = load_rules(rules_spec)
     progress: Any = None
     task: Any = None
@@ -53,7 +62,7 @@ def league_cmd(bots: str, deals: int, bot_timeout: float, rules_spec: str, seed:
 
     try:
         result = run_league(names, deals, seed=seed, rules=rules, workers=workers, backend=backend,
-                            on_shard=on_shard, bot_timeout=bot_timeout)
+                            on_shard=on_shard, bot_timeout=bot_timeout, bot_max_line=bot_max_line)
     finally:
         if progress is not None:
             progress.stop()

@@ -22,6 +22,8 @@ def _check_port(host: str, port: int) -> None:
         infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
     except socket.gaierror as exc:
         raise XuezhanError(ErrorCode.BAD_HOST, f"cannot resolve --host {host!r}: {exc.strerror}") from None
+    except UnicodeError:  # not a name a resolver takes (bytes that are not UTF-8, say)
+        raise XuezhanError(ErrorCode.BAD_HOST, f"cannot resolve --host {host!r}: not a host name") from None
     family, kind, proto, _, addr = infos[0]
     with socket.socket(family, kind, proto) as probe:
         probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..bots import DEFAULT_TIMEOUT, Bot, bot_faults, close_bot, make_bot
+from ..bots import DEFAULT_MAX_LINE, DEFAULT_TIMEOUT, Bot, bot_faults, close_bot, make_bot
 from ..engine.game import Game
 from ..match import Hand, Match, RoomConfig
 from ..rules import Rules
@@ -112,12 +112,15 @@ class DuplicateShard:
     rules: Rules
     bot_timeout: float = DEFAULT_TIMEOUT
     """Seconds an outside program (``cmd:``) has for each decision."""
+    bot_max_line: int = DEFAULT_MAX_LINE
+    """The most bytes of one line of an outside program."""
 
     def __call__(self, shard: Shard) -> ShardResult:
         master = random.Random(self.seed)
         # one bot per name and seat (bots are seeded per hand from the hand's seed and the seat)
         made: dict[str, list[Bot]] = {
-            name: [make_bot(name, random.Random(master.getrandbits(64)), timeout=self.bot_timeout) for _ in range(4)]
+            name: [make_bot(name, random.Random(master.getrandbits(64)), timeout=self.bot_timeout,
+                           max_line=self.bot_max_line) for _ in range(4)]
             for name in self.bots
         }
         seats = {name: [Seat.of_bot(b) for b in bs] for name, bs in made.items()}

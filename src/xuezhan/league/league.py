@@ -7,7 +7,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..bots import DEFAULT_TIMEOUT, close_bot, make_bot
+from ..bots import DEFAULT_MAX_LINE, DEFAULT_TIMEOUT, check_max_line, close_bot, make_bot
 from ..errors import XuezhanError
 from ..ids import ErrorCode
 from ..rules import Rules
@@ -101,6 +101,7 @@ def run_league(
     backend: str = "local",
     on_shard: Callable[[Shard, ShardResult], None] | None = None,
     bot_timeout: float = DEFAULT_TIMEOUT,
+    bot_max_line: int = DEFAULT_MAX_LINE,
 ) -> LeagueResult:
     """Every pair of ``bots`` plays ``deals`` deals, each as ABAB and BABA (see
     :mod:`xuezhan.league.duplicate`), spread over ``workers`` by :mod:`xuezhan.scale`: the same
@@ -111,9 +112,10 @@ def run_league(
     check_workers(workers, backend)
     if not bot_timeout > 0:
         raise XuezhanError(ErrorCode.BAD_INPUT, "--bot-timeout must be positive")
+    check_max_line(bot_max_line)
     rules = rules or Rules.preset("qq")
     start = time.perf_counter()
-    parts = map_shards(DuplicateShard(names, seed, rules, bot_timeout), shards(deals, DEALS_PER_SHARD),
+    parts = map_shards(DuplicateShard(names, seed, rules, bot_timeout, bot_max_line), shards(deals, DEALS_PER_SHARD),
                        workers=workers, backend=backend, on_done=on_shard)
     result = summarize(names, deals, seed, rules, parts)
     result.seconds = time.perf_counter() - start

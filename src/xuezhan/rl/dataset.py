@@ -26,8 +26,17 @@ played by any worker in any order (:func:`xuezhan.scale.map_shards`, ``--workers
   =================  ================================  ==========================================
 
 - ``_records/shard-IIIII.jsonl``: the game record of each hand of the shard (docs/interfaces.md
-  §2.4, records) with its ``"id"``, the ``record_id`` of its rows. (Readers of Parquet
-  folders skip names that begin with ``_``: ``pandas.read_parquet(DIR)`` reads the rows.)
+  §2.4, records) with its ``"id"``, the ``record_id`` of its rows.
+
+When every shard is written, ``manifest.json`` says what the run was (:func:`manifest`):
+``seed``, ``bots``, ``rules``, ``games``, ``shard_hands``, ``shards`` (each shard's ``file``,
+``records``, ``hands`` and ``rows``), ``rows`` (all of them), ``xuezhan_version`` and
+``encoding_version`` (:data:`xuezhan.encoding.ENCODING_VERSION`). A folder that holds another
+run (its manifest, shards or records) is refused (``dataset_exists``) unless ``overwrite``,
+which first deletes those files (and only those). :func:`read_dataset` reads the shards the
+manifest names and checks them against it (``bad_dataset``: no manifest, a shard missing,
+one more, or rows that are not the manifest's). Other readers of the folder pass over the
+manifest: ``pandas.read_parquet(DIR, ignore_prefixes=[".", "_", "manifest"])``.
 
 The observations are rebuilt by replaying each finished hand on a learning table
 (:func:`xuezhan.rl.table.make_table`: the compiled core when it plays the rules, which
@@ -39,6 +48,7 @@ speed and every row is exactly what the seat saw, the same values as the environ
 from __future__ import annotations
 
 import json
+import shutil
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -47,18 +57,21 @@ from typing import Any
 
 import numpy as np
 
-from ..encoding import OBS_FIELDS, OBS_SIZE
+from .. import __version__
+from ..bots import DEFAULT_MAX_LINE
+from ..encoding import ENCODING_VERSION, OBS_FIELDS, OBS_SIZE
 from ..engine.actions import ACTION_SPACE_SIZE, action_index
 from ..errors import XuezhanError
 from ..ids import ErrorCode
 from ..match import Hand, hand_record, hand_seed
-from ..records import json_line
+from ..records import json_line, loads_text
 from ..rules import Rules
 from ..scale import Shard, map_shards, shards
 from ..selfplay import simulate
 from .table import Table, make_table
 
 DEFAULT_SHARD_HANDS = 500
+MANIFEST = "manifest.json"
 
 
 def _pyarrow() -> Any:
@@ -153,7 +166,7 @@ class ShardResult:
 
 
 def write_shard(out: Path, shard: int, hands: int, bots: Sequence[str], *, seed: int, rules: Rules,
-                bot_timeout: float = 5.0) -> ShardResult:
+                bot_timeout: float = 5.0, bot_max_line: int = DEFAULT_MAX_LINE) -> ShardResult:
     """Play shard ``shard`` (``hands`` hands) and write its Parquet file and its records."""
     _, pq = _pyarrow()
     start = time.perf_counter()
@@ -165,7 +178,8 @@ def write_shard(out: Path, shard: int, hands: int, bots: Sequence[str], *, seed:
         columns.add_hand(hand, bots)
         records.append(json_line({"id": record_id(hand), **hand_record(hand)}))
 
-    stats = simulate(hands, bots, seed=match_seed, rules=rules, on_hand=on_hand, bot_timeout=bot_timeout)
+    stats = simulate(hands, bots, seed=match_seed, rules=rules, on_hand=on_hand, bot_timeout=bot_timeout,
+                     bot_max_line=bot_max_line)
     metadata = {"seed": seed, "shard": shard, "match_seed": match_seed, "bots": list(bots),
                 "rules": rules.to_mapping(), "obs_fields": OBS_FIELDS, "action_space": ACTION_SPACE_SIZE}
     parquet = out / f"shard-{shard:05d}.parquet"
@@ -189,37 +203,126 @@ class DatasetShard:
     seed: int
     rules: Rules
     bot_timeout: float = 5.0
+    bot_max_line: int = DEFAULT_MAX_LINE
 
     def __call__(self, shard: Shard) -> ShardResult:
         return write_shard(Path(self.out), shard.index, shard.size, self.bots, seed=self.seed, rules=self.rules,
-                           bot_timeout=self.bot_timeout)
+                           bot_timeout=self.bot_timeout, bot_max_line=self.bot_max_line)
 
 
 def make_dataset(out: Path, games: int, bots: Sequence[str], *, seed: int = 0, rules: Rules | None = None,
                  shard_hands: int = DEFAULT_SHARD_HANDS, workers: int = 1, backend: str = "local",
-                 bot_timeout: float = 5.0) -> list[ShardResult]:
+                 bot_timeout: float = 5.0, bot_max_line: int = DEFAULT_MAX_LINE,
+                 overwrite: bool = False) -> list[ShardResult]:
     """Write a dataset of ``games`` hands to ``out``, its shards spread over ``workers``
-    (:func:`xuezhan.scale.map_shards`): the same files whatever the workers and backend."""
+    (:func:`xuezhan.scale.map_shards`): the same files whatever the workers and backend; then
+    its ``manifest.json``. A folder holding another run is ``dataset_exists`` unless ``overwrite``."""
     _pyarrow()  # missing_extra before anything is played
-    prepare_out(out)
-    job = DatasetShard(str(out), tuple(bots), seed, rules or Rules.preset("qq"), bot_timeout)
-    return map_shards(job, shards(games, shard_hands), workers=workers, backend=backend)
+    prepare_out(out, overwrite=overwrite)
+    rules = rules or Rules.preset("qq")
+    job = DatasetShard(str(out), tuple(bots), seed, rules, bot_timeout, bot_max_line)
+    results = map_shards(job, shards(games, shard_hands), workers=workers, backend=backend)
+    text = json.dumps(manifest(results, bots, seed=seed, rules=rules, shard_hands=shard_hands), indent=1)
+    partial = out / f".{MANIFEST}.partial"
+    try:  # written whole, then renamed: a manifest is there only for a finished run
+        partial.write_text(text + "\n", encoding="utf-8")
+        partial.replace(out / MANIFEST)
+    except OSError as exc:
+        raise XuezhanError(ErrorCode.UNWRITABLE, f"cannot write {out / MANIFEST}: {exc.strerror or exc}") from None
+    return results
 
 
-def prepare_out(out: Path) -> None:
-    """Create the output folder (``unwritable`` when it cannot be)."""
+def manifest(results: Sequence[ShardResult], bots: Sequence[str], *, seed: int, rules: Rules,
+             shard_hands: int) -> dict[str, Any]:
+    """What ``manifest.json`` says of a run whose shards gave ``results``."""
+    ordered = sorted(results, key=lambda r: r.shard)
+    return {
+        "seed": seed, "bots": list(bots), "rules": rules.to_mapping(), "games": sum(r.hands for r in ordered),
+        "shard_hands": shard_hands,
+        "shards": [{"file": r.files[0], "records": r.files[1], "hands": r.hands, "rows": r.rows} for r in ordered],
+        "rows": sum(r.rows for r in ordered), "xuezhan_version": __version__, "encoding_version": ENCODING_VERSION,
+    }
+
+
+def _run_files(out: Path) -> list[Path]:
+    """The files of a dataset run in ``out``: its manifest, shards and records (nothing else)."""
+    found = [p for p in (out / MANIFEST, out / f".{MANIFEST}.partial", out / "_records") if p.exists()]
+    return found + sorted(out.glob("shard-*.parquet"))
+
+
+def prepare_out(out: Path, *, overwrite: bool = False) -> None:
+    """Create the output folder (``unwritable`` when it cannot be). One that holds another run
+    is ``dataset_exists``, unless ``overwrite``: then that run's files are deleted first."""
     try:
         out.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise XuezhanError(ErrorCode.UNWRITABLE, f"cannot create {out}: {exc.strerror or exc}") from None
     if not out.is_dir():
         raise XuezhanError(ErrorCode.UNWRITABLE, f"{out} is not a folder")
+    found = _run_files(out)
+    if found and not overwrite:
+        raise XuezhanError(ErrorCode.DATASET_EXISTS,
+                           f"{out} holds another dataset ({found[0].name}...): choose another folder, or --overwrite")
+    try:
+        for path in found:
+            if path.is_dir() and not path.is_symlink():
+                shutil.rmtree(path)
+            else:
+                path.unlink()
+    except OSError as exc:
+        raise XuezhanError(ErrorCode.UNWRITABLE, f"cannot clear {out}: {exc.strerror or exc}") from None
+
+
+def read_manifest(out: str | Path) -> dict[str, Any]:
+    """The manifest of the dataset in folder ``out`` (``bad_dataset`` when it is missing or not one)."""
+    path = Path(out) / MANIFEST
+    try:
+        data = loads_text(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise XuezhanError(ErrorCode.BAD_DATASET,
+                           f"{out} has no {MANIFEST}: not a dataset, or its run did not finish") from None
+    except OSError as exc:
+        raise XuezhanError(ErrorCode.UNREADABLE, f"cannot read {path}: {exc.strerror or exc}") from None
+    except (ValueError, RecursionError):  # not UTF-8, not JSON
+        raise XuezhanError(ErrorCode.BAD_DATASET, f"{path} is not a manifest (not JSON)") from None
+    shards_ = data.get("shards") if isinstance(data, dict) else None
+    if (not isinstance(shards_, list) or not all(
+            isinstance(s, dict) and isinstance(s.get("file"), str) and isinstance(s.get("rows"), int)
+            and not isinstance(s.get("rows"), bool) and s["file"].startswith("shard-") and "/" not in s["file"]
+            for s in shards_)):
+        raise XuezhanError(ErrorCode.BAD_DATASET, f"{path} is not a manifest (no list of shards)")
+    manifest_: dict[str, Any] = data
+    return manifest_
 
 
 def read_dataset(out: str | Path) -> Any:
-    """Every shard of a dataset folder as one ``pyarrow.Table`` (in shard order)."""
+    """Every shard of a dataset folder as one ``pyarrow.Table`` (in shard order), checked against
+    its manifest: ``bad_dataset`` when a shard is missing, one is there that it does not name
+    (another run's), or a shard's rows or seed are not the manifest's."""
     pa, pq = _pyarrow()
-    files = sorted(Path(out).glob("shard-*.parquet"))
-    if not files:
-        raise XuezhanError(ErrorCode.UNREADABLE, f"no shard-*.parquet files in {out}")
-    return pa.concat_tables([pq.read_table(f) for f in files])
+    folder = Path(out)
+    listed = read_manifest(folder)
+    names = [s["file"] for s in listed["shards"]]
+    extra = sorted({p.name for p in folder.glob("shard-*.parquet")} - set(names))
+    if extra:
+        raise XuezhanError(ErrorCode.BAD_DATASET, f"{folder} holds shards its manifest does not name: {extra[0]}")
+    tables = []
+    for entry in listed["shards"]:
+        path = folder / entry["file"]
+        try:
+            table = pq.read_table(path)
+        except FileNotFoundError:
+            raise XuezhanError(ErrorCode.BAD_DATASET, f"shard {entry['file']} of {folder} is missing") from None
+        except (OSError, pa.ArrowException) as exc:
+            raise XuezhanError(ErrorCode.BAD_DATASET,
+                               f"shard {entry['file']} of {folder} is unreadable: {exc}") from None
+        meta = json.loads((table.schema.metadata or {}).get(b"xuezhan", b"{}"))
+        if table.num_rows != entry["rows"] or meta.get("seed") != listed.get("seed"):
+            raise XuezhanError(ErrorCode.BAD_DATASET,
+                               f"shard {entry['file']} of {folder} is not the manifest's ({table.num_rows} rows, "
+                               f"seed {meta.get('seed')}; the manifest says {entry['rows']} rows, "
+                               f"seed {listed.get('seed')})")
+        tables.append(table)
+    if not tables:
+        raise XuezhanError(ErrorCode.BAD_DATASET, f"the manifest of {folder} names no shard")
+    return pa.concat_tables(tables)

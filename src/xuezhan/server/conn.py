@@ -3,18 +3,26 @@
 from __future__ import annotations
 
 import asyncio
+import json
 from dataclasses import dataclass
 from typing import Any
 
+import orjson
+
 from ..i18n import DEFAULT_LANG, Lang
-from ..store.db import json_text
+from ..records import escape_surrogates
 from .bank import Account
 from .protocol import ClientMessage
 
 
 def dumps(msg: dict[str, Any]) -> str:
-    """A message as compact JSON text, UTF-8 as is: as the database writes JSON (:func:`json_text`)."""
-    return json_text(msg)
+    """A message as compact JSON text, UTF-8 as is: as the database writes JSON
+    (:func:`~xuezhan.store.db.json_text`), but a lone surrogate (text that UTF-8 cannot encode)
+    escaped (:func:`~xuezhan.records.escape_surrogates`), so that the text can always be sent."""
+    try:
+        return orjson.dumps(msg, option=orjson.OPT_NON_STR_KEYS).decode()
+    except TypeError:  # integers beyond 64 bits, lone surrogates: orjson refuses them
+        return escape_surrogates(json.dumps(msg, separators=(",", ":"), ensure_ascii=False))
 
 
 class Conn:

@@ -26,6 +26,7 @@ from typing import Any, Final
 from ..engine.actions import Action, ActionType
 from ..errors import XuezhanError
 from ..ids import ErrorCode
+from ..records import loads_text
 
 CLIENT_TYPES: Final[dict[str, frozenset[str]]] = {
     "action": frozenset({"type", "action", "version"}),
@@ -59,9 +60,9 @@ def parse_client_message(text: str, max_bytes: int) -> ClientMessage:
     if len(text.encode("utf-8", "surrogatepass")) > max_bytes:
         raise ProtocolError(ErrorCode.MESSAGE_TOO_LARGE, f"messages are limited to {max_bytes} bytes")
     try:
-        data = json.loads(text)
+        data = loads_text(text)  # numbers of more than 4,300 digits and lone surrogates are refused too
     except (json.JSONDecodeError, RecursionError):
-        raise ProtocolError(ErrorCode.BAD_JSON, "a message must be one JSON object") from None
+        raise ProtocolError(ErrorCode.BAD_JSON, "a message must be one JSON object of Unicode text") from None
     if not isinstance(data, dict):
         raise ProtocolError(ErrorCode.BAD_MESSAGE, "a message must be a JSON object")
     kind = data.get("type")

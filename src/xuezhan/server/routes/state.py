@@ -23,6 +23,7 @@ from ... import i18n
 from ...errors import XuezhanError
 from ...i18n import Lang
 from ...ids import ErrorCode
+from ...records import loads_text
 from ..bank import Account, Bank
 from ..config import ServerConfig
 from ..limits import AddressLimiter, AttemptLimiter, retry_seconds
@@ -100,8 +101,8 @@ async def read_json(request: Request) -> dict[str, Any]:
         body += chunk
         if len(body) > MAX_BODY:
             raise XuezhanError(ErrorCode.TOO_LARGE, "the request is too large")
-    try:
-        data = json.loads(body or b"{}")
+    try:  # UTF-8 text only; numbers of more than 4,300 digits and lone surrogates are bad_json too
+        data = loads_text((body or b"{}").decode("utf-8"))
     except (json.JSONDecodeError, UnicodeDecodeError, RecursionError):
         raise XuezhanError(ErrorCode.BAD_JSON, "the request is not valid JSON") from None
     if not isinstance(data, dict):

@@ -20,6 +20,7 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from ...i18n import Lang
 from ...ids import ErrorCode
+from ...records import escape_surrogates
 from ..bank import Account
 from ..conn import Conn
 from ..limits import TokenBucket, retry_seconds
@@ -169,7 +170,10 @@ async def _writer(websocket: WebSocket, conn: Conn) -> None:
             text = await conn.outbox.get()
             if text is None:
                 break
-            await websocket.send_text(text)
+            try:
+                await websocket.send_text(text)
+            except UnicodeEncodeError:  # not UTF-8 (a lone surrogate): escaped, never a dead socket
+                await websocket.send_text(escape_surrogates(text))
     except Exception:  # the client went away mid-send
         return
     with suppress(Exception):
