@@ -189,7 +189,7 @@ def test_a_whole_match_by_taps_on_a_phone(match_server: tuple[str, Any], browser
     page.tap("[data-testid=quickstart]")
     page.wait_for_selector("[data-testid=table] [data-testid=hand] [data-tile]", state="visible")
     table = _table_of(app, name)
-    assert table.room.rules.exchange_three != "off" and table.room.hands == HANDS
+    assert table.room.rules.exchange_three != "none" and table.room.hands == HANDS
 
     # the mute switch: on a phone, big enough to touch, and it holds
     mute = page.locator("[data-testid=mute]")
