@@ -6,7 +6,8 @@ is offered, a pass on other claims, and on the player's own turn the tile the �
 leaves the most live winning tiles (else the first playable one). Along the way every item of
 a fair table is checked by its ``data-testid`` or marker: the clock names the decision, the
 tiles 换三张 brought are marked, 定缺 comes pre-selected, the waits bar and the discard marks
-agree with the server, the latest discard carries the marker, the mute switch holds, each
+agree with the server, the latest discard carries the marker, a connection dropped on the
+player's turn shows ``reconnecting`` and leaves the decision to the player, the mute switch holds, each
 hand's ``settlement-summary`` fits the screen without scrolling, and the match ends with its
 ``standings``. Screenshots of each state go to ``$XUEZHAN_TEST_SHOTS`` (else the test's own
 directory).
@@ -61,6 +62,7 @@ class Seen:
         self.waits_marks = 0
         self.last_marker = 0
         self.summaries = 0
+        self.reconnected = False
         self.shots: set[str] = set()
 
 
@@ -111,6 +113,22 @@ def _check_last_discard(page: Page, table: Any, seen: Seen) -> None:
     seen.last_marker += 1
 
 
+def _drop_and_come_back(page: Page, table: Any, seat: int, shots: Path, seen: Seen) -> None:
+    """The connection drops on the player's turn: the page says it is reconnecting, comes back by
+    itself, and the decision is still the player's (nothing was played for them, no note of it)."""
+    hand = table.hand
+    assert hand is not None
+    before = len(hand.game.actions)
+    page.evaluate("async () => { const {S} = await import('/static/state.js'); S.ws.close(); }")
+    page.wait_for_selector("[data-testid=reconnecting]", state="visible", timeout=5_000)
+    _shot(page, shots, "reconnecting", seen)
+    page.wait_for_selector("[data-testid=reconnecting]", state="hidden", timeout=30_000)
+    page.wait_for_selector("[data-testid=hand] .playable", state="visible", timeout=10_000)
+    assert len(hand.game.actions) == before and seat in hand.game.pending()  # still the player's to decide
+    assert not page.locator("[data-testid=missed]").is_visible()
+    seen.reconnected = True
+
+
 def _play_match(page: Page, app: Any, name: str, shots: Path) -> Seen:
     seen = Seen()
     hands_done = 0
@@ -154,6 +172,9 @@ def _play_match(page: Page, app: Any, name: str, shots: Path) -> Seen:
         if _press(page, "[data-testid=actions] [data-action=pass]:not([disabled])", True):
             continue
         if page.locator("[data-testid=hand] .playable").count():
+            if hands_done == 1 and not seen.reconnected:
+                _drop_and_come_back(page, table, seat, shots, seen)
+                continue
             _clock_names(page, "discard", seen)
             _check_waits(page, table, seat, seen)
             _check_last_discard(page, table, seen)
@@ -207,6 +228,7 @@ def test_a_whole_match_by_taps_on_a_phone(match_server: tuple[str, Any], browser
     assert seen.received and seen.preselected == HANDS
     assert seen.waits_marks, "no discard of the match left the hand ready"
     assert seen.last_marker
+    assert seen.reconnected
     # the standings: every player of the match, ranked by points, in the settlement's own window
     rows = page.locator("[data-testid=standings] li")
     assert rows.count() == 4
