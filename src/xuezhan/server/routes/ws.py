@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from collections.abc import Callable
 from contextlib import suppress
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -24,7 +25,7 @@ from ...records import escape_surrogates
 from ..bank import Account
 from ..conn import Conn
 from ..limits import TokenBucket, retry_seconds
-from ..protocol import ProtocolError, error_message, parse_client_message
+from ..protocol import ClientMessage, ProtocolError, error_message, parse_client_message
 from ..words import error_text
 from .state import COOKIE, AppState, in_thread, lang_of
 
@@ -83,9 +84,38 @@ async def serve_table(app: AppState, websocket: WebSocket) -> None:
         return
     conn = Conn(account, watch=websocket.query_params.get("watch") == "1", queue_size=config.send_queue,
                 lang=lang)
+    await _connected(app, websocket, conn, lang, lambda: table.join(conn), lambda msg: table.message(conn, msg),
+                     lambda: table.gone(conn))
+
+
+async def serve_lobby(app: AppState, websocket: WebSocket) -> None:
+    """One lobby connection: told by the queue where its player is seated, until it closes."""
+    greeted = await _greet(app, websocket)
+    if greeted is None:
+        return
+    account, lang = greeted
+    conn = Conn(account, watch=True, queue_size=app.config.send_queue, lang=lang)
+    queue = app.lobby.queue
+
+    def ping(msg: ClientMessage) -> None:
+        if msg.type != "ping":
+            raise ProtocolError(ErrorCode.UNKNOWN_MESSAGE, "the lobby socket takes only ping")
+        conn.send({"type": "pong"})
+
+    await _connected(app, websocket, conn, lang, lambda: queue.listen(account.player, conn), ping,
+                     lambda: queue.unlisten(account.player, conn))
+
+
+async def _connected(app: AppState, websocket: WebSocket, conn: Conn, lang: Lang, start: Callable[[], None],
+                     handle: Callable[[ClientMessage], None], gone: Callable[[], None]) -> None:
+    """A greeted connection, table or lobby, from its ``start`` (once its session holds it) to its
+    close: each message read, rate-limited and checked strictly, then ``handle``d (a
+    :class:`ProtocolError` it raises is refused as the others); too many refusals close it
+    (1008); ``gone`` when it ends."""
+    config = app.config
     writer = asyncio.create_task(_writer(websocket, conn))
     await _hold_session(app, websocket, conn)
-    table.join(conn)
+    start()
     bucket = TokenBucket(config.rate_per_second, config.rate_burst)
     strikes = 0
     try:
@@ -99,63 +129,17 @@ async def serve_table(app: AppState, websocket: WebSocket) -> None:
                     raise ProtocolError(ErrorCode.BAD_MESSAGE, "messages are JSON text")
                 if not bucket.take():
                     raise ProtocolError(ErrorCode.RATE_LIMITED, "too many messages; slow down")
-                msg = parse_client_message(text, config.max_message_bytes)
+                handle(parse_client_message(text, config.max_message_bytes))
             except ProtocolError as exc:
                 strikes += 1
                 conn.send(_refusal(exc, lang, bucket))
                 if strikes >= config.rate_strikes:
                     conn.close(1008)
-                continue
-            table.message(conn, msg)
     except WebSocketDisconnect:
         pass
     finally:
         app.sockets.remove(conn)
-        table.gone(conn)
-        conn.close()
-        try:
-            await asyncio.wait_for(writer, 2.0)
-        except (TimeoutError, asyncio.CancelledError):
-            writer.cancel()
-
-
-async def serve_lobby(app: AppState, websocket: WebSocket) -> None:
-    """One lobby connection: told by the queue where its player is seated, until it closes."""
-    config = app.config
-    greeted = await _greet(app, websocket)
-    if greeted is None:
-        return
-    account, lang = greeted
-    conn = Conn(account, watch=True, queue_size=config.send_queue, lang=lang)
-    writer = asyncio.create_task(_writer(websocket, conn))
-    await _hold_session(app, websocket, conn)
-    queue = app.lobby.queue
-    queue.listen(account.player, conn)
-    bucket = TokenBucket(config.rate_per_second, config.rate_burst)
-    strikes = 0
-    try:
-        while not conn.closed:
-            received = await websocket.receive()
-            if received["type"] == "websocket.disconnect":
-                break
-            try:
-                msg = parse_client_message(received.get("text") or "", config.max_message_bytes)
-                if not bucket.take():
-                    raise ProtocolError(ErrorCode.RATE_LIMITED, "too many messages; slow down")
-                if msg.type != "ping":
-                    raise ProtocolError(ErrorCode.UNKNOWN_MESSAGE, "the lobby socket takes only ping")
-            except ProtocolError as exc:
-                strikes += 1
-                conn.send(_refusal(exc, lang, bucket))
-                if strikes >= config.rate_strikes:
-                    conn.close(1008)
-                continue
-            conn.send({"type": "pong"})
-    except WebSocketDisconnect:
-        pass
-    finally:
-        app.sockets.remove(conn)
-        queue.unlisten(account.player, conn)
+        gone()
         conn.close()
         try:
             await asyncio.wait_for(writer, 2.0)
