@@ -6,11 +6,8 @@ from __future__ import annotations
 
 import json
 import os
-import socket
 import subprocess
 import sys
-import threading
-import time
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
@@ -19,12 +16,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import uvicorn
+from test_browser import served as web_table
 from websockets.sync.client import ClientConnection, connect
 from websockets.typing import Origin
 
 from xuezhan.records import escape_surrogates, json_line, loads_text
-from xuezhan.server import ServerConfig, create_app
+from xuezhan.server import ServerConfig
 from xuezhan.server.conn import dumps
 from xuezhan.server.protocol import ProtocolError, parse_client_message
 
@@ -68,34 +65,14 @@ def test_a_client_message_of_bad_text_is_bad_json(text: str) -> None:
 # --- a real websocket and HTTP --------------------------------------------------------------------
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port: int = s.getsockname()[1]
-        return port
-
-
 @contextmanager
 def served(tmp: Path) -> Iterator[str]:
-    """The web table served by uvicorn in a thread: its address ``host:port``."""
+    """The web table served by uvicorn in a thread (:func:`test_browser.served`): its address ``host:port``."""
     config = ServerConfig.fast(bot_delay=3600.0, bot_claim_delay=3600.0, turn_timeout=3600.0, claim_timeout=3600.0,
                                choice_timeout=3600.0, rate_burst=1000, rate_strikes=1000,
                                max_message_bytes=1 << 16)
-    app = create_app(f"sqlite:///{tmp / 'web.sqlite3'}", config=config)
-    port = _free_port()
-    srv = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning",
-                                        ws_per_message_deflate=False))
-    thread = threading.Thread(target=srv.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 30
-    while not srv.started:
-        assert thread.is_alive() and time.monotonic() < deadline, "the server did not start"
-        time.sleep(0.02)
-    try:
-        yield f"127.0.0.1:{port}"
-    finally:
-        srv.should_exit = True
-        thread.join(30)
+    with web_table(config, tmp / "web.sqlite3") as (url, _):
+        yield url.removeprefix("http://")
 
 
 def _post(host: str, path: str, body: bytes, cookie: str = "") -> tuple[int, dict[str, Any], str]:

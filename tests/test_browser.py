@@ -64,10 +64,11 @@ def _free_port() -> int:
 
 
 @contextmanager
-def served(config: ServerConfig, db: Path) -> Iterator[tuple[str, Any]]:
-    """The web table on ``db`` with ``config``, served by uvicorn in a thread: its URL and app."""
+def served(config: ServerConfig, db: Path, port: int | None = None) -> Iterator[tuple[str, Any]]:
+    """The web table on ``db`` with ``config``, served by uvicorn in a thread (on ``port``, else a
+    free one): its URL and app."""
     app = create_app(f"sqlite:///{db}", config=config)
-    port = _free_port()
+    port = _free_port() if port is None else port
     srv = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning",
                                         ws_per_message_deflate=False))
     thread = threading.Thread(target=srv.run, daemon=True)

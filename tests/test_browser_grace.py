@@ -8,18 +8,16 @@ back, and the page says so once it is.
 
 from __future__ import annotations
 
-import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-import uvicorn
 from playwright.sync_api import Browser
-from test_browser import Watch, _context, _free_port, _guest, browser
+from test_browser import Watch, _context, _free_port, _guest, browser, served
 
-from xuezhan.server import ServerConfig, create_app
+from xuezhan.server import ServerConfig
 
 __all__ = ["browser"]  # the fixture, shared with test_browser
 
@@ -28,21 +26,9 @@ WAIT_MS = 60_000
 
 @contextmanager
 def served_at(config: ServerConfig, db: Path, port: int) -> Iterator[Any]:
-    """The web table on ``db`` at ``port`` (uvicorn in a thread) until the block ends; its app."""
-    app = create_app(f"sqlite:///{db}", config=config)
-    srv = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning",
-                                        ws_per_message_deflate=False))
-    thread = threading.Thread(target=srv.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 30
-    while not srv.started:
-        assert thread.is_alive() and time.monotonic() < deadline, "the server did not start"
-        time.sleep(0.02)
-    try:
+    """The web table on ``db`` at ``port`` until the block ends (:func:`test_browser.served`); its app."""
+    with served(config, db, port) as (_, app):
         yield app
-    finally:
-        srv.should_exit = True
-        thread.join(30)
 
 
 def test_the_page_shows_reconnecting_while_the_server_is_away_and_then_what_was_missed(

@@ -15,7 +15,6 @@ directory).
 
 from __future__ import annotations
 
-import os
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -24,7 +23,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import Browser, Page
 from test_browser import HAND_LIMIT, SIZES, Watch, _context, _guest, _press, _table_of, browser, served
-from test_browser_settlement import _fits
+from test_browser_settlement import _fits, _shots
 
 from xuezhan import vocab
 from xuezhan.server import ServerConfig
@@ -42,13 +41,6 @@ def match_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str
                                choice_timeout=300.0, next_hand_delay=600.0, discard_pause=0.05, seed=2026_12_01)
     with served(config, tmp_path_factory.mktemp("browser-match") / "web.sqlite3") as running:
         yield running
-
-
-def _shots(tmp_path: Path) -> Path:
-    where = os.environ.get("XUEZHAN_TEST_SHOTS")
-    out = Path(where) if where else tmp_path
-    out.mkdir(parents=True, exist_ok=True)
-    return out
 
 
 class Seen:
