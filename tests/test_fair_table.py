@@ -257,3 +257,34 @@ def test_a_window_open_at_a_restart_stays_hidden(serve: Build, db: str) -> None:
     kim2.wait_for(lambda m: m["type"] == "ok" and m["for"] == "action")
     after = eye.wait_for(lambda m: m["type"] == "state")
     assert after["version"] == watched["version"] + 1 and after["view"]["offered"] is None
+
+
+def test_a_claim_that_runs_out_tells_nobody(serve: Build, db: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """kim answers every decision but the claims, which run out; the room message that tells of
+    the stand-in's answer (its seats' 托管) waits for the window to close, so a spectator's
+    messages between a discard and what follows it are the same whoever could claim."""
+    claims = spy_on_discards(monkeypatch)
+    app = serve(db, discard_pause=PAUSE, turn_timeout=60.0, claim_timeout=0.15, choice_timeout=60.0, seed=11)
+    kim = Client(app, "kim")
+    code = kim.http.post("/api/quickstart", json={"hands": 2}).json()["code"]
+    eye = Client(app, "eye")
+    eye.connect(code, watch=True)
+    kim.connect(code)
+
+    def all_but_claims(m: dict[str, Any]) -> bool:
+        if m["type"] == "state" and m["view"]["phase"] != "claim":
+            pick = kim.choose()
+            if pick is not None:
+                kim.send({"type": "action", "action": pick, "version": m["version"]})
+        return bool(m["type"] == "match_end")
+
+    kim.wait_for(all_but_claims, 240.0)
+    eye.wait_for(lambda m: m["type"] == "match_end", 60.0)
+    [table] = app.state.lobby.tables.values()
+    assert table.timeouts >= 1  # a claim of kim's ran out and the stand-in took it
+    steps = steps_of(eye, claims)
+    assert any(0 in s.claimants for s in steps)
+    seen = eye.seen
+    for step in steps:
+        between = seen[seen.index(step.discard) + 1:seen.index(step.after)]
+        assert [m["type"] for m in between] == [], (step.claimants, [m["type"] for m in between])

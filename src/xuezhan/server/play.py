@@ -135,6 +135,9 @@ class TablePlay:
         self.hand_key = 0  # increases with every hand dealt
         self.version = 0
         self.pause: DiscardPause | None = None
+        self.room_later = False
+        """A claim's time ran out in an open window: the room (its seats' 托管) is sent once the
+        window has closed, so that its message tells no one that someone could claim."""
         """The discard pause under way, if any (:meth:`_discarded`)."""
         self.conns: set[Conn] = set()
         self.seat_conn: dict[int, Conn] = {}
@@ -502,7 +505,10 @@ class TablePlay:
                 if move is not None:
                     if move.timed_out:
                         self.timeouts += 1
-                        self.out.broadcast_room()
+                        if driver.game.claim_window is None:
+                            self.out.broadcast_room()
+                        else:  # a claim ran out: nobody else may learn of it, so the room waits for the window
+                            self.room_later = True
                     away = driver.seats[move.seat].is_person and move.seat not in self.seat_conn
                     start = len(driver.game.events)
                     action = await self._bot_act(driver, move.seat)
@@ -621,3 +627,6 @@ class TablePlay:
         if driver is not None and not driver.over and (self.pause is None or self.pause.window_open(driver.game)):
             self._refresh_timers()  # a turn after the pause gets its clocks when it is shown
         self.out.broadcast_state()
+        if self.room_later and (driver is None or driver.game.claim_window is None):
+            self.room_later = False
+            self.out.broadcast_room()
