@@ -9,19 +9,16 @@ claim each discard is taken from the table as it applies it.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import pytest
-from starlette.testclient import TestClient
-from test_restart import Back, answer, my_decision, my_turn, stay_in, stop
+from test_restart import Back, Build, answer, db, my_decision, my_turn, serve, stay_in, stop
 from test_server import Client
 
 from xuezhan.engine.game import Phase
 from xuezhan.errors import XuezhanError
-from xuezhan.server import ServerConfig, create_app
+from xuezhan.server import ServerConfig
 from xuezhan.server.conn import Conn
 from xuezhan.server.play import TablePlay, delays_of, hand_version
 
@@ -30,31 +27,7 @@ pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
 PAUSE = 0.08
 """The discard pause of these tables (seconds)."""
 
-Build = Callable[..., Any]
-
-
-@pytest.fixture
-def db(tmp_path: Path) -> str:
-    return f"sqlite:///{tmp_path / 'fair.sqlite3'}"
-
-
-@pytest.fixture
-def serve() -> Iterator[Build]:
-    """``serve(db, **config)``: an app on its own test client, stopped at the end."""
-    running: list[Any] = []
-
-    def build(db: str, **overrides: Any) -> Any:
-        app = create_app(db, config=ServerConfig.fast(**overrides))
-        runner = TestClient(app)
-        runner.__enter__()
-        app.state.runner = runner
-        app.state.clients = []
-        running.append(app)
-        return app
-
-    yield build
-    for app in running:
-        stop(app)
+__all__ = ["db", "serve"]  # the fixtures, shared with test_restart
 
 
 def stamp_sends(monkeypatch: pytest.MonkeyPatch) -> None:
