@@ -17,9 +17,9 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
-from xuezhan.bots import make_bot
-from xuezhan.bots.outside import DEFAULT_MAX_LINE, BotFault, OutsideBot, _read_lines
-from xuezhan.bots.protocol import RemoteView, request_message, rules_json, serve, start_message
+from xuezhan.bots import DEFAULT_MAX_LINE, make_bot
+from xuezhan.bots.outside import BotFault, OutsideBot, _read_lines
+from xuezhan.bots.protocol import RemoteView, capped_lines, request_message, rules_json, serve, start_message
 from xuezhan.cli import cli, main
 from xuezhan.engine.actions import Action
 from xuezhan.engine.game import Game
@@ -178,6 +178,40 @@ def test_bot_stdio_command_answers_over_stdin_and_stdout() -> None:
     assert Action.from_json(json.loads(result.output)["action"]) in game.legal_actions(seat)
 
 
+class _Reads(io.BytesIO):
+    """A byte stream that remembers the most bytes any one read asked for."""
+
+    def __init__(self, data: bytes) -> None:
+        super().__init__(data)
+        self.most = 0
+
+    def readline(self, size: int | None = -1, /) -> bytes:
+        assert size is not None and size > 0, "a read without a cap"
+        self.most = max(self.most, size)
+        return super().readline(size)
+
+
+def test_bot_stdio_passes_over_an_endless_or_undecodable_line_and_answers_the_next() -> None:
+    game = Game.new(Rules.preset("qq"), seed=4)
+    seat = game.pending()[0]
+    view = SeatView(game, seat)
+    request = json.dumps(request_message(view, game.legal_actions(seat))).encode()
+    data = (json.dumps(start_message(view)).encode() + b"\n" + b"x" * (3 * 4096 + 17) + b"\n"
+            + b'{"type": "\xff"}\n' + request + b"\n")
+    stream, err = _Reads(data), io.StringIO()
+    out = io.StringIO()
+    assert serve(make_bot("random"), capped_lines(stream, 4096, stderr=err), out, stderr=err) == 1
+    assert stream.most == 4097  # never more than the cap (and one byte to see past it) is held
+    assert "longer than 4096 bytes" in err.getvalue() and "not UTF-8" in err.getvalue()
+    assert Action.from_json(json.loads(out.getvalue())["action"]) in game.legal_actions(seat)
+    # the command reads its stdin the same way: a 2 MiB line is passed over, the request answered
+    stdin = b"y" * (2 * DEFAULT_MAX_LINE) + b"\n" + request + b"\n"
+    result = CliRunner().invoke(cli, ["bot", "stdio", "--bot", "heuristic"], input=stdin)
+    assert result.exit_code == 0, result.output
+    assert Action.from_json(json.loads(result.stdout)["action"]) in game.legal_actions(seat)
+    assert list(capped_lines(io.BytesIO(b"a\nb"), 1024)) == ["a\n", "b"]  # a last line without its newline
+
+
 @pytest.mark.parametrize("name", ["cmd:", "cmd:no-such-program-here --x", "cmd:python 'unbalanced", "policy", "rl"])
 def test_bad_bot_names_are_bad_input(name: str) -> None:
     with pytest.raises(XuezhanError) as exc:
@@ -213,19 +247,25 @@ def test_an_operator_seats_an_outside_bot_at_the_web_tables() -> None:
     from xuezhan.server.table import Table
     from xuezhan.store import Store
 
-    config = ServerConfig.from_mapping({"seat_bot": STDIO_HEURISTIC, "bot_timeout": 2})
+    config = ServerConfig.from_mapping({"seat_bot": STDIO_HEURISTIC, "bot_timeout": 2, "bot_max_line": 4096})
     bank = StoreBank(Store("sqlite://"))
     person = bank.create_account("ann")[0]
     table = Table("OUT1", "outside", RoomConfig(), person, bank, config)
     table.players = [None, person.player, None, None]
     bot = table.seat_owner(0).bot
     assert isinstance(bot, OutsideBot) and bot.name == STDIO_HEURISTIC and bot.timeout == 2.0
+    assert bot.max_line == 4096
     assert table.seat_owner(1).is_person and table.seat_owner(1).bot.name == "heuristic"  # 托管 stays in process
     bank.close()
     with pytest.raises(XuezhanError) as exc:
         ServerConfig.from_mapping({"seat_bot": "cmd:no-such-program-here"})
     assert exc.value.code == "bad_config"
     assert ServerConfig.from_mapping({"seat_bot": ""}).seat_bot == ""
+    for cap in (1023, 0):  # a line cap under 1 KiB would refuse the protocol's own messages
+        with pytest.raises(XuezhanError) as exc:
+            ServerConfig.from_mapping({"bot_max_line": cap})
+        assert exc.value.code == "bad_config" and "bot_max_line" in exc.value.message
+    assert ServerConfig().bot_max_line == 1 << 20
 
 
 def test_the_driver_tells_listening_bots_once_that_the_hand_is_over() -> None:

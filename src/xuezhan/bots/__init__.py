@@ -15,7 +15,8 @@ from ..ids import ErrorCode
 from .base import Bot
 from .expert import ExpertBot
 from .heuristic import HeuristicBot
-from .outside import DEFAULT_MAX_LINE, DEFAULT_TIMEOUT, OutsideBot, check_max_line
+from .outside import DEFAULT_TIMEOUT, OutsideBot, check_max_line
+from .protocol import DEFAULT_MAX_LINE
 from .random_bot import RandomBot
 
 BOTS: dict[str, Callable[[random.Random], Bot]] = {

@@ -34,14 +34,12 @@ from ..errors import XuezhanError
 from ..ids import ErrorCode
 from ..records import json_line, loads_text
 from .heuristic import HeuristicBot
-from .protocol import end_message, request_message, start_message
+from .protocol import DEFAULT_MAX_LINE, end_message, request_message, start_message
 
 log = logging.getLogger("xuezhan.bots")
 
 DEFAULT_TIMEOUT = 5.0
 """Seconds an outside bot has for each decision (``--bot-timeout``)."""
-DEFAULT_MAX_LINE = 1 << 20
-"""The most bytes of one line of an outside bot, newline not counted (``--bot-max-line``)."""
 
 
 class BotFault(Exception):

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from typing import IO, Any
 
 from ..engine.actions import Action
@@ -192,11 +192,37 @@ class RemoteView(SeatView):
         raise NotImplementedError("an outside program is sent the result at end_hand")
 
 
-def serve(bot: Bot, stdin: IO[str], stdout: IO[str], *, seed: int = 0, stderr: IO[str] | None = None) -> int:
-    """Play ``bot`` over the protocol: read messages from ``stdin``, answer requests on ``stdout``,
-    until ``stdin`` ends. Returns how many requests were answered. A line that is not a message
-    of the protocol is answered with nothing (xuezhan counts that as the bot's fault) and
-    named on ``stderr``."""
+DEFAULT_MAX_LINE = 1 << 20
+"""The most bytes of one line of the protocol, newline not counted (``--bot-max-line``)."""
+
+
+def capped_lines(stream: IO[bytes], max_line: int = DEFAULT_MAX_LINE, *,
+                 stderr: IO[str] | None = None) -> Iterator[str]:
+    """The lines of ``stream`` as text, each read into at most ``max_line + 1`` bytes: a longer
+    line is passed over to its end without being held, and a line that is not UTF-8 is passed
+    over too; either is named on ``stderr``."""
+    while raw := stream.readline(max_line + 1):
+        problem = ""
+        if len(raw) > max_line and not raw.endswith(b"\n"):
+            while (rest := stream.readline(max_line + 1)) and not rest.endswith(b"\n"):
+                pass  # the rest of the long line, one capped piece at a time
+            problem = f"a line longer than {max_line} bytes"
+        else:
+            try:
+                yield raw.decode("utf-8")
+                continue
+            except UnicodeDecodeError as exc:
+                problem = f"a line that is not UTF-8 ({exc.reason} at byte {exc.start})"
+        if stderr is not None:
+            stderr.write(f"xuezhan bot: {problem}: passed over\n")
+            stderr.flush()
+
+
+def serve(bot: Bot, stdin: Iterable[str], stdout: IO[str], *, seed: int = 0, stderr: IO[str] | None = None) -> int:
+    """Play ``bot`` over the protocol: read messages from ``stdin`` (lines of text:
+    :func:`capped_lines` of a byte stream), answer requests on ``stdout``, until ``stdin`` ends.
+    Returns how many requests were answered. A line that is not a message of the protocol is
+    answered with nothing (xuezhan counts that as the bot's fault) and named on ``stderr``."""
     rules = Rules.preset("qq")
     answered = 0
     hands = 0

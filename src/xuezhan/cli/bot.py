@@ -8,7 +8,7 @@ import sys
 import click
 
 from ..bots import ExpertBot, make_bot
-from ..bots.protocol import serve
+from ..bots.protocol import capped_lines, serve
 from ..runtime import play_out
 from ._common import guarded
 from ._help import group
@@ -26,7 +26,7 @@ def bot_cmd() -> None:
 def stdio_cmd(name: str, seed: int) -> int:
     ExpertBot.use_play_out(play_out)  # the expert's Python play-outs run on the one decision loop
     bot = make_bot(name, random.Random(seed))
-    serve(bot, sys.stdin, sys.stdout, seed=seed, stderr=sys.stderr)
+    serve(bot, capped_lines(sys.stdin.buffer, stderr=sys.stderr), sys.stdout, seed=seed, stderr=sys.stderr)
     return 0
 
 

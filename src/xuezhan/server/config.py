@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
-from ..bots import make_bot
+from ..bots import DEFAULT_MAX_LINE, check_max_line, make_bot
 from ..errors import XuezhanError
 from ..ids import ErrorCode
 from ..match import MAX_COEFFICIENT, MAX_FEE, MAX_HANDS, RoomConfig
@@ -136,6 +136,9 @@ class ServerConfig:
     seats an outside program at the web tables; empty: ``bot_name``."""
     bot_timeout: float = 5.0
     """Seconds an outside bot (``cmd:``) has for each decision before the heuristic takes it."""
+    bot_max_line: int = DEFAULT_MAX_LINE
+    """The most bytes of one line an outside bot (``cmd:``) may write (1 MiB, at least 1,024); a
+    longer line is the bot's fault, and the heuristic takes that decision."""
     seed: int | None = None
     """Fixed seed for the walls (tests and benchmarks only); ``None`` uses the secrets module."""
     secure_cookies: bool = False
@@ -169,9 +172,14 @@ class ServerConfig:
         if self.max_connections_per_address < 1:
             raise ValueError("ServerConfig.max_connections_per_address must be at least 1, "
                              f"not {self.max_connections_per_address!r}")
+        try:
+            check_max_line(self.bot_max_line)
+        except XuezhanError as exc:
+            raise ValueError(f"ServerConfig.bot_max_line: {exc.message}") from None
         for name in (self.bot_name, self.seat_bot):
             if name:
-                make_bot(name, timeout=self.bot_timeout)  # unknown_bot now, not when a table deals
+                # unknown_bot now, not when a table deals
+                make_bot(name, timeout=self.bot_timeout, max_line=self.bot_max_line)
 
     def check_room(self, room: RoomConfig) -> None:
         """Refuse a room beyond this server's limits (``bad_room``); rooms are bounded already."""

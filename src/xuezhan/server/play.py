@@ -193,7 +193,8 @@ class TablePlay:
         if owner is None:
             c = self.config
             if sitting is None or is_bot(sitting):
-                bot = make_bot(c.seat_bot or c.bot_name, random.Random(0), timeout=c.bot_timeout)
+                bot = make_bot(c.seat_bot or c.bot_name, random.Random(0), timeout=c.bot_timeout,
+                               max_line=c.bot_max_line)
                 owner = Seat.of_bot(bot, name=player)
             else:
                 owner = Seat.of_person(player, stand_in=make_bot(c.bot_name, random.Random(0)),
