@@ -74,7 +74,7 @@ class Reviews:
         key = (hand.hand_id, hand.seat)
         with self._lock:
             work = self._work.get(key)
-            if work is None or (work.done() and work.exception() is not None):
+            if work is None or (work.done() and (work.cancelled() or work.exception() is not None)):
                 record = parse_record(hand.record)
                 work = self._pool.submit(review_record, record, [hand.seat], hand=hand.hand_no)
                 self._work[key] = work
