@@ -45,7 +45,8 @@ SHOWN_LOSS = 0.005
 """A loss under this rounds to 0.00: the choice was as good as the best, and the text does not list it."""
 
 __all__ = ["PLAYOUTS_PER_CHOICE", "PYTHON_PLAYOUTS_PER_CHOICE", "REVIEW_SEED", "Decision", "Review", "WeighedChoice",
-           "review_lines", "review_record"]
+           "default_per_choice", "review_lines", "review_record", "weigh"]
+
 
 @dataclass(frozen=True)
 class WeighedChoice:
