@@ -5,7 +5,8 @@ records, rules or settings, broken or missing), mixed with unknown options and s
 ``xuezhan.cli.main`` must return 0, 1 or 2 and never raise; exit 2 prints a message (and, with
 ``--json``, ``{"error": {"code", "message"}}`` whose code the vocabulary names) and leaves no
 file behind. What would run for long is cut short at its edge, the code before it runs as is:
-``simulate`` plays at most one hand in this process, the terminal and web apps are not started.
+``simulate`` plays at most one hand in this process, ``review`` weighs each choice by two
+play-outs, the terminal and web apps are not started.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from hypothesis import strategies as st
 
 from xuezhan import i18n, vocab
 from xuezhan.cli import main
+from xuezhan.review import review_record
 from xuezhan.selfplay import simulate
 from xuezhan.vocab import Kind
 
@@ -73,6 +75,7 @@ COMMANDS: dict[str, tuple[list[Any], list[tuple[str, Any]]]] = {
     "waits": ([hands], [*MELDS, *COMMON]),
     "shanten": ([hands], [*MELDS, *COMMON]),
     "replay": ([paths], [("--json", None), ("--view", None)]),
+    "review": ([paths], [("--json", None), ("--hand", ints), ("--seat", ints)]),
     "simulate": ([], [("--games", ints), ("--bots", bot_lists), ("--seed", ints), ("--rules", rules_specs),
                       ("--out", st.sampled_from(["out.jsonl", str(FILES / "folder"), "", "no/such/dir/x"])),
                       ("--workers", ints), ("--backend", st.sampled_from(["local", "ray", "Ray", ""])),
@@ -114,7 +117,11 @@ def bounded() -> Iterator[None]:
     def one_hand(n: int, *args: Any, **kwargs: Any) -> Any:
         return simulate(min(n, 1), *args, **kwargs)
 
+    def short_review(*args: Any, **kwargs: Any) -> Any:
+        return review_record(*args, **{**kwargs, "per_choice": 2})
+
     with (mock.patch("xuezhan.cli.games.simulate", one_hand),
+          mock.patch("xuezhan.cli.review.review_record", short_review),
           mock.patch("xuezhan.tui.app.PlayApp.run", lambda self: None),
           mock.patch("xuezhan.tui.replay.ReplayApp.run", lambda self: None),
           mock.patch("xuezhan.tui.terminal.fit_mahjong_tiles_to_terminal", lambda: None),

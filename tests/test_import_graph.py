@@ -27,7 +27,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("xuezhan.explain", "xuezhan.encoding"),
     ("xuezhan.bots", "xuezhan.match", "xuezhan.words"),
     ("xuezhan.hints", "xuezhan.runtime", "xuezhan.store"),
-    ("xuezhan.selfplay", "xuezhan.league"),
+    ("xuezhan.selfplay", "xuezhan.league", "xuezhan.review"),
     ("xuezhan.rl",),
     ("xuezhan.server", "xuezhan.tui"),
     ("xuezhan.cli",),

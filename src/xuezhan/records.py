@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
@@ -257,9 +257,12 @@ def tsumogiri(game: Game, seat: int) -> Action:
 # --- replay ---------------------------------------------------------------------------------------
 
 
-def replay(record: Record) -> tuple[Game, bool]:
+def replay(record: Record, before: Callable[[int, Action, Game], None] | None = None) -> tuple[Game, bool]:
     """Replay a record. Returns the game and whether the hand is complete.
 
+    ``before(index, action, game)`` is called with each action the record lists (not the passes
+    of a window it closes, nor autoplay's), just before it is applied: the game as the seat
+    decided (a review of the hand reads each decision there).
     Raises :class:`RecordError` (``illegal_action``) naming the index of an illegal action.
     """
     game = record.new_game()
@@ -291,6 +294,8 @@ def replay(record: Record) -> tuple[Game, bool]:
                         choice = Action(seat, ActionType.HU)
                     apply(choice, None)
                 continue
+            if before is not None:
+                before(i, a, game)
             apply(a, i)
             i += 1
             continue

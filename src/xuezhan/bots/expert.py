@@ -350,6 +350,17 @@ class ExpertBot:
             out.append(Evaluation(action, sum(pts) / n, d, math.sqrt(var / n), n * orders))
         return out
 
+    def expected_points(self, view: SeatView, legal: Sequence[Action], playouts: int | None = None) -> list[Evaluation]:
+        """Every legal action's expected points for the seat of ``view``: each distinct action of
+        ``legal``, in its order, played out over the same sampled worlds as :meth:`evaluate` plays
+        its candidates (``playouts`` in all, the bot's budget by default; the first action is the
+        reference of the differences). This is the search's own measure of a choice, for every
+        choice rather than the few it searches before deciding; :meth:`choose` does not use it."""
+        actions = list(dict.fromkeys(legal))
+        if not actions:
+            raise ValueError("no legal action to evaluate")
+        return self.evaluate(view, actions, playouts)
+
     def playout_codes(self, seat: int) -> tuple[int, int, int, int]:
         """The compiled bots of a play-out by seat (:func:`xuezhan.native.play_outs`)."""
         mine = HEURISTIC_QUICK if self.quick_self else HEURISTIC

@@ -23,6 +23,7 @@ from .dataset import dataset_cmd
 from .games import replay_cmd, simulate_cmd
 from .league import league_cmd
 from .play import play_cmd
+from .review import review_cmd
 from .serve import serve_cmd
 
 
@@ -36,6 +37,7 @@ cli.add_command(score_cmd)
 cli.add_command(waits_cmd)
 cli.add_command(shanten_cmd)
 cli.add_command(replay_cmd)
+cli.add_command(review_cmd)
 cli.add_command(simulate_cmd)
 cli.add_command(play_cmd)
 cli.add_command(serve_cmd)

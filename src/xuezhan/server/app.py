@@ -22,7 +22,7 @@ language; docs/protocol.md has every field):
   ``GET /api/queue`` (``{"queued", "table"}``); people with the same choice are seated together,
   bots fill after ``queue_wait`` (:mod:`xuezhan.server.matchmaking`).
 - ``GET /api/history``: your finished hands; ``GET /api/history/{id}``: one of them step by step,
-  as your seat saw it.
+  as your seat saw it; ``GET /api/history/{id}/review``: the review (复盘) of your decisions in it.
 - ``GET /api/vocab``: the names of patterns, extras, ledger reasons, actions, events, item
   cards and error codes in zh-CN, zh-TW and English (:func:`xuezhan.vocab.to_json`).
 - ``GET /tiles/{name}.svg``: the tile pictures; ``GET /`` and ``/static/...``: the client.
@@ -212,6 +212,7 @@ def create_app(
             log.info("carried on %d running match(es)", restored)
         yield
         await lobby.close()
+        state.reviews.close()
         the_bank.close()
 
     app = Starlette(routes=routes(state), lifespan=lifespan)

@@ -26,6 +26,7 @@ from ...ids import ErrorCode
 from ...records import loads_text
 from ..bank import Account, Bank
 from ..config import ServerConfig
+from ..history import Reviews
 from ..limits import AddressLimiter, AttemptLimiter, retry_seconds
 from ..lobby import Lobby
 from ..names import name_key
@@ -130,6 +131,8 @@ class AppState:
     """Sign-in attempts per client address, whatever the name (``login_attempts_per_address``)."""
     sockets: SessionSockets = field(default_factory=SessionSockets)
     """The open websockets of each session, closed when it ends (:mod:`xuezhan.server.sessions`)."""
+    reviews: Reviews = field(default_factory=Reviews)
+    """The reviews of past hands, worked out on a thread of their own (:mod:`xuezhan.server.history`)."""
 
     async def current_account(self, request: Request | WebSocket) -> Account | None:
         token = request.cookies.get(COOKIE)

@@ -1,4 +1,5 @@
-// Replaying one of your finished hands step by step.
+// Replaying one of your finished hands step by step, and its review (复盘): your costliest decisions
+// by the expert's expected points, each a tap away from its step.
 
 import { api, errText } from "./api.js";
 import { $, el, toast } from "./dom.js";
@@ -20,7 +21,7 @@ export async function openReplay(id) {
     location.hash = "#/";
     return;
   }
-  S.replay = { data: r.data, k: 0, timer: null };
+  S.replay = { id, data: r.data, k: 0, timer: null, review: null };
   S.seat = r.data.seat;
   S.names = r.data.names || null;
   replayGo(0);
@@ -46,6 +47,46 @@ export function replayPlay() {
   renderAll();
 }
 
+const REVIEW_SHOWN = 5;
+
+// Ask the server for the review (it searches for a second or so), then show it under the controls.
+export async function openReview() {
+  const R = S.replay;
+  if (!R || R.review) return;
+  R.review = { loading: true };
+  renderAll();
+  const r = await api("GET", `/api/history/${encodeURIComponent(R.id)}/review`);
+  if (S.replay !== R) return;
+  if (!r.ok || !r.data || !Array.isArray(r.data.decisions)) {
+    R.review = null;
+    toast(errText(r));
+  } else {
+    R.review = { data: r.data };
+  }
+  renderAll();
+}
+
+function reviewPanel(review) {
+  if (review.loading) {
+    return el("div", { id: "review", class: "panel review", "data-testid": "review", "aria-busy": "true" },
+      el("p", { class: "muted", text: t("review.loading") }));
+  }
+  const data = review.data;
+  const mistakes = data.decisions.filter((d) => d.loss > 0)
+    .sort((a, b) => b.loss - a.loss || a.step - b.step).slice(0, REVIEW_SHOWN);
+  const total = Object.values(data.total_loss || {}).reduce((x, y) => x + y, 0);
+  const items = mistakes.map((d) => el("li", { dataset: { step: String(d.step), loss: String(d.loss) } },
+    el("button", { class: "ghost review-step", text: t("review.step", { step: d.step + 1 }),
+                   on: { click: () => replayGo(d.step) } }),
+    el("span", { class: "review-taken", text: t("review.taken", { action: actionWords(d.taken) }) }),
+    el("span", { class: "review-best", text: t("review.best", { action: actionWords(d.choices[0].action) }) }),
+    el("b", { class: "review-loss", text: t("review.loss", { loss: d.loss.toFixed(2) }) })));
+  return el("div", { id: "review", class: "panel review", "data-testid": "review" },
+    el("b", { text: t("review.title") }),
+    el("p", { class: "muted", text: t("review.total", { count: data.decisions.length, loss: total.toFixed(2) }) }),
+    items.length ? el("ol", null, items) : el("p", { class: "review-none", text: t("review.none") }));
+}
+
 export function recordActionWords(a) {
   if (!a) return t("replay.deal");
   return `${seatName(a.seat)}: ${actionWords(a)}`;
@@ -68,6 +109,9 @@ export function renderReplayControls() {
       el("button", { id: "replay-prev", "aria-label": t("replay.prev"), title: t("replay.prev"), text: "◀", on: { click: () => replayGo(R.k - 1) } }),
       el("button", { id: "replay-play", class: "primary", "aria-label": t("replay.play"), title: t("replay.play"), text: R.timer ? "⏸" : "▶▶", on: { click: replayPlay } }),
       el("button", { id: "replay-next", "aria-label": t("replay.next"), title: t("replay.next"), text: "▶", on: { click: () => replayGo(R.k + 1) } }),
-      el("button", { id: "replay-last", "aria-label": t("replay.last"), title: t("replay.last"), text: "⏭", on: { click: () => replayGo(steps.length - 1) } })),
+      el("button", { id: "replay-last", "aria-label": t("replay.last"), title: t("replay.last"), text: "⏭", on: { click: () => replayGo(steps.length - 1) } }),
+      el("button", { id: "review-btn", "aria-pressed": R.review ? "true" : "false", text: t("review.button"),
+                     disabled: !!R.review, on: { click: openReview } })),
+    R.review ? reviewPanel(R.review) : "",
     result.length ? el("ol", { class: "replay-result" }, result) : "");
 }
