@@ -1,7 +1,7 @@
 """Load on the web table: N tables of four bot clients over loopback websockets.
 
     python benchmarks/server_load.py [--tables 50,200,400] [--seconds 30] [--think S] [--claim-think S]
-                                     [--discard-pause S] [--json]
+                                     [--discard-pause S] [--limits on|off|both] [--json]
 
 For each number of tables, a fresh server (``xuezhan serve``'s app on uvicorn, a SQLite
 file in a temporary folder) runs in a child process; this process plays every seat of
@@ -25,6 +25,12 @@ is the number of tables over the throughput (Little's law) and only the actions 
 say something. Beyond what the machine can carry the latency grows; every client then closes
 and the server is stopped (SIGTERM, then SIGKILL after 30 s), so no process outlives the
 run. Targets (README): p99 under 50 ms at 50 tables and under 150 ms at 200, at that pace.
+
+``--limits off`` serves the same app without the public server's limits (docs/security.md):
+no connection guard (header timeout, connections counted per address), no client-address or
+same-origin middleware. ``--limits both`` runs each level four times, on, off, off, on, and
+reports the ratios of the two (their cost: hands and actions per second, on / off; latency
+p50 and p99, on / off).
 """
 
 from __future__ import annotations
@@ -32,6 +38,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import math
 import os
 import random
 import socket
@@ -40,6 +47,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -173,11 +181,13 @@ async def table(url: str, k: int, stats: Stats, pace: Pace, stop: asyncio.Event)
                          return_exceptions=True)
 
 
-def serve(port: int, db: str, discard_pause: float) -> None:
-    """The server process, with ``discard_pause`` after every discard (``[server] discard_pause``)."""
+def serve(port: int, db: str, discard_pause: float, limits: bool = True) -> None:
+    """The server process, with ``discard_pause`` after every discard (``[server] discard_pause``);
+    without ``limits``, no connection guard and no client-address or same-origin middleware."""
     import uvicorn
 
     from xuezhan.server import ServerConfig, create_app
+    from xuezhan.server.app import ClientAddress, SameOrigin
     from xuezhan.server.guard import guarded_config, raise_open_file_limit
 
     # every client comes from 127.0.0.1: the cap on connections per address is lifted (its
@@ -187,8 +197,14 @@ def serve(port: int, db: str, discard_pause: float) -> None:
                                max_connections_per_address=100_000, discard_pause=discard_pause)
     app = create_app(f"sqlite:///{db}", config=config)
     raise_open_file_limit()
-    uvicorn.Server(guarded_config(app, config, host="127.0.0.1", port=port, log_level="warning",
-                                  ws_per_message_deflate=False, ws_max_size=65536)).run()
+    options: dict[str, Any] = {"host": "127.0.0.1", "port": port, "log_level": "warning",
+                               "ws_per_message_deflate": False, "ws_max_size": 65536}
+    if limits:
+        uvicorn.Server(guarded_config(app, config, **options)).run()
+        return
+    limited: tuple[object, ...] = (ClientAddress, SameOrigin)
+    app.user_middleware = [m for m in app.user_middleware if m.cls not in limited]
+    uvicorn.Server(uvicorn.Config(app, **options)).run()
 
 
 def free_port() -> int:
@@ -243,12 +259,13 @@ async def run(tables: int, seconds: float, pace: Pace, url: str, discard_pause: 
     }
 
 
-def measure(tables: int, seconds: float, pace: Pace, discard_pause: float) -> dict[str, Any]:
+def measure(tables: int, seconds: float, pace: Pace, discard_pause: float, limits: bool = True) -> dict[str, Any]:
     """One level of load against a server of its own, stopped whatever happens."""
     port = free_port()
     with tempfile.TemporaryDirectory() as tmp:
         db = str(Path(tmp) / "load.sqlite3")
-        proc = subprocess.Popen([sys.executable, __file__, "--serve", str(port), db, str(discard_pause)])
+        proc = subprocess.Popen([sys.executable, __file__, "--serve", str(port), db, str(discard_pause),
+                                 "on" if limits else "off"])
         url = f"http://127.0.0.1:{port}"
         try:
             deadline = time.monotonic() + 30
@@ -260,7 +277,7 @@ def measure(tables: int, seconds: float, pace: Pace, discard_pause: float) -> di
                     if time.monotonic() > deadline or proc.poll() is not None:
                         raise SystemExit("the server did not start") from None
                     time.sleep(0.1)
-            return asyncio.run(run(tables, seconds, pace, url, discard_pause))
+            return asyncio.run(run(tables, seconds, pace, url, discard_pause)) | {"limits": limits}
         finally:
             proc.terminate()
             try:
@@ -268,6 +285,35 @@ def measure(tables: int, seconds: float, pace: Pace, discard_pause: float) -> di
             except subprocess.TimeoutExpired:
                 proc.kill()
                 proc.wait(30)
+
+
+def compare(tables: int, seconds: float, pace: Pace, discard_pause: float, as_json: bool) -> None:
+    """The limits' cost at one level: runs on, off, off, on (so that a drift of the machine's
+    load over the runs weighs on both alike), and the ratios of their means, on / off."""
+    runs = [measure(tables, seconds, pace, discard_pause, limits) for limits in (True, False, False, True)]
+
+    def mean(limits: bool, get: Callable[[dict[str, Any]], Any]) -> float:
+        values = [float(get(r)) for r in runs if r["limits"] is limits and get(r) is not None]
+        return statistics.fmean(values) if values else math.nan
+
+    figures: dict[str, Callable[[dict[str, Any]], Any]] = {
+        "hands_per_second": lambda r: r["hands_per_second"],
+        "actions_per_second": lambda r: r["actions_per_second"],
+        "latency_p50_ms": lambda r: r["latency_ms"]["p50"],
+        "latency_p99_ms": lambda r: r["latency_ms"]["p99"],
+        "claim_latency_p99_ms": lambda r: r["claim_latency_ms"]["p99"],
+    }
+    result: dict[str, Any] = {"tables": tables, "seconds": seconds, "runs": runs,
+              "on": {k: round(mean(True, f), 2) for k, f in figures.items()},
+              "off": {k: round(mean(False, f), 2) for k, f in figures.items()},
+              "ratio_on_off": {k: round(mean(True, f) / mean(False, f), 3) if mean(False, f) else None
+                               for k, f in figures.items()}}
+    if as_json:
+        print(json.dumps(result), flush=True)
+        return
+    print(f"{tables} tables, {seconds} s a run, limits on / off (means of two runs each):")
+    for key in figures:
+        print(f"  {key}: {result['on'][key]} / {result['off'][key]} = {result['ratio_on_off'][key]}", flush=True)
 
 
 def main() -> int:
@@ -283,18 +329,24 @@ def main() -> int:
                         help="mean thinking time before answering a claim window (s; default: the server's bots')")
     parser.add_argument("--discard-pause", type=float, default=config.discard_pause,
                         help="the server's pause after every discard (s; default: the server's)")
+    parser.add_argument("--limits", choices=("on", "off", "both"), default="on",
+                        help="serve with the public server's limits, without, or both side by side")
     parser.add_argument("--json", action="store_true")
-    parser.add_argument("--serve", nargs=3, metavar=("PORT", "DB", "PAUSE"), help=argparse.SUPPRESS)
+    parser.add_argument("--serve", nargs=4, metavar=("PORT", "DB", "PAUSE", "LIMITS"), help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.serve:
-        serve(int(args.serve[0]), args.serve[1], float(args.serve[2]))
+        serve(int(args.serve[0]), args.serve[1], float(args.serve[2]), args.serve[3] == "on")
         return 0
     try:
         levels = [int(n) for n in str(args.tables).split(",")]
     except ValueError:
         parser.error("--tables takes numbers separated by commas")
+    pace = Pace(args.think, args.claim_think)
     for tables in levels:
-        result = measure(tables, args.seconds, Pace(args.think, args.claim_think), args.discard_pause)
+        if args.limits == "both":
+            compare(tables, args.seconds, pace, args.discard_pause, args.json)
+            continue
+        result = measure(tables, args.seconds, pace, args.discard_pause, args.limits == "on")
         if args.json:
             print(json.dumps(result), flush=True)
             continue
