@@ -16,9 +16,9 @@ import asyncio
 import logging
 import secrets
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Collection, Sequence
 from contextlib import suppress
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 from ..errors import XuezhanError
 from ..ids import ErrorCode
@@ -29,6 +29,9 @@ from .journal import LogWriter
 from .matchmaking import Matchmaker
 from .queue_table import QueueTable
 from .table import Status, Table
+
+if TYPE_CHECKING:
+    from .nodes import Node
 
 log = logging.getLogger("xuezhan.server")
 
@@ -63,6 +66,10 @@ class Lobby:
         """People waiting to be seated together (``/api/queue``)."""
         self._making: dict[str, int] = {}
         """Rooms being made, by owner (written to the database): they count already."""
+        self.node: Node | None = None
+        """This server as a node of a cluster (:mod:`xuezhan.server.nodes`), if it is one."""
+        self.on_closed: list[Callable[[Table], None]] = []
+        """Told of every table that closed."""
 
     def get(self, code: str) -> Table | None:
         table = self.tables.get(code.upper()[:CODE_LENGTH]) if isinstance(code, str) else None
@@ -134,9 +141,11 @@ class Lobby:
             return table
         raise XuezhanError(ErrorCode.TOO_MANY_ROOMS, "no free room code was found; try again")
 
-    async def restore(self) -> int:
-        """Carry on every match the database says is running (after a restart); how many tables."""
-        running = await asyncio.to_thread(self.bank.running_matches)
+    async def restore(self, rooms: Collection[str] | None = None) -> int:
+        """Carry on every match the database says is running (after a restart), and open again every
+        room waiting for its match; of ``rooms`` only, when given (a node taking rooms over, the
+        same way); how many tables."""
+        running = await asyncio.to_thread(self.bank.running_matches, *(() if rooms is None else (rooms,)))
         restored = 0
         for rm in running:
             try:
@@ -159,12 +168,12 @@ class Lobby:
             self.tables[table.code] = table
             table.start_task()
             restored += 1
-        return restored + await self._restore_waiting()
+        return restored + await self._restore_waiting(rooms)
 
-    async def _restore_waiting(self) -> int:
-        """Open again every room that was waiting for its match, with its seats; how many."""
+    async def _restore_waiting(self, rooms: Collection[str] | None) -> int:
+        """Open again every room (of ``rooms``) that was waiting for its match, with its seats; how many."""
         restored = 0
-        for waiting in await asyncio.to_thread(self.bank.waiting_rooms):
+        for waiting in await asyncio.to_thread(self.bank.waiting_rooms, *(() if rooms is None else (rooms,))):
             if waiting.code in self.tables or len(self.tables) >= self.config.max_rooms:
                 continue
             try:
@@ -193,6 +202,8 @@ class Lobby:
     def _closed(self, table: Table) -> None:
         if self.tables.get(table.code) is table:
             del self.tables[table.code]
+        for hook in self.on_closed:
+            hook(table)
 
     def listing(self) -> list[dict[str, Any]]:
         return [t.summary() for t in self.tables.values() if t.public and t.status is not Status.CLOSED]

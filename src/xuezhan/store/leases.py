@@ -19,6 +19,7 @@ Times are the database's (``clock_timestamp()`` on PostgreSQL), so the nodes' cl
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any, Final
 
@@ -42,6 +43,15 @@ def db_now(s: Session) -> datetime:
         assert isinstance(now, datetime)
         return aware(now)
     return datetime.now(UTC)
+
+
+@dataclass(frozen=True, slots=True)
+class Holder:
+    """Who runs a room (:meth:`Leases.holder`)."""
+
+    node: str | None
+    live: bool
+    summary: dict[str, Any] | None
 
 
 class NodeFence:
@@ -208,22 +218,22 @@ class Leases:
                     given += 1
         return given
 
-    def holder(self, room: str) -> tuple[str | None, bool] | None:
-        """The node whose lease names ``room`` and whether it is live (not lapsed); ``None``: the room
-        has no lease, or is done."""
+    def holder(self, room: str) -> Holder | None:
+        """Who runs ``room``: the node its lease names, whether the lease is live (not lapsed), and
+        what its node last wrote of it for the lobby; ``None``: no lease, or the room is done."""
         with self._db.sessions() as s:
             now = db_now(s)
             row = s.execute(
-                select(RoomLease.node, RoomLease.expires_at).join(Room, Room.id == RoomLease.room_id)
-                .where(Room.name == room)
+                select(RoomLease.node, RoomLease.expires_at, RoomLease.summary)
+                .join(Room, Room.id == RoomLease.room_id).where(Room.name == room)
             ).first()
         if row is None or row[1] is None:
             return None
-        return row[0], aware(row[1]) > now
+        return Holder(row[0], aware(row[1]) > now, dict(row[2]) if row[2] else None)
 
     def listing(self) -> list[dict[str, Any]]:
-        """What every node lists of its public rooms, oldest room first (a lapsed lease's room too:
-        another node takes it within seconds)."""
+        """What every node wrote of its rooms for the lobby, oldest room first (a lapsed lease's room
+        too: another node takes it within seconds)."""
         with self._db.sessions() as s:
             rows = s.scalars(
                 select(RoomLease.summary)
@@ -233,4 +243,4 @@ class Leases:
         return [dict(r) for r in rows if r]
 
 
-__all__ = ["TAKE_AT_ONCE", "Leases", "NodeFence", "db_now"]
+__all__ = ["TAKE_AT_ONCE", "Holder", "Leases", "NodeFence", "db_now"]
