@@ -83,7 +83,7 @@ def test_a_room_made_by_a_node_is_its_own_until_it_lapses(nodes: tuple[tuple[Sto
 
 
 def test_a_node_whose_lease_was_taken_writes_nothing_more(nodes: tuple[tuple[Store, NodeFence], ...]) -> None:
-    (a, fa), (b, fb) = nodes
+    (a, _), (b, fb) = nodes
     for p in PLAYERS:
         a.accounts.create_account(p, 10_000)
     a.rooms.create_room("r1", room(), {"name": "one"})
@@ -172,7 +172,7 @@ def test_the_lobby_lists_the_rooms_of_every_node(nodes: tuple[tuple[Store, NodeF
 @pytest.mark.parametrize("url", ["postgresql"], indirect=True)
 def test_a_take_over_never_overtakes_a_write_that_checked_before_it(
         nodes: tuple[tuple[Store, NodeFence], ...]) -> None:
-    (a, fa), (b, fb) = nodes
+    (a, _), (b, fb) = nodes
     for p in PLAYERS:
         a.accounts.create_account(p, 10_000)
     a.rooms.create_room("r1", room())
