@@ -125,6 +125,18 @@ def _start_postgres(folder: Path) -> str:
     return url
 
 
+def start_node(folder: Path, name: str, port: int, url: str, config: Path | None) -> int:
+    """Start node ``name`` on ``port`` (logging to ``D/NAME.log``); its pid."""
+    args = [sys.executable, "-m", "xuezhan", "serve", "--host", "127.0.0.1", "--port", str(port), "--db", url,
+            "--node", name]
+    if config is not None:
+        args += ["--config", str(config)]
+    with (folder / f"{name}.log").open("ab") as out:
+        proc = subprocess.Popen(args, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                                start_new_session=True)
+    return proc.pid
+
+
 def up(nodes: int, port: int, folder: Path, db: str | None, config: Path | None) -> dict[str, Any]:
     folder.mkdir(parents=True, exist_ok=True)
     if (folder / "nodes.json").exists():
@@ -134,17 +146,8 @@ def up(nodes: int, port: int, folder: Path, db: str | None, config: Path | None)
     from xuezhan.store import migrate
 
     migrate(url)  # once, before the nodes start
-    started: list[dict[str, Any]] = []
-    for i in range(1, nodes + 1):
-        name = f"n{i}"
-        args = [sys.executable, "-m", "xuezhan", "serve", "--host", "127.0.0.1", "--port", str(port + i),
-                "--db", url, "--node", name]
-        if config is not None:
-            args += ["--config", str(config)]
-        with (folder / f"{name}.log").open("ab") as out:
-            proc = subprocess.Popen(args, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                                    start_new_session=True)
-        started.append({"name": name, "port": port + i, "pid": proc.pid})
+    started = [{"name": f"n{i}", "port": port + i, "pid": start_node(folder, f"n{i}", port + i, url, config)}
+               for i in range(1, nodes + 1)]
     for d in ("body", "proxy", "fastcgi", "uwsgi", "scgi"):
         (folder / "nginx-tmp" / d).mkdir(parents=True, exist_ok=True)
     os.chmod(folder / "nginx-tmp", 0o777)  # nginx's workers may run as another user

@@ -18,7 +18,7 @@ import secrets
 import time
 from collections.abc import Callable, Collection, Sequence
 from contextlib import suppress
-from typing import TYPE_CHECKING, Any, Final
+from typing import Any, Final, Protocol
 
 from ..errors import XuezhanError
 from ..ids import ErrorCode
@@ -29,9 +29,6 @@ from .journal import LogWriter
 from .matchmaking import Matchmaker
 from .queue_table import QueueTable
 from .table import Status, Table
-
-if TYPE_CHECKING:
-    from .nodes import Node
 
 log = logging.getLogger("xuezhan.server")
 
@@ -54,6 +51,25 @@ def new_short_code() -> str:
     return f"{secrets.randbelow(10**SHORT_CODE_LENGTH):0{SHORT_CODE_LENGTH}d}"
 
 
+class Cluster(Protocol):
+    """This server as a node of a cluster, as the routes ask it (:class:`xuezhan.server.nodes.Node`);
+    each method but the name blocks (database I/O)."""
+
+    name: str
+
+    def where(self, code: str) -> tuple[str | None, bool] | None:
+        """The node running room ``code`` and whether its lease is live; ``None``: no open room."""
+        ...
+
+    def summary(self, code: str) -> dict[str, Any] | None:
+        """What the lobby shows of room ``code``, wherever it runs."""
+        ...
+
+    def listing(self) -> list[dict[str, Any]]:
+        """The public rooms of every node."""
+        ...
+
+
 class Lobby:
     """The open tables, by code."""
 
@@ -66,7 +82,7 @@ class Lobby:
         """People waiting to be seated together (``/api/queue``)."""
         self._making: dict[str, int] = {}
         """Rooms being made, by owner (written to the database): they count already."""
-        self.node: Node | None = None
+        self.node: Cluster | None = None
         """This server as a node of a cluster (:mod:`xuezhan.server.nodes`), if it is one."""
         self.on_closed: list[Callable[[Table], None]] = []
         """Told of every table that closed."""
