@@ -83,6 +83,9 @@ class Table(threading.Thread):
                 if exc.rcvd is not None and exc.rcvd.code == MOVED:
                     path = f"/n/{exc.rcvd.reason}/ws/{self.code}"
                     continue
+                if exc.rcvd is not None and exc.rcvd.code == 4404:  # its match ended and the room closed meanwhile
+                    self.over = True
+                    return
                 path = f"/ws/{self.code}"
                 time.sleep(0.2)
             except (OSError, InvalidHandshake, TimeoutError):
