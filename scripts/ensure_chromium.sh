@@ -2,7 +2,8 @@
 # Make sure Debian's Chromium is at /usr/bin/chromium for the browser tests (tests/test_browser.py):
 # Playwright cannot download a browser of its own here, so it drives this one. Also installs a
 # Chinese font when none is present, so screenshots show the table's
-# Chinese labels. Installs only what is missing; safe to run again.
+# Chinese labels, and Debian's nginx for the cluster tests (scripts/cluster.sh). Installs only what
+# is missing; safe to run again.
 set -euo pipefail
 
 SUDO=""
@@ -23,6 +24,9 @@ if [ ! -x /usr/bin/chromium ]; then
 fi
 if ! fc-list :lang=zh 2>/dev/null | grep -q .; then
     install fonts-wqy-microhei || echo "ensure_chromium: no Chinese font installed (screenshots only)" >&2
+fi
+if [ ! -x /usr/sbin/nginx ]; then
+    install nginx-light
 fi
 if [ ! -x /usr/bin/chromium ]; then
     echo "ensure_chromium: /usr/bin/chromium is still missing" >&2

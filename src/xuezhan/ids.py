@@ -164,6 +164,7 @@ class ErrorCode(StrEnum):
     INSUFFICIENT_BALANCE = "insufficient_balance"
     ITEM_ALREADY_USED = "item_already_used"
     ITEMS_NOT_ALLOWED = "items_not_allowed"
+    LEASE_LOST = "lease_lost"
     LOG_MISMATCH = "log_mismatch"
     MATCH_OVER = "match_over"
     MESSAGE_TOO_LARGE = "message_too_large"

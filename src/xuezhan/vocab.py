@@ -281,6 +281,7 @@ _ERRORS: Final[tuple[_Row, ...]] = (  # every stable error code, alphabetical
     (ErrorCode.INSUFFICIENT_BALANCE, "金币不够进这个场", "金幣不夠進這個場", "balance too low for this room"),
     (ErrorCode.ITEM_ALREADY_USED, "道具已使用", "道具已使用", "item already used"),
     (ErrorCode.ITEMS_NOT_ALLOWED, "本房间不允许道具", "本房間不允許道具", "items not allowed"),
+    (ErrorCode.LEASE_LOST, "房间已由另一台服务器接管", "房間已由另一台伺服器接管", "room taken over by another node"),
     (ErrorCode.LOG_MISMATCH, "记录与对局不符", "記錄與對局不符", "log does not fit the match"),
     (ErrorCode.MATCH_OVER, "比赛已结束", "比賽已結束", "match over"),
     (ErrorCode.MESSAGE_TOO_LARGE, "消息过长", "訊息過長", "message too large"),

@@ -40,8 +40,9 @@ def _check_port(host: str, port: int) -> None:
 @click.option("--db", "db_url", default=None, metavar="URL")
 @click.option("--config", "config_file", type=click.Path(dir_okay=False, path_type=Path), default=None,
               metavar="FILE.toml")
+@click.option("--node", "node", default=None, metavar="NAME")
 @guarded
-def serve_cmd(host: str, port: int, db_url: str | None, config_file: Path | None) -> int:
+def serve_cmd(host: str, port: int, db_url: str | None, config_file: Path | None, node: str | None) -> int:
     import uvicorn
     from sqlalchemy.exc import ArgumentError, SQLAlchemyError
 
@@ -51,8 +52,11 @@ def serve_cmd(host: str, port: int, db_url: str | None, config_file: Path | None
 
     config = ServerConfig.from_file(config_file) if config_file is not None else None
     _check_port(host, port)
+    if node is not None and not (0 < len(node) <= 100 and node.replace("-", "").replace("_", "").isalnum()
+                                 and node.isascii()):
+        raise XuezhanError(ErrorCode.BAD_NAME, f"--node is 1-100 letters, digits, '-' or '_', not {node!r}")
     try:
-        app = create_app(db_url, config=config)
+        app = create_app(db_url, config=config, node=node)
     except (ArgumentError, SQLAlchemyError, ImportError) as exc:
         raise XuezhanError(ErrorCode.BAD_DB, f"cannot open the database {db_url or '(default)'}: {exc}") from None
     settings = config or ServerConfig()
@@ -61,7 +65,8 @@ def serve_cmd(host: str, port: int, db_url: str | None, config_file: Path | None
         click.echo(f"xuezhan: open files: up to {_limit(limits[0])} (hard limit {_limit(limits[1])}); "
                    f"{settings.max_connections_per_address} connections per address, request headers within "
                    f"{settings.header_timeout:g} s", err=True)
-    click.echo(f"xuezhan: the web table is at http://{host}:{port}/", err=True)
+    where = "" if node is None else f" (node {node})"
+    click.echo(f"xuezhan: the web table is at http://{host}:{port}/{where}", err=True)
     uvicorn.Server(guarded_config(app, settings, host=host, port=port, log_level="info", ws_max_size=65536,
                                   ws_per_message_deflate=False, proxy_headers=False)).run()
     return 0

@@ -184,17 +184,26 @@ def create_app(
     *,
     config: ServerConfig | None = None,
     bank: Bank | None = None,
+    node: str | None = None,
 ) -> Starlette:
     """The web table. ``db_url``: any SQLAlchemy URL (default: the SQLite file of
-    :func:`xuezhan.store.default_url`). ``bank``: use this instead of the store (tests)."""
+    :func:`xuezhan.store.default_url`). ``bank``: use this instead of the store (tests). ``node``:
+    this server is the node of that name of a cluster on the database (:mod:`xuezhan.server.nodes`)."""
+    from .storebank import StoreBank
+
     config = config or ServerConfig()
     if bank is None:
-        from .storebank import StoreBank
-
         bank = StoreBank.open(db_url, starting_coins=config.starting_coins,
                               accounts_per_address=config.accounts_per_address, session_ttl=config.session_ttl)
     the_bank: Bank = bank
     lobby = Lobby(the_bank, config)
+    the_node = None
+    if node is not None:
+        from .nodes import Node
+
+        if not isinstance(bank, StoreBank):
+            raise TypeError("a node of a cluster keeps its rooms' leases in the store")
+        the_node = Node(node, lobby, bank.store.leases)
     state = AppState(
         bank=the_bank,
         config=config,
@@ -207,11 +216,11 @@ def create_app(
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
-        restored = await lobby.restore()
+        restored = await (lobby.restore() if the_node is None else the_node.start())
         if restored:
             log.info("carried on %d running match(es)", restored)
         yield
-        await lobby.close()
+        await (lobby.close() if the_node is None else the_node.close())
         state.reviews.close()
         the_bank.close()
 

@@ -15,6 +15,7 @@ nickname, a bot by ``bot:1`` to ``bot:4`` (accounts too, topped up by the house)
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Protocol
@@ -235,8 +236,9 @@ class Bank(Protocol):
         """Replace what the lobby shows of room ``code`` (its seats while it waits, that it closed)."""
         ...
 
-    def waiting_rooms(self) -> list[WaitingRoom]:
-        """Every room no match was started in, with its metadata as last saved."""
+    def waiting_rooms(self, rooms: Collection[str] | None = None) -> list[WaitingRoom]:
+        """Every room no match was started in (of ``rooms`` only, when given), with its metadata as
+        last saved."""
         ...
 
     def open_match(self, code: str, players: list[str], seed: int) -> tuple[str, Match]:
@@ -262,8 +264,9 @@ or a settled hand (``hand_settled``) is refused. All or
         nothing: one refused entry raises and nothing is written."""
         ...
 
-    def running_matches(self) -> list[RunningMatch]:
-        """Every running match, with its hand in play (not settled) and that hand's log."""
+    def running_matches(self, rooms: Collection[str] | None = None) -> list[RunningMatch]:
+        """Every running match (in ``rooms`` only, when given), with its hand in play (not settled)
+        and that hand's log."""
         ...
 
     def end_match(self, key: str, status: str) -> None:

@@ -16,9 +16,9 @@ import asyncio
 import logging
 import secrets
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Collection, Sequence
 from contextlib import suppress
-from typing import Any, Final
+from typing import Any, Final, Protocol
 
 from ..errors import XuezhanError
 from ..ids import ErrorCode
@@ -51,6 +51,25 @@ def new_short_code() -> str:
     return f"{secrets.randbelow(10**SHORT_CODE_LENGTH):0{SHORT_CODE_LENGTH}d}"
 
 
+class Cluster(Protocol):
+    """This server as a node of a cluster, as the routes ask it (:class:`xuezhan.server.nodes.Node`);
+    each method but the name blocks (database I/O)."""
+
+    name: str
+
+    def where(self, code: str) -> tuple[str | None, bool] | None:
+        """The node running room ``code`` and whether its lease is live; ``None``: no open room."""
+        ...
+
+    def summary(self, code: str) -> dict[str, Any] | None:
+        """What the lobby shows of room ``code``, wherever it runs."""
+        ...
+
+    def listing(self) -> list[dict[str, Any]]:
+        """The public rooms of every node."""
+        ...
+
+
 class Lobby:
     """The open tables, by code."""
 
@@ -63,6 +82,10 @@ class Lobby:
         """People waiting to be seated together (``/api/queue``)."""
         self._making: dict[str, int] = {}
         """Rooms being made, by owner (written to the database): they count already."""
+        self.node: Cluster | None = None
+        """This server as a node of a cluster (:mod:`xuezhan.server.nodes`), if it is one."""
+        self.on_closed: list[Callable[[Table], None]] = []
+        """Told of every table that closed."""
 
     def get(self, code: str) -> Table | None:
         table = self.tables.get(code.upper()[:CODE_LENGTH]) if isinstance(code, str) else None
@@ -134,9 +157,11 @@ class Lobby:
             return table
         raise XuezhanError(ErrorCode.TOO_MANY_ROOMS, "no free room code was found; try again")
 
-    async def restore(self) -> int:
-        """Carry on every match the database says is running (after a restart); how many tables."""
-        running = await asyncio.to_thread(self.bank.running_matches)
+    async def restore(self, rooms: Collection[str] | None = None) -> int:
+        """Carry on every match the database says is running (after a restart), and open again every
+        room waiting for its match; of ``rooms`` only, when given (a node taking rooms over, the
+        same way); how many tables."""
+        running = await asyncio.to_thread(self.bank.running_matches, *(() if rooms is None else (rooms,)))
         restored = 0
         for rm in running:
             try:
@@ -159,12 +184,12 @@ class Lobby:
             self.tables[table.code] = table
             table.start_task()
             restored += 1
-        return restored + await self._restore_waiting()
+        return restored + await self._restore_waiting(rooms)
 
-    async def _restore_waiting(self) -> int:
-        """Open again every room that was waiting for its match, with its seats; how many."""
+    async def _restore_waiting(self, rooms: Collection[str] | None) -> int:
+        """Open again every room (of ``rooms``) that was waiting for its match, with its seats; how many."""
         restored = 0
-        for waiting in await asyncio.to_thread(self.bank.waiting_rooms):
+        for waiting in await asyncio.to_thread(self.bank.waiting_rooms, *(() if rooms is None else (rooms,))):
             if waiting.code in self.tables or len(self.tables) >= self.config.max_rooms:
                 continue
             try:
@@ -193,6 +218,8 @@ class Lobby:
     def _closed(self, table: Table) -> None:
         if self.tables.get(table.code) is table:
             del self.tables[table.code]
+        for hook in self.on_closed:
+            hook(table)
 
     def listing(self) -> list[dict[str, Any]]:
         return [t.summary() for t in self.tables.values() if t.public and t.status is not Status.CLOSED]

@@ -17,6 +17,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import secrets
+from collections.abc import Collection
 from datetime import UTC, datetime, timedelta
 from typing import Any, Final
 
@@ -211,8 +212,8 @@ class StoreBank:
     def save_room(self, code: str, meta: dict[str, Any]) -> None:
         self.store.rooms.set_room_meta(code, meta)
 
-    def waiting_rooms(self) -> list[WaitingRoom]:
-        return [WaitingRoom(code, room, meta) for code, room, meta in self.store.rooms.rooms_without_matches()]
+    def waiting_rooms(self, rooms: Collection[str] | None = None) -> list[WaitingRoom]:
+        return [WaitingRoom(code, room, meta) for code, room, meta in self.store.rooms.rooms_without_matches(rooms)]
 
     def open_match(self, code: str, players: list[str], seed: int) -> tuple[str, Match]:
         match_id, match = self.store.rooms.start_match(code, players, seed=seed)
@@ -242,9 +243,9 @@ class StoreBank:
         self.store.hands.write_log([(kind, int(key), hand_no, n, payload)
                                     for key, (kind, hand_no, n, payload) in entries])
 
-    def running_matches(self) -> list[RunningMatch]:
+    def running_matches(self, rooms: Collection[str] | None = None) -> list[RunningMatch]:
         out: list[RunningMatch] = []
-        for m in self.store.rooms.running_matches():
+        for m in self.store.rooms.running_matches(rooms):
             key = str(m.match_id)
             hand = None
             if m.hand is not None:

@@ -19,6 +19,7 @@ from .accounts import Accounts, AccountSettings, PlayerInfo
 from .base import HOUSE, MINT, TABLE, StoreError
 from .db import current_revision, default_url, downgrade, head_revision, make_engine, migrate, normalise_url
 from .hands import HandHistory, Hands, LogItem, OpenHand
+from .leases import Leases, NodeFence
 from .ledger import Ledger, WalletLine
 from .rooms import ENDED_STATUSES, ResumableMatch, Rooms
 from .store import SettledHand, Store, settlement_key
@@ -32,8 +33,10 @@ __all__ = [
     "Accounts",
     "HandHistory",
     "Hands",
+    "Leases",
     "Ledger",
     "LogItem",
+    "NodeFence",
     "OpenHand",
     "PlayerInfo",
     "ResumableMatch",

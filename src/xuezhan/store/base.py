@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Mapping
 from datetime import UTC, datetime
-from typing import Any, Final
+from typing import Any, Final, Protocol
 
 from sqlalchemy import Engine, select
 from sqlalchemy.orm import Session, sessionmaker
@@ -55,12 +55,40 @@ def account_ids(s: Session, names: Iterable[str]) -> dict[str, int]:
     return ids
 
 
+class Fence(Protocol):
+    """What a node of a cluster checks in every transaction that writes for a room: that it still
+    holds the room's lease with the token it took it with (:class:`xuezhan.store.leases.NodeFence`);
+    else ``lease_lost`` and nothing of the transaction is written."""
+
+    def check_matches(self, s: Session, match_ids: Iterable[int]) -> None: ...
+
+    def check_room(self, s: Session, room_id: int) -> None: ...
+
+    def claim(self, s: Session, room_id: int, name: str) -> None:
+        """A room made by this node: its lease, in the transaction that makes it."""
+        ...
+
+
+FENCE: Final = "xuezhan.fence"
+"""The key of a store's sessions' ``info`` under which a node keeps its :class:`Fence`."""
+
+
+def fence(s: Session) -> Fence | None:
+    """The fence of the node whose store opened ``s`` (``None``: a server alone, no leases)."""
+    found: Fence | None = s.info.get(FENCE)
+    return found
+
+
 def lock_match(s: Session, match_id: int) -> MatchRow:
     """The match's row, locked for the rest of the transaction (``unknown_match`` if there is none).
-    Every transaction that changes a match or its hands locks its row first."""
+    Every transaction that changes a match or its hands locks its row first; on a node of a cluster
+    it also checks the room's lease there (:func:`fence`)."""
     row = s.get(MatchRow, match_id, with_for_update=True)
     if row is None:
         raise StoreError(ErrorCode.UNKNOWN_MATCH, f"no match {match_id}")
+    fenced = fence(s)
+    if fenced is not None:
+        fenced.check_matches(s, (match_id,))
     return row
 
 

@@ -16,7 +16,7 @@ so a write never races a settlement or the end of the match.
 from __future__ import annotations
 
 import threading
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -28,7 +28,7 @@ from sqlalchemy.orm import Session
 from ..coins import CoinSettlement
 from ..ids import ErrorCode
 from ..match import HandResult
-from .base import Database, StoreError, account_ids, canonical, is_count, json_object, lock_match
+from .base import Database, StoreError, account_ids, canonical, fence, is_count, json_object, lock_match
 from .models import Account, HandAction, HandLog, HandPoints, HandRow, MatchRow, Room
 
 
@@ -176,6 +176,9 @@ class Hands:
         if found is None:
             raise StoreError(ErrorCode.UNKNOWN_HAND, f"no hand log {hand_log_id}")
         log, status = found
+        fenced = fence(s)
+        if fenced is not None:
+            fenced.check_matches(s, (log.match_id,))
         count = s.scalar(select(func.count()).select_from(HandAction)
                          .where(HandAction.hand_log_id == hand_log_id)) or 0
         if seq < count:
@@ -206,6 +209,9 @@ class Hands:
         with self._tails_lock:
             tails = dict(self._log_tails)
         with self._db.sessions.begin() as s:
+            fenced = fence(s)
+            if fenced is not None:  # every match of the batch, in one statement
+                fenced.check_matches(s, {item[1] for item in checked})
             ids: dict[tuple[int, int], int] = {}
             logs: dict[int, tuple[HandLog, str]] = {}
             counts: dict[int, int] = {}
@@ -279,17 +285,15 @@ class Hands:
         return True
 
     @staticmethod
-    def open_hands(s: Session) -> dict[int, OpenHand]:
-        """In ``s``: the hand in play of each running match that has one (by match id): the one
-        logged and not settled, its actions in order."""
-        logs = {
-            log.match_id: log
-            for log in s.scalars(
-                select(HandLog).join(MatchRow, MatchRow.id == HandLog.match_id)
-                .where(MatchRow.status == "running", HandLog.settled_at.is_(None),
-                       HandLog.hand_no == MatchRow.hands_played + 1)
-            )
-        }
+    def open_hands(s: Session, match_ids: Collection[int] | None = None) -> dict[int, OpenHand]:
+        """In ``s``: the hand in play of each running match that has one (of ``match_ids`` only, when
+        given), by match id: the one logged and not settled, its actions in order."""
+        query = (select(HandLog).join(MatchRow, MatchRow.id == HandLog.match_id)
+                 .where(MatchRow.status == "running", HandLog.settled_at.is_(None),
+                        HandLog.hand_no == MatchRow.hands_played + 1))
+        if match_ids is not None:
+            query = query.where(MatchRow.id.in_(list(match_ids)))
+        logs = {log.match_id: log for log in s.scalars(query)}
         actions: dict[int, list[dict[str, Any]]] = {log.id: [] for log in logs.values()}
         if actions:
             for log_id, action in s.execute(

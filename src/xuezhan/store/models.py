@@ -291,3 +291,19 @@ class Setting(Base):
 
     key: Mapped[str] = mapped_column(String(64), primary_key=True)
     value: Mapped[str] = mapped_column(String(512))
+
+
+class RoomLease(Base):
+    """Which node of a cluster runs a room (docs/deploy.md): ``node`` holds it until ``expires_at``
+    and renews it; ``token`` (the fencing token) goes up by one at each take-over, and every write
+    for the room checks it in its own transaction (:mod:`xuezhan.store.leases`). ``expires_at``
+    ``NULL``: the room is done (closed), nobody carries it on. ``summary``: what the lobby of every
+    node lists of a public room, as its node last wrote it."""
+
+    __tablename__ = "room_leases"
+
+    room_id: Mapped[int] = mapped_column(BigId, ForeignKey("rooms.id"), primary_key=True)
+    node: Mapped[str | None] = mapped_column(String(100))
+    token: Mapped[int] = mapped_column(BigInteger)
+    expires_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), index=True)
+    summary: Mapped[dict[str, Any] | None]

@@ -9,7 +9,7 @@ running match back with its hand in play, from the hand logs.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
@@ -18,7 +18,7 @@ from sqlalchemy.exc import IntegrityError
 
 from ..ids import ErrorCode
 from ..match import ItemKind, Match, RoomConfig
-from .base import Database, StoreError, account_ids, json_object, lock_match
+from .base import Database, StoreError, account_ids, fence, json_object, lock_match
 from .hands import Hands, OpenHand
 from .ledger import Ledger
 from .models import MatchRow, Room
@@ -60,6 +60,9 @@ class Rooms:
                     room.meta = data
                 s.add(room)
                 s.flush()
+                fenced = fence(s)
+                if fenced is not None:  # made by a node of a cluster: its lease from the start
+                    fenced.claim(s, room.id, name)
                 return room.id
         except IntegrityError:
             raise StoreError(ErrorCode.ROOM_EXISTS, f"a room named {name!r} exists") from None
@@ -86,13 +89,21 @@ class Rooms:
             row = s.scalar(select(Room).where(Room.name == name))
             if row is None:
                 raise StoreError(ErrorCode.UNKNOWN_ROOM, f"no room named {name!r}")
+            fenced = fence(s)
+            if fenced is not None:
+                fenced.check_room(s, row.id)
             row.meta = data
 
-    def rooms_without_matches(self) -> list[tuple[str, RoomConfig, dict[str, Any]]]:
-        """Every room no match was ever started in (oldest first): its name, config and metadata."""
+    def rooms_without_matches(
+        self, rooms: Collection[str] | None = None
+    ) -> list[tuple[str, RoomConfig, dict[str, Any]]]:
+        """Every room no match was ever started in (oldest first; of ``rooms`` only, when given): its
+        name, config and metadata."""
+        query = select(Room).where(~select(MatchRow.id).where(MatchRow.room_id == Room.id).exists())
+        if rooms is not None:
+            query = query.where(Room.name.in_(list(rooms)))
         with self._db.sessions() as s:
-            rows = s.scalars(select(Room).where(~select(MatchRow.id).where(MatchRow.room_id == Room.id).exists())
-                             .order_by(Room.id)).all()
+            rows = s.scalars(query.order_by(Room.id)).all()
             return [(row.name, RoomConfig.from_mapping(row.config), dict(row.meta or {})) for row in rows]
 
     # --- matches ----------------------------------------------------------------------------------------------
@@ -105,6 +116,9 @@ class Rooms:
             room_row = s.scalar(select(Room).where(Room.name == room))
             if room_row is None:
                 raise StoreError(ErrorCode.UNKNOWN_ROOM, f"no room named {room!r}")
+            fenced = fence(s)
+            if fenced is not None:
+                fenced.check_room(s, room_row.id)
             config = RoomConfig.from_mapping(room_row.config)
             match = Match(config, players, seed=seed)
             ids = account_ids(s, players)
@@ -137,16 +151,17 @@ class Rooms:
             account_ids(s, match.people)
             row.state = state
 
-    def running_matches(self) -> list[ResumableMatch]:
-        """Every running match (oldest first), as saved between hands (the state given to
-        :meth:`~xuezhan.store.Store.settle_hand` or :meth:`save_match` last), with its hand in play:
-        the one logged and not settled, its actions in order (``None`` between hands)."""
+    def running_matches(self, rooms: Collection[str] | None = None) -> list[ResumableMatch]:
+        """Every running match (oldest first; in ``rooms`` only, when given), as saved between hands
+        (the state given to :meth:`~xuezhan.store.Store.settle_hand` or :meth:`save_match` last),
+        with its hand in play: the one logged and not settled, its actions in order (``None``
+        between hands)."""
+        query = select(MatchRow, Room).join(Room, Room.id == MatchRow.room_id).where(MatchRow.status == "running")
+        if rooms is not None:
+            query = query.where(Room.name.in_(list(rooms)))
         with self._db.sessions() as s:
-            rows = s.execute(
-                select(MatchRow, Room).join(Room, Room.id == MatchRow.room_id)
-                .where(MatchRow.status == "running").order_by(MatchRow.id)
-            ).all()
-            hands = self._hands.open_hands(s)
+            rows = s.execute(query.order_by(MatchRow.id)).all()
+            hands = self._hands.open_hands(s, None if rooms is None else [row.id for row, _ in rows])
             out: list[ResumableMatch] = []
             for row, room in rows:
                 config = RoomConfig.from_mapping(room.config)

@@ -10,7 +10,9 @@ repository per concern, all on the same engine and session factory:
 - :attr:`Store.hands` (:class:`~xuezhan.store.hands.Hands`): the logs of hands in play and
   the records of settled hands, a player's history;
 - :attr:`Store.rooms` (:class:`~xuezhan.store.rooms.Rooms`): rooms, matches and their state,
-  the running matches to carry on after a restart.
+  the running matches to carry on after a restart;
+- :attr:`Store.leases` (:class:`~xuezhan.store.leases.Leases`): which node of a cluster runs
+  each room, and the fence that keeps every other node from writing for it.
 
 Every public method of a repository is one database transaction. The one transaction that
 spans them all is here: :meth:`Store.settle_hand` pays a hand's coins (the ledger), records
@@ -46,6 +48,7 @@ from .accounts import Accounts
 from .base import Database, StoreError, account_ids, canonical, lock_match
 from .db import make_engine, migrate
 from .hands import Hands
+from .leases import Leases
 from .ledger import Ledger
 from .models import MatchRow, Room, Settlement
 from .rooms import Rooms
@@ -95,6 +98,7 @@ class Store:
         self.accounts = Accounts(self._db, self.ledger)
         self.hands = Hands(self._db)
         self.rooms = Rooms(self._db, self.ledger, self.hands)
+        self.leases = Leases(self._db)
 
     def close(self) -> None:
         self.engine.dispose()

@@ -27,7 +27,7 @@ from ...match import TIERS, RoomConfig, Tier, best_tier, max_hand_loss, seat_min
 from ...rules import option_names
 from ..config import ServerConfig
 from .assets import with_lang
-from .state import ApiError, AppState, endpoint, lang_of, read_json
+from .state import ApiError, AppState, endpoint, in_thread, lang_of, read_json
 
 ROOM_OPTIONS: Final = frozenset(option_names()) - {"fan"}
 ROOM_NUMBERS: Final = ("coefficient", "fee", "hands")
@@ -123,7 +123,8 @@ async def tiers(app: AppState, request: Request) -> Response:
 
 
 async def rooms(app: AppState, request: Request) -> Response:
-    return JSONResponse({"rooms": app.lobby.listing()})
+    node = app.lobby.node  # a node of a cluster lists every node's rooms, from the database
+    return JSONResponse({"rooms": app.lobby.listing() if node is None else await in_thread(node.listing)})
 
 
 async def _create(app: AppState, request: Request, quick: bool) -> Response:
@@ -179,16 +180,25 @@ async def quickstart(app: AppState, request: Request) -> Response:
     return await _create(app, request, quick=True)
 
 
+async def _summary(app: AppState, code: str) -> dict[str, Any] | None:
+    """What the lobby shows of open room ``code``: this server's table, or another node's room."""
+    table = app.lobby.get(code)
+    if table is not None:
+        return table.summary()
+    node = app.lobby.node
+    return None if node is None or not isinstance(code, str) else await in_thread(node.summary, code)
+
+
 async def room_info(app: AppState, request: Request) -> Response:
-    table = app.lobby.get(request.path_params["code"])
-    if table is None:
+    summary = await _summary(app, request.path_params["code"])
+    if summary is None:
         raise ApiError(ErrorCode.UNKNOWN_ROOM, "no open room has that code", status=404)
-    return JSONResponse({"room": table.summary()})
+    return JSONResponse({"room": summary})
 
 
 async def room_page(app: AppState, request: Request) -> Response:
     """``/r/CODE``: the page (its router opens the room); 404, with the page still, for no open room."""
-    found = app.lobby.get(request.path_params["code"]) is not None
+    found = await _summary(app, request.path_params["code"]) is not None
     return HTMLResponse(with_lang(app.page, lang_of(request)), status_code=200 if found else 404,
                         headers={"Cache-Control": "no-cache", "Vary": "Accept-Language, Cookie"})
 

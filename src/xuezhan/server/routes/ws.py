@@ -25,6 +25,7 @@ from ...records import escape_surrogates
 from ..bank import Account
 from ..conn import Conn
 from ..limits import TokenBucket, retry_seconds
+from ..nodes import MOVED, TRY_AGAIN
 from ..protocol import ClientMessage, ProtocolError, error_message, parse_client_message
 from ..words import error_text
 from .state import COOKIE, AppState, in_thread, lang_of
@@ -76,7 +77,18 @@ async def serve_table(app: AppState, websocket: WebSocket) -> None:
     if greeted is None:
         return
     account, lang = greeted
-    table = app.lobby.get(websocket.path_params["code"])
+    code = websocket.path_params["code"]
+    table = app.lobby.get(code)
+    node = app.lobby.node
+    if table is None and node is not None:  # run by another node, or being taken over (docs/deploy.md)
+        where = await in_thread(node.where, code)
+        if where is not None:
+            name, live = where
+            if live and name is not None and name != node.name:
+                await websocket.close(code=MOVED, reason=name)
+            else:
+                await websocket.close(code=TRY_AGAIN)
+            return
     if table is None:
         message = error_text(ErrorCode.UNKNOWN_ROOM, lang, "no open room has that code")
         await websocket.send_text(json.dumps(error_message(ErrorCode.UNKNOWN_ROOM, message)))

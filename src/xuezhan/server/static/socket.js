@@ -36,7 +36,11 @@ export function openTable(code, watch) {
 export function connect() {
   if (!S.wsWanted) return;
   const proto = location.protocol === "https:" ? "wss:" : "ws:";
-  const ws = new WebSocket(`${proto}//${location.host}/ws/${S.code}` + (S.watch ? "?watch=1" : ""));
+  // a cluster's node that does not run the room names the one that does (4307): /n/NAME/ reaches it
+  // through the balancer; every other reconnection goes through the balancer again (docs/deploy.md)
+  const node = S.node ? `/n/${encodeURIComponent(S.node)}` : "";
+  S.node = null;
+  const ws = new WebSocket(`${proto}//${location.host}${node}/ws/${S.code}` + (S.watch ? "?watch=1" : ""));
   S.ws = ws;
   ws.onmessage = (ev) => {
     if (S.ws !== ws) return; // a socket we left: nothing it says is shown any more
@@ -50,9 +54,10 @@ export function connect() {
     if (ev.code === 4401) { S.wsWanted = false; setMe(null); route(); return; }
     if (ev.code === 4404) { S.wsWanted = false; toast(term("error", "unknown_room")); location.hash = "#/"; return; }
     if (ev.code === 4000) { S.wsWanted = false; S.replaced = true; renderAll(); return; }
+    if (ev.code === 4307 && ev.reason && S.wsWanted && S.retry < 8) { S.node = ev.reason; S.retry++; connect(); return; }
     if (S.wsWanted) {
-      showReconnecting(true); // until the table is back
-      setTimeout(connect, Math.min(5000, 250 * 2 ** S.retry++));
+      showReconnecting(true); // until the table is back (4503: another node is taking the room over)
+      setTimeout(connect, ev.code === 4503 ? 500 : Math.min(5000, 250 * 2 ** S.retry++));
       renderAll();
     }
   };

@@ -4,7 +4,7 @@ export const S = {
   me: null, tables: [], after: null,
   tiers: null, tier: null,
   code: null, watch: false,
-  ws: null, wsWanted: false, retry: 0, replaced: false,
+  ws: null, wsWanted: false, retry: 0, replaced: false, node: null,
   seat: null, room: null, roomAt: 0, view: null, version: 0, handNo: 0, names: null,
   timer: null, deadline: null, stateAt: 0,
   trustee: false, decision: null, answered: null,

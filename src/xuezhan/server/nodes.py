@@ -1,0 +1,156 @@
+"""One node of a cluster: ``xuezhan serve --db postgresql://... --node NAME`` (docs/deploy.md).
+
+Any number of nodes share one database. Each room is run by one node at a time, under a lease in
+the database (:mod:`xuezhan.store.leases`): the node that makes a room holds it from the
+transaction that records it; every second :class:`Node` renews its leases (and writes what the
+lobby lists of its rooms beside them), and takes the rooms whose lease lapsed, or that were never
+leased, carrying each on from its log by the one restore path of a restart
+(:meth:`xuezhan.server.lobby.Lobby.restore`): the hand in play replayed to its last action, each
+person's open decision given its remaining time again. A node that learns it lost a room (another
+node took it) stops its table at once; it could write nothing for it anyway, since every write
+checks the lease in its own transaction (the fence).
+
+A client reaches its table through the balancer: ``/ws/CODE`` on a node that does not run the room
+is closed with :data:`MOVED` and the running node's name as the reason, and the page opens
+``/n/NAME/ws/CODE``, which the balancer routes to that node; while a room is being taken over (its
+lease lapsed) it is closed with :data:`TRY_AGAIN`, and the page tries again through the balancer.
+
+A node stopped on purpose gives its rooms up (their leases lapse at once), so the other nodes
+take them within a second; a node killed leaves them to lapse within :data:`LEASE_SECONDS`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from contextlib import suppress
+from typing import Any, Final
+
+from ..store import Leases, NodeFence
+from .lobby import Lobby
+from .table import Table
+
+log = logging.getLogger("xuezhan.server")
+
+LEASE_SECONDS: Final = 4.0
+"""How long a room's lease lasts unless its node renews it: a killed node's rooms are taken over
+after at most this, plus :data:`RENEW_EVERY` and the time to replay their hands."""
+RENEW_EVERY: Final = 1.0
+"""Seconds between two renewals of a node's leases (and looks for lapsed ones)."""
+MOVED: Final = 4307
+"""The close code of a table's socket opened on a node that does not run the room: its reason is
+the name of the node that does (reach it at ``/n/NAME/ws/CODE``)."""
+TRY_AGAIN: Final = 4503
+"""The close code of a table's socket while its room is being taken over: try again shortly."""
+
+
+class Node:
+    """This process as one node of a cluster: its name, its leases and the lobby's tables."""
+
+    def __init__(self, name: str, lobby: Lobby, leases: Leases, *, seconds: float = LEASE_SECONDS,
+                 every: float = RENEW_EVERY) -> None:
+        self.name = name
+        self.lobby = lobby
+        self.leases = leases
+        self.every = every
+        self.fence = NodeFence(name, seconds)
+        self.task: asyncio.Task[None] | None = None
+        self.closing = False
+        self._published: dict[str, Any] = {}
+        """What was last written for the lobby of each room (``None``: not listed)."""
+        leases.install(self.fence)
+        lobby.node = self
+        lobby.on_closed.append(self._closed)
+
+    async def start(self) -> int:
+        """Take the rooms nobody runs (lapsed, or never leased) and carry them on, then keep the
+        leases; how many tables were taken up."""
+        taken = await self._take()
+        self.task = asyncio.create_task(self._run(), name=f"node-{self.name}")
+        return taken
+
+    async def _run(self) -> None:
+        while True:
+            await asyncio.sleep(self.every)
+            try:
+                await self.tick()
+            except Exception:  # the database may be away a moment: the leases are renewed next time
+                log.exception("node %s: keeping the leases failed", self.name)
+
+    async def tick(self) -> None:
+        """Renew this node's leases (writing the lobby's changes), stop the tables of rooms it lost,
+        and take those whose lease lapsed."""
+        summaries = self._summaries()
+        lost = await asyncio.to_thread(self.leases.renew, self.fence, summaries)
+        self._published.update(summaries)
+        for code in lost:
+            self._published.pop(code, None)
+            table = self.lobby.tables.get(code)
+            if table is not None and table.task is not None:
+                log.warning("node %s: room %s is run by another node now; its table stops here", self.name, code)
+                table.task.cancel()
+        await self._take()
+
+    def _summaries(self) -> dict[str, Any]:
+        """What the lobby lists of each room held here, where it changed since it was last written."""
+        out: dict[str, Any] = {}
+        for code in list(self.fence.held):
+            table = self.lobby.get(code)
+            summary = None if table is None else {"public": table.public, "room": table.summary()}
+            if self._published.get(code, ...) != summary:
+                out[code] = summary
+        return out
+
+    async def _take(self) -> int:
+        """Take the rooms whose lease lapsed and carry them on; a room with nothing left to play is
+        given up for good."""
+        taken = await asyncio.to_thread(self.leases.take_lapsed, self.fence)
+        if not taken:
+            return 0
+        log.info("node %s: taking up room(s) %s", self.name, ", ".join(sorted(taken)))
+        restored = await self.lobby.restore(set(taken))
+        for code in taken:
+            if self.lobby.get(code) is None:
+                await asyncio.to_thread(self.leases.release, self.fence, code)
+        return restored
+
+    def _closed(self, table: Table) -> None:
+        """A table closed by itself (its match over, nobody came): its room is done."""
+        if not self.closing and table.code in self.fence.held:
+            task = asyncio.get_running_loop().create_task(asyncio.to_thread(self.leases.release, self.fence,
+                                                                            table.code))
+            task.add_done_callback(_log_failure)
+
+    def where(self, code: str) -> tuple[str | None, bool] | None:
+        """Where room ``code`` runs: the node its lease names and whether the lease is live; ``None``
+        for no open room (blocking: call it from a worker thread)."""
+        holder = self.leases.holder(code.upper())
+        return None if holder is None else (holder.node, holder.live)
+
+    def summary(self, code: str) -> dict[str, Any] | None:
+        """What the lobby shows of room ``code``, wherever it runs (blocking)."""
+        holder = self.leases.holder(code.upper())
+        found = holder.summary if holder is not None else None
+        room = found.get("room") if found else None
+        return room if isinstance(room, dict) else None
+
+    def listing(self) -> list[dict[str, Any]]:
+        """The public rooms of every node (blocking)."""
+        return [s["room"] for s in self.leases.listing() if s.get("public") and isinstance(s.get("room"), dict)]
+
+    async def close(self) -> None:
+        """Stop: the tables stop, and every room still to be played is given up for another node."""
+        self.closing = True
+        if self.task is not None:
+            self.task.cancel()
+            with suppress(asyncio.CancelledError):
+                await self.task
+        await self.lobby.close()
+        with suppress(Exception):
+            given = await asyncio.to_thread(self.leases.drain, self.fence)
+            log.info("node %s: gave up %d room(s)", self.name, given)
+
+
+def _log_failure(task: asyncio.Task[Any]) -> None:
+    if not task.cancelled() and task.exception() is not None:
+        log.error("giving a room up failed", exc_info=task.exception())
