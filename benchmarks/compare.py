@@ -1,6 +1,6 @@
 """One benchmark, this tree against an earlier revision, side by side: the ratio of every rate.
 
-    python benchmarks/compare.py --base REV [--rounds N] [--json] -- SCRIPT [ARGS ...]
+    python benchmarks/compare.py --base REV [--base-args ARGS] [--rounds N] [--json] -- SCRIPT [ARGS ...]
 
 Checks out ``REV`` into a temporary work tree (``git worktree``), builds its compiled core in
 place when this tree has one, then runs ``SCRIPT ARGS`` (a benchmark of ``benchmarks/`` that
@@ -14,6 +14,10 @@ less is faster), the median of each tree and the speed of
 this tree over the base's (for a time, base / this); under 0.95 is more than 5 % slower. A
 peer's figure in the output (``mahjong_us``, ``rlcard_...``) runs the same code in both and shows
 the noise of the run.
+
+``--base-args "ARGS"`` adds arguments to the base's runs only: with ``--base HEAD`` it compares
+two settings of one revision, e.g. the web table with and without the public server's limits
+(``--base HEAD --base-args "--limits off" -- benchmarks/server_load.py --json``).
 """
 
 from __future__ import annotations
@@ -21,6 +25,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shlex
 import statistics
 import subprocess
 import sys
@@ -70,6 +75,8 @@ def run(tree: Path, script: str, args: list[str]) -> dict[str, float]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--base", required=True, help="the revision to compare with (a commit, tag or branch)")
+    parser.add_argument("--base-args", default="", metavar="ARGS",
+                        help="more arguments for the base's runs only (one string, split as a shell would)")
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--json", action="store_true")
     parser.add_argument("command", nargs=argparse.REMAINDER, help="-- SCRIPT [ARGS ...]")
@@ -87,8 +94,8 @@ def main() -> None:
                                capture_output=True, check=False)
             seen: dict[str, dict[str, list[float]]] = {"base": {}, "this": {}}
             for _ in range(ns.rounds):
-                for name, tree in (("base", base), ("this", HERE)):
-                    for key, value in run(tree, script, args).items():
+                for name, tree, extra in (("base", base, shlex.split(ns.base_args)), ("this", HERE, [])):
+                    for key, value in run(tree, script, [*args, *extra]).items():
                         seen[name].setdefault(key, []).append(value)
         finally:
             subprocess.run(["git", "worktree", "remove", "--force", str(base)], cwd=HERE, check=False)
@@ -102,9 +109,11 @@ def main() -> None:
         speed = before / now if is_time(key.rpartition(".")[2]) else now / before
         table[key] = {"base": before, "this": now, "speed": speed}
     if ns.json:
-        print(json.dumps({"base": ns.base, "rounds": ns.rounds, "command": command, "rates": table}, indent=2))
+        print(json.dumps({"base": ns.base, "base_args": ns.base_args, "rounds": ns.rounds, "command": command,
+                          "rates": table}, indent=2))
         return
-    print(f"{' '.join(command)}: this tree against {ns.base}, median of {ns.rounds} runs each, in turn")
+    against = f"{ns.base} {ns.base_args}".strip()
+    print(f"{' '.join(command)}: this tree against {against}, median of {ns.rounds} runs each, in turn")
     for key, row in table.items():
         print(f"  {key:<40} base {row['base']:>12.4g}  this {row['this']:>12.4g}  speed {row['speed']:.3f}")
 

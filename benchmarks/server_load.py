@@ -1,19 +1,31 @@
 """Load on the web table: N tables of four bot clients over loopback websockets.
 
-    python benchmarks/server_load.py [--tables 50,200,400] [--seconds 30] [--think S] [--claim-think S]
-                                     [--discard-pause S] [--limits on|off|both] [--json]
+    python benchmarks/server_load.py [--tables 50,200,400] [--seconds 100] [--hands N] [--think S]
+                                     [--claim-think S] [--discard-pause S] [--limits on|off]
+                                     [--server-cpus LIST] [--client-cpus LIST] [--cluster DIR] [--json]
 
 For each number of tables, a fresh server (``xuezhan serve``'s app on uvicorn, a SQLite
 file in a temporary folder) runs in a child process; this process plays every seat of
 every table as a client:
 it logs in four accounts per table over HTTP, seats them, starts the match and answers
 every decision it is shown (win when it can, never claim otherwise, discard the drawn
-tile). It reports the hands finished per second (each one settled in the database) and
-the action latency: from sending an action to receiving the first table state that
-includes it (p50, p99, max), for the actions the table shows at once (``latency_ms``) and,
-apart, for answers to a claim window (``claim_latency_ms``), which the table shows only
-when the window has closed and the discard pause has ended: by design, never less than
-what is left of the pause.
+tile). Each level is measured for ``--seconds`` (100 by default: long enough for hand ends
+to be in it), or until ``--hands`` hands have ended. It reports the hands finished per second
+(each one settled in the database), the actions per second, the server's CPU time per action
+(user and system, from ``/proc``) and the latency of three phases (p50, p99, max):
+
+- play (``latency_ms``): from sending an action to receiving the first table state that
+  includes it, for the actions the table shows at once;
+- claim answers (``claim_latency_ms``), which the table shows only when the window has
+  closed and the discard pause has ended: by design, never less than what is left of the pause;
+- hand end (``hand_end_latency_ms``): from a hand's last action to its ``hand_end`` (the hand
+  settled in the database), and from a seat's ``ready`` to the next hand's deal.
+
+The server runs in a process group of its own; ``--server-cpus`` and ``--client-cpus`` pin it
+and the clients to cores of their own (``--server-cpus 1 --client-cpus 0``), so that the
+clients' work is not counted as the server's. ``--cluster DIR`` drives the cluster that
+``scripts/cluster.sh up --dir DIR`` started, through its balancer (the server's CPU is then its
+nodes').
 
 The clients play at the pace of the server's own bots (``ServerConfig.bot_delay`` before a
 turn or a choice, ``bot_claim_delay`` before answering a claim window, each drawn between
@@ -28,9 +40,9 @@ run. Targets (README): p99 under 50 ms at 50 tables and under 150 ms at 200, at 
 
 ``--limits off`` serves the same app without the public server's limits (docs/security.md):
 no connection guard (header timeout, connections counted per address), no client-address or
-same-origin middleware. ``--limits both`` runs each level four times, on, off, off, on, and
-reports the ratios of the two (their cost: hands and actions per second, on / off; latency
-p50 and p99, on / off).
+same-origin middleware; ``benchmarks/compare.py --base HEAD --base-args "--limits off" --
+benchmarks/server_load.py --json`` weighs their cost side by side. The server's CPU time per
+action is the figure a busy machine disturbs least.
 """
 
 from __future__ import annotations
@@ -38,7 +50,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import math
 import os
 import random
 import socket
@@ -47,7 +58,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -62,6 +73,9 @@ class Stats:
     """Actions shown at once: a turn's (a discard, a kong, a win), 换三张 and 定缺."""
     claim_latencies: list[float] = field(default_factory=list)
     """Answers to a claim window: shown when the window closes and the discard pause has ended."""
+    hand_end_latencies: list[float] = field(default_factory=list)
+    """The hand end: from a hand's last action to its ``hand_end`` (settled in the database), and
+    from a seat's ``ready`` to the next hand's first state (the deal)."""
     hands: int = 0
     actions: int = 0
     errors: dict[str, int] = field(default_factory=dict)
@@ -119,6 +133,7 @@ async def seat_client(url: str, k: int, code: str, token: str, seat: int, stats:
             starter = asyncio.create_task(start())
         answered: int | None = None
         sent_at: float | None = None
+        ready_at: float | None = None
         sent_claim = False
         sent_version = -1
         while not stop.is_set():
@@ -132,6 +147,10 @@ async def seat_client(url: str, k: int, code: str, token: str, seat: int, stats:
                 seated[seat].set()
             elif kind == "state":
                 stats.playing.add(k)
+                if ready_at is not None:  # the next hand is dealt
+                    if stats.measuring:
+                        stats.hand_end_latencies.append(time.perf_counter() - ready_at)
+                    ready_at = None
                 if sent_at is not None and msg["version"] > sent_version:
                     if stats.measuring:
                         kept = stats.claim_latencies if sent_claim else stats.latencies
@@ -152,8 +171,13 @@ async def seat_client(url: str, k: int, code: str, token: str, seat: int, stats:
                         if stats.measuring:
                             stats.actions += 1
             elif kind == "hand_end":
+                if sent_at is not None:  # the hand's last action: shown by its settlement
+                    if stats.measuring:
+                        stats.hand_end_latencies.append(time.perf_counter() - sent_at)
+                    sent_at = None
                 if seat == 0 and stats.measuring:
                     stats.hands += 1
+                ready_at = time.perf_counter()
                 await ws.send(json.dumps({"type": "ready"}))
             elif kind == "error" and msg["code"] != "stale":
                 stats.errors[msg["code"]] = stats.errors.get(msg["code"], 0) + 1
@@ -214,7 +238,21 @@ def free_port() -> int:
         return port
 
 
-async def run(tables: int, seconds: float, pace: Pace, url: str, discard_pause: float) -> dict[str, Any]:
+def cpu_seconds(pid: int | None) -> float:
+    """The CPU time (user and system) process ``pid`` has used so far; 0 without ``/proc``."""
+    try:
+        with open(f"/proc/{pid}/stat", encoding="ascii") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+    except (OSError, IndexError, TypeError):
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+async def run(tables: int, seconds: float, pace: Pace, url: str, discard_pause: float,
+              server_pids: Sequence[int] = (), hands: int = 0) -> dict[str, Any]:
+    """Play ``tables`` tables against the server at ``url``, measuring for ``seconds`` (or until
+    ``hands`` hands have ended, when given, ``seconds`` then being the most it waits); the CPU
+    time of the processes ``server_pids`` over the measured time is the server's."""
     stats = Stats()
     stop = asyncio.Event()
     tasks = [asyncio.create_task(table(url, k, stats, pace, stop)) for k in range(tables)]
@@ -224,9 +262,11 @@ async def run(tables: int, seconds: float, pace: Pace, url: str, discard_pause: 
         await asyncio.sleep(0.2)
     await asyncio.sleep(2.0)
     stats.measuring = True
-    start = time.perf_counter()
-    await asyncio.sleep(seconds)
-    elapsed = time.perf_counter() - start
+    start, cpu = time.perf_counter(), sum(cpu_seconds(pid) for pid in server_pids)
+    end = start + seconds
+    while time.perf_counter() < end and not (hands and stats.hands >= hands):
+        await asyncio.sleep(min(0.25, max(0.0, end - time.perf_counter())))
+    elapsed, cpu = time.perf_counter() - start, sum(cpu_seconds(pid) for pid in server_pids) - cpu
     stats.measuring = False
     stop.set()
     for outcome in await asyncio.gather(*tasks, return_exceptions=True):
@@ -251,33 +291,60 @@ async def run(tables: int, seconds: float, pace: Pace, url: str, discard_pause: 
         "hands_per_second": round(stats.hands / elapsed, 2),
         "actions": stats.actions,
         "actions_per_second": round(stats.actions / elapsed, 1),
+        "server_cpu_ms_per_action": round(cpu * 1000 / stats.actions, 3) if stats.actions and cpu else None,
         "discard_pause": discard_pause,
         "latency_ms": summary(stats.latencies),
         "claim_latency_ms": summary(stats.claim_latencies),
+        "hand_end_latency_ms": summary(stats.hand_end_latencies),
         "errors": stats.errors,
         "cpus": os.cpu_count(),
     }
 
 
-def measure(tables: int, seconds: float, pace: Pace, discard_pause: float, limits: bool = True) -> dict[str, Any]:
-    """One level of load against a server of its own, stopped whatever happens."""
+@dataclass(frozen=True)
+class Setup:
+    """How each level is measured."""
+
+    seconds: float
+    """How long (at most, with ``hands``) each level is measured, after the warm-up."""
+    hands: int
+    """Stop measuring once this many hands have ended (0: run the whole ``seconds``)."""
+    pace: Pace
+    discard_pause: float
+    limits: bool = True
+    server_cpus: frozenset[int] | None = None
+    """The cores the server process may run on (``None``: any)."""
+
+
+def wait_for(url: str, proc: subprocess.Popen[bytes] | None = None, seconds: float = 30.0) -> None:
+    """Return once ``url`` answers (``SystemExit`` if it does not, or ``proc`` ended, in time)."""
+    deadline = time.monotonic() + seconds
+    while True:
+        try:
+            httpx.get(url + "/api/rooms", timeout=1).raise_for_status()
+            return
+        except httpx.HTTPError:
+            if time.monotonic() > deadline or (proc is not None and proc.poll() is not None):
+                raise SystemExit(f"the server at {url} did not answer") from None
+            time.sleep(0.1)
+
+
+def measure(tables: int, setup: Setup) -> dict[str, Any]:
+    """One level of load against a server of its own (a process group of its own, on
+    ``setup.server_cpus`` when given), stopped whatever happens."""
     port = free_port()
     with tempfile.TemporaryDirectory() as tmp:
         db = str(Path(tmp) / "load.sqlite3")
-        proc = subprocess.Popen([sys.executable, __file__, "--serve", str(port), db, str(discard_pause),
-                                 "on" if limits else "off"])
+        proc = subprocess.Popen([sys.executable, __file__, "--serve", str(port), db, str(setup.discard_pause),
+                                 "on" if setup.limits else "off"], start_new_session=True)
+        if setup.server_cpus is not None:
+            os.sched_setaffinity(proc.pid, setup.server_cpus)
         url = f"http://127.0.0.1:{port}"
         try:
-            deadline = time.monotonic() + 30
-            while True:
-                try:
-                    httpx.get(url + "/api/rooms", timeout=1).raise_for_status()
-                    break
-                except httpx.HTTPError:
-                    if time.monotonic() > deadline or proc.poll() is not None:
-                        raise SystemExit("the server did not start") from None
-                    time.sleep(0.1)
-            return asyncio.run(run(tables, seconds, pace, url, discard_pause)) | {"limits": limits}
+            wait_for(url, proc)
+            result = asyncio.run(run(tables, setup.seconds, setup.pace, url, setup.discard_pause, [proc.pid],
+                                     setup.hands))
+            return result | {"limits": setup.limits, "nodes": 1}
         finally:
             proc.terminate()
             try:
@@ -287,39 +354,37 @@ def measure(tables: int, seconds: float, pace: Pace, discard_pause: float, limit
                 proc.wait(30)
 
 
-def compare(tables: int, seconds: float, pace: Pace, discard_pause: float, as_json: bool) -> None:
-    """The limits' cost at one level: runs on, off, off, on (so that a drift of the machine's
-    load over the runs weighs on both alike), and the ratios of their means, on / off."""
-    runs = [measure(tables, seconds, pace, discard_pause, limits) for limits in (True, False, False, True)]
+def measure_cluster(tables: int, setup: Setup, directory: Path) -> dict[str, Any]:
+    """One level of load against a running cluster (``scripts/cluster.sh up --dir DIR``) through
+    its balancer; the server's CPU time is its nodes'."""
+    try:
+        cluster = json.loads((directory / "nodes.json").read_text(encoding="utf-8"))
+        nodes = cluster["nodes"]
+        port = min(int(n["port"]) for n in nodes) - 1  # the balancer listens on P, nodes on P+1..P+N
+        pids = [int(n["pid"]) for n in nodes]
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise SystemExit(f"not a cluster's folder ({directory}/nodes.json): {exc}") from None
+    url = f"http://127.0.0.1:{port}"
+    wait_for(url)
+    result = asyncio.run(run(tables, setup.seconds, setup.pace, url, setup.discard_pause, pids, setup.hands))
+    return result | {"limits": True, "nodes": len(nodes)}
 
-    def mean(limits: bool, get: Callable[[dict[str, Any]], Any]) -> float:
-        values = [float(get(r)) for r in runs if r["limits"] is limits and get(r) is not None]
-        return statistics.fmean(values) if values else math.nan
 
-    figures: dict[str, Callable[[dict[str, Any]], Any]] = {
-        "hands_per_second": lambda r: r["hands_per_second"],
-        "actions_per_second": lambda r: r["actions_per_second"],
-        "latency_p50_ms": lambda r: r["latency_ms"]["p50"],
-        "latency_p99_ms": lambda r: r["latency_ms"]["p99"],
-        "claim_latency_p99_ms": lambda r: r["claim_latency_ms"]["p99"],
-    }
-    result: dict[str, Any] = {"tables": tables, "seconds": seconds, "runs": runs,
-              "on": {k: round(mean(True, f), 2) for k, f in figures.items()},
-              "off": {k: round(mean(False, f), 2) for k, f in figures.items()},
-              "ratio_on_off": {k: round(mean(True, f) / mean(False, f), 3) if mean(False, f) else None
-                               for k, f in figures.items()}}
-    if as_json:
-        print(json.dumps(result), flush=True)
-        return
-    print(f"{tables} tables, {seconds} s a run, limits on / off (means of two runs each):")
-    for key in figures:
-        print(f"  {key}: {result['on'][key]} / {result['off'][key]} = {result['ratio_on_off'][key]}", flush=True)
+def cpus(text: str) -> frozenset[int]:
+    """``"0"``, ``"0,1"`` or ``"0-3"``: a set of cores."""
+    found: set[int] = set()
+    for part in text.split(","):
+        low, _, high = part.partition("-")
+        found.update(range(int(low), int(high or low) + 1))
+    return frozenset(found)
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--tables", default="50", help="tables, or several levels: 50,200,400")
-    parser.add_argument("--seconds", type=float, default=30.0)
+    parser.add_argument("--seconds", type=float, default=100.0,
+                        help="seconds measured at each level (with --hands: the most)")
+    parser.add_argument("--hands", type=int, default=0, help="stop measuring a level once this many hands ended")
     from xuezhan.server import ServerConfig
 
     config = ServerConfig()
@@ -329,8 +394,14 @@ def main() -> int:
                         help="mean thinking time before answering a claim window (s; default: the server's bots')")
     parser.add_argument("--discard-pause", type=float, default=config.discard_pause,
                         help="the server's pause after every discard (s; default: the server's)")
-    parser.add_argument("--limits", choices=("on", "off", "both"), default="on",
-                        help="serve with the public server's limits, without, or both side by side")
+    parser.add_argument("--limits", choices=("on", "off"), default="on",
+                        help="serve with the public server's limits or without them")
+    parser.add_argument("--server-cpus", type=cpus, default=None, metavar="LIST",
+                        help="cores of the server process (\"1\", \"0-1\")")
+    parser.add_argument("--client-cpus", type=cpus, default=None, metavar="LIST",
+                        help="cores of this process, the clients (\"0\")")
+    parser.add_argument("--cluster", type=Path, default=None, metavar="DIR",
+                        help="drive the cluster that `scripts/cluster.sh up --dir DIR` started, through its balancer")
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--serve", nargs=4, metavar=("PORT", "DB", "PAUSE", "LIMITS"), help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -341,24 +412,26 @@ def main() -> int:
         levels = [int(n) for n in str(args.tables).split(",")]
     except ValueError:
         parser.error("--tables takes numbers separated by commas")
-    pace = Pace(args.think, args.claim_think)
+    if args.client_cpus is not None:
+        os.sched_setaffinity(0, args.client_cpus)
+    setup = Setup(args.seconds, args.hands, Pace(args.think, args.claim_think), args.discard_pause,
+                  args.limits == "on", args.server_cpus)
     for tables in levels:
-        if args.limits == "both":
-            compare(tables, args.seconds, pace, args.discard_pause, args.json)
-            continue
-        result = measure(tables, args.seconds, pace, args.discard_pause, args.limits == "on")
+        result = measure(tables, setup) if args.cluster is None else measure_cluster(tables, setup, args.cluster)
         if args.json:
             print(json.dumps(result), flush=True)
             continue
-        lat = result["latency_ms"]
-        print(f"{result['tables']} tables, thinking {args.think} s (claims {args.claim_think} s), "
-              f"discard pause {args.discard_pause} s, "
+        print(f"{result['tables']} tables on {result['nodes']} node(s), thinking {args.think} s "
+              f"(claims {args.claim_think} s), discard pause {args.discard_pause} s, "
               f"{result['seconds']} s: {result['hands']} hands "
-              f"({result['hands_per_second']}/s), {result['actions']} actions ({result['actions_per_second']}/s)")
-        claim = result["claim_latency_ms"]
-        print(f"action latency: p50 {lat['p50']} ms, p99 {lat['p99']} ms, max {lat['max']} ms; "
-              f"claim answers (shown after the pause): p50 {claim['p50']} ms, p99 {claim['p99']} ms"
-              + (f"; errors {result['errors']}" if result["errors"] else ""), flush=True)
+              f"({result['hands_per_second']}/s), {result['actions']} actions ({result['actions_per_second']}/s), "
+              f"server CPU {result['server_cpu_ms_per_action']} ms an action")
+        for name, key in (("play", "latency_ms"), ("claim answers (after the pause)", "claim_latency_ms"),
+                          ("hand end (settlement, next deal)", "hand_end_latency_ms")):
+            lat = result[key]
+            print(f"  {name}: p50 {lat['p50']} ms, p99 {lat['p99']} ms, max {lat['max']} ms", flush=True)
+        if result["errors"]:
+            print(f"  errors {result['errors']}", flush=True)
     return 0
 
 
