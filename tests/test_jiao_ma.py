@@ -191,3 +191,30 @@ def test_a_restart_mid_hand_carries_the_bet_on(tmp_path: Path, serve: Callable[.
     assert again.state.bank.account("eve").balance == 20_000 + shown["coins"]
     assert [a.to_json() for a in table.hand.game.actions][: len(actions)] == actions  # carried on, never back
     _audit(again)
+
+
+def test_a_bystander_never_takes_the_seat_of_an_escaper(make_app: Callable[..., Any]) -> None:
+    """The match seats a waiting person in an escaper's place; at the web table the bet ends with
+    the hand and a bot takes the seat."""
+    app = make_app(**FAST)
+    owner = Client(app, "olu")
+    code = owner.http.post("/api/quickstart", json=QUICK).json()["code"]
+    eve = Client(app, "eve")
+    eve.connect(code, watch=True)
+    eve.wait_for(lambda m: m["type"] == "room")
+    assert _ask(eve)["type"] == "ok"
+    owner.connect(code)
+    eve.wait_for(lambda m: m["type"] == "jiao_ma")
+    owner.send({"type": "leave"})  # 逃跑: the owner leaves the hand and the match
+    assert owner.wait_for(lambda m: m.get("for") == "leave")["type"] == "ok"
+    end = eve.wait_for(lambda m: m["type"] == "hand_end")
+    assert end["escaped"] == [0] and [b["name"] for b in end["bystanders"]] == ["eve"]
+    table = table_of(app, code)
+    assert table.match is not None
+    assert "eve" not in table.match.seats and table.match.bystanders == ()
+    assert None not in table.match.seats and table.players[0] is not None and table.players[0].startswith("bot:")
+    saved = app.state.bank.store.rooms.load_match(int(table.match_key))
+    assert saved.seats == table.match.seats and saved.waiting == []
+    _audit(app)
+    for c in (owner, eve):
+        c.close()

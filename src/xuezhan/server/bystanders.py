@@ -109,7 +109,7 @@ class JiaoMa:
         if player in self.asked:
             conn.send({"type": "ok", "for": KIND})
             return False
-        if len(self.asked) >= MAX_BYSTANDERS:
+        if len(self.players()) >= MAX_BYSTANDERS:
             _refuse(conn, ErrorCode.TOO_MANY_BYSTANDERS, count=MAX_BYSTANDERS)
             return False
         balance = await self._balance(player)
