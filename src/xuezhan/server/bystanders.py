@@ -28,8 +28,8 @@ connection to the room goes between hands takes its request back.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-from typing import Any, Final, Protocol, TypeVar
+from collections.abc import Awaitable, Callable, Mapping
+from typing import Any, Final, Protocol
 
 from .. import i18n
 from ..i18n import Lang
@@ -42,8 +42,6 @@ from .conn import Conn
 from .protocol import error_message
 from .status import Status
 from .words import display_name
-
-T = TypeVar("T")
 
 MAX_BYSTANDERS: Final = MAX_PEOPLE - 4
 """Four at most: the people a match takes beyond its four seats (docs/rules.md §12)."""
@@ -69,15 +67,21 @@ class JiaoMaTable(Protocol):
     def match(self) -> Match | None: ...
     @property
     def hand(self) -> Hand | None: ...
-    async def _write(self, fn: Callable[..., T], *args: Any) -> T: ...
-    def _min_balance(self) -> int: ...
+
+
+Write = Callable[..., Awaitable[Any]]
+"""How the table runs a call of its bank (:meth:`xuezhan.server.play.TablePlay._write`)."""
 
 
 class JiaoMa:
-    """A table's 叫马: who asked for the next hand; the bets of the hand in play are its hand's."""
+    """A table's 叫马: who asked for the next hand; the bets of the hand in play are its hand's.
+    ``write`` runs a call of the bank as the table does; ``min_balance`` is the balance a seat
+    there needs, and a bet too."""
 
-    def __init__(self, table: JiaoMaTable) -> None:
+    def __init__(self, table: JiaoMaTable, write: Write, min_balance: Callable[[], int]) -> None:
         self.table = table
+        self.write = write
+        self.min_balance = min_balance
         self.asked: list[str] = []
         """The players who asked to bet on the next hand, in the order they asked."""
 
@@ -113,7 +117,7 @@ class JiaoMa:
             _refuse(conn, ErrorCode.TOO_MANY_BYSTANDERS, count=MAX_BYSTANDERS)
             return False
         balance = await self._balance(player)
-        if balance < t._min_balance():
+        if balance < self.min_balance():
             self._refuse_short(conn, balance)
             return False
         self.asked.append(player)
@@ -143,7 +147,7 @@ class JiaoMa:
             if player in match.people:
                 continue  # sat down meanwhile
             balance = await self._balance(player)
-            if balance < t._min_balance():
+            if balance < self.min_balance():
                 for conn in t.conns:
                     if conn.account.player == player:
                         self._refuse_short(conn, balance)
@@ -198,7 +202,7 @@ class JiaoMa:
         knows if the bank cannot say."""
         t = self.table
         try:
-            account = await t._write(t.bank.account, player)
+            account = await self.write(t.bank.account, player)
         except Exception:
             account = None
         if account is not None:
@@ -206,7 +210,7 @@ class JiaoMa:
         return t.balances.get(player, 0)
 
     def _refuse_short(self, conn: Conn, balance: int) -> None:
-        need = self.table._min_balance()
+        need = self.min_balance()
         text = i18n.t("server.jiao_ma.short", conn.lang, min_balance=need, coins=balance, count=balance)
         conn.send({**error_message(ErrorCode.INSUFFICIENT_BALANCE, text), "for": KIND})
 

@@ -146,7 +146,7 @@ class TablePlay:
         self.left: set[str] = set()  # people who escaped from the hand being played
         self.inbox: asyncio.Queue[Inbound] = asyncio.Queue()
         self.out = Outbound(self)
-        self.jiao_ma = JiaoMa(self)
+        self.jiao_ma = JiaoMa(self, self._write, self._min_balance)
         """叫马: who asked to bet on the next hand (:mod:`xuezhan.server.bystanders`)."""
         self.next_hand_at = 0.0
         self.last_hand_end: dict[Lang, dict[str, Any]] | None = None

@@ -1,4 +1,4 @@
-// 叫马: a spectator bets on the next hand. Between hands the people watching get a button; at the deal the
+// Jiao ma (bystander bets, rules.md §12): a spectator bets on the next hand. Between hands the people watching get a button; at the deal the
 // bystander alone is told its tile and seat (the "jiao_ma" message); everyone else sees only who bets
 // (room.bystanders). The settlement lists every bet with its coins (hand_end.bystanders).
 
