@@ -18,13 +18,14 @@ import pytest
 from test_restart import Back, logged_hand, serve, stop
 from test_server import Client, make_app, table_of
 
-from xuezhan.match import jiao_ma_seat
+from xuezhan.match import BystanderBet, HandResult, RoomConfig, Transfer, jiao_ma_seat
 from xuezhan.server.table import Status
+from xuezhan.store import Store
 from xuezhan.tiles import parse_tile
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
 
-__all__ = ["make_app", "serve"]
+__all__ = ["make_app", "serve"]  # the fixtures, shared
 
 QUICK = {"hands": 2, "fee": 5, "coefficient": 10}
 FAST = {"turn_timeout": 0.01, "claim_timeout": 0.01, "choice_timeout": 0.01, "next_hand_delay": 3600.0}
@@ -218,3 +219,28 @@ def test_a_bystander_never_takes_the_seat_of_an_escaper(make_app: Callable[..., 
     _audit(app)
     for c in (owner, eve):
         c.close()
+
+
+def test_a_bet_is_a_jiao_ma_line_of_the_wallet_and_the_books_balance(store: Store) -> None:
+    """On SQLite and PostgreSQL: the bystander's coins are its seat's, with no fee; its wallet calls
+    them ``jiao_ma`` (the books keep stakes and winnings, as everyone's); the audit balances."""
+    seats = ("ann", "bo", "cai", "dan")
+    for p in (*seats, "eve"):
+        store.accounts.create_account(p, 1_000)
+    store.rooms.create_room("five", RoomConfig(coefficient=10, fee=3))
+    match_id, _ = store.rooms.start_match("five", [*seats, "eve"], seed=1)
+    issued = store.ledger.audit()["issued"]
+    # bo pays ann 12 for a self-drawn win, cai pays dan 6; eve bet on ann (seat 0) and repeats her entry
+    transfers = (Transfer("bo", "ann", 12, "zimo"), Transfer("cai", "dan", 6, "hu"),
+                 Transfer("bo", "eve", 12, "jiao_ma", "zimo"))
+    result = HandResult(hand_no=1, seed=1, dealer=0, seating=seats, bets=(BystanderBet("eve", 0, 0),),
+                        transfers=transfers, items=(), escaped=(), next_dealer=None, record={})
+    settled = store.settle_hand(match_id, result)
+    assert settled.changes == {"ann": 117, "bo": -243, "cai": -63, "dan": 57, "eve": 120}
+    assert settled.fees["eve"] == 0 and sum(settled.changes.values()) == -settled.house == -4 * 3
+    [line] = store.ledger.wallet("eve")[:1]
+    assert (line.reason, line.amount, line.room, line.hand_no) == ("jiao_ma", 120, "five", 1)
+    assert [w.reason for w in store.ledger.wallet("ann")[:2]] == ["winnings", "fee"]
+    assert {r for _, r, _ in store.ledger.postings("eve")} == {"grant", "winnings"}
+    totals = store.ledger.audit()
+    assert totals["issued"] == issued and totals["players"] + totals["house"] == issued
