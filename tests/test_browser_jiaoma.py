@@ -4,7 +4,8 @@ A host makes a room and waits; a guest opens the room's watch link on a phone, t
 ``jiao-ma`` button and is told it waits for the deal. The host starts (and hands its seat
 to the bot); at the deal the phone shows its tile and the seat it follows, the very bet the
 server drew, while the host's page names the bystander only. At the end the phone's
-settlement lists the bet with its coins, which are in the guest's balance; the books balance.
+settlement lists the bet with its coins, which are in the guest's balance, and offers the next
+hand's bet; the books balance.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import Browser
 from test_browser import HAND_LIMIT, SIZES, Watch, _context, _guest, _press, _table_of, browser, served
-from test_browser_settlement import _shots
+from test_browser_settlement import _fits, _shots
 
 from xuezhan import i18n
 from xuezhan.server import ServerConfig
@@ -111,9 +112,17 @@ def test_a_fifth_person_bets_on_a_hand_on_a_phone(jiaoma_server: tuple[str, Any]
     assert coins == end["bystanders"][0]["coins"] == end["points"][bet.seat] * table.room.coefficient
     assert app.state.bank.account(name).balance == 20_000 + coins
     assert i18n.t("web.jiao_ma.settle_title", "zh-CN") in phone.inner_text("#settle-bystanders")
-    # the next hand is a new bet: the button is back once the settlement is looked past
-    _press(phone, "#settle-look", True)
-    phone.wait_for_selector("[data-testid=jiao-ma][data-state=ask] button", state="visible")
+    _fits(phone, PHONE["width"], PHONE["height"])  # the summary with its bets still fits the screen
+    # the next hand is a new bet, asked for from the settlement itself
+    again = phone.locator("#settle-bystanders [data-state=ask] button")
+    again.wait_for(state="visible")
+    box = again.bounding_box()
+    assert box is not None and box["height"] >= 44 - 0.5 and box["y"] + box["height"] <= PHONE["height"] + 0.5
+    again.tap()
+    phone.wait_for_selector("#settle-bystanders [data-state=asked]", state="visible")
+    assert table.jiao_ma.players() == [name]
+    _press(phone, "#settle-look", True)  # past the settlement, the table says the bet waits for the deal
+    phone.wait_for_selector("[data-testid=jiao-ma][data-state=asked]", state="visible")
     totals = app.state.bank.store.ledger.audit()
     assert totals["players"] + totals["house"] == totals["issued"]
     assert not watch.problems and not host_watch.problems, watch.problems + host_watch.problems
