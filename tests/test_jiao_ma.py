@@ -19,6 +19,7 @@ from test_restart import Back, logged_hand, serve, stop
 from test_server import Client, make_app, table_of
 
 from xuezhan.match import BystanderBet, HandResult, RoomConfig, Transfer, jiao_ma_seat
+from xuezhan.server.bank import Account
 from xuezhan.server.table import Status
 from xuezhan.store import Store
 from xuezhan.tiles import parse_tile
@@ -107,6 +108,7 @@ def test_a_spectator_bets_on_the_next_hand_and_only_it_sees_its_tile(make_app: C
 
     # one hand at a time: between hands nobody bets until asked again; the wallet names the bet
     assert table.status is Status.BETWEEN and table.match.bystanders == ()
+    assert "eve" not in table.match.running  # a bet is no match standing
     room = [m for m in fay.seen if m["type"] == "room"][-1]  # the room as the hand ended
     assert room["room"]["status"] == "between" and room["room"]["bystanders"] == []
     wallet = eve.http.get("/api/wallet").json()["ledger"]
@@ -244,3 +246,33 @@ def test_a_bet_is_a_jiao_ma_line_of_the_wallet_and_the_books_balance(store: Stor
     assert {r for _, r, _ in store.ledger.postings("eve")} == {"grant", "winnings"}
     totals = store.ledger.audit()
     assert totals["issued"] == issued and totals["players"] + totals["house"] == issued
+
+
+def test_a_bettor_short_at_the_deal_bets_on_nothing(make_app: Callable[..., Any],
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """The balance is read again at the deal: coins spent meanwhile (at another table) can leave a
+    bettor under the room's minimum; it is told so and the hand is dealt without it."""
+    app = make_app(**FAST)
+    owner = Client(app, "olu")
+    code = owner.http.post("/api/quickstart", json=QUICK).json()["code"]
+    eve = Client(app, "eve")
+    eve.connect(code, watch=True)
+    eve.wait_for(lambda m: m["type"] == "room")
+    assert _ask(eve)["type"] == "ok"
+    bank = app.state.bank
+    real = bank.account
+
+    def spent(player: str) -> Account | None:  # eve's coins went elsewhere meanwhile
+        found = real(player)
+        return Account(player, player, 0) if player == "eve" else found
+
+    monkeypatch.setattr(bank, "account", spent)
+    owner.connect(code)
+    refused = _answer(eve)
+    assert refused["code"] == "insufficient_balance" and refused["type"] == "error"
+    owner.wait_for(lambda m: m["type"] == "state")
+    table = table_of(app, code)
+    assert table.hand is not None and table.hand.bets == () and table.hand.game.live == 55
+    assert not [m for m in eve.drain() if m["type"] == "jiao_ma"]
+    for c in (owner, eve):
+        c.close()

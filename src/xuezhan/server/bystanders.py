@@ -23,7 +23,8 @@ Decisions where the contract is silent: a request is answered ``ok`` again when 
 a seated person (also in a second window that watches) is refused ``already_seated``; the
 balance is checked when asked and again at the deal (a bystander short of the room's
 minimum by then is told ``insufficient_balance`` and bets on nothing); a person whose last
-connection to the room goes between hands takes its request back.
+connection to the room goes between hands takes its request back; a bet is settled in coins
+with its hand and counts for no match standing (``match_end`` ranks the seats' points).
 """
 
 from __future__ import annotations
@@ -84,6 +85,9 @@ class JiaoMa:
         self.min_balance = min_balance
         self.asked: list[str] = []
         """The players who asked to bet on the next hand, in the order they asked."""
+        self.running: dict[str, int | None] = {}
+        """The match points each bystander of the hand in play had before it (``None``: none, it
+        never sat in this match): a bet is settled by the hand, it counts for no match standing."""
 
     # --- who bets -------------------------------------------------------------------------------------
     def players(self) -> list[str]:
@@ -152,6 +156,7 @@ class JiaoMa:
                     if conn.account.player == player:
                         self._refuse_short(conn, balance)
                 continue
+            self.running[player] = match.running.get(player)
             match.join(player)
 
     def dealt(self) -> None:
@@ -173,13 +178,19 @@ class JiaoMa:
     def hand_over(self, result: HandResult) -> None:
         """The hand is closed (:meth:`Match.finish_hand`): its bystanders leave the match, so the next
         hand has only those who ask again. Any bystander the match seated in an escaper's place
-        leaves too; the table fills such a seat with a bot."""
+        leaves too; the table fills such a seat with a bot. Their points of the hand leave the match's
+        running points (its standings are the seats'): the bet was settled in coins."""
         match = self.table.match
         if match is None:
             return
         for bet in result.bets:
             if bet.player in match.people:
                 match.leave(bet.player)
+            before = self.running.pop(bet.player, None)
+            if before is None:
+                match.running.pop(bet.player, None)
+            else:
+                match.running[bet.player] = before
 
     def resume(self, start: Mapping[str, Any], accounts: Mapping[str, Account]) -> None:
         """After a restart, before the hand in play is dealt again: its bystanders, as its log names
@@ -190,6 +201,7 @@ class JiaoMa:
         assert match is not None
         for player in start.get("bystanders") or ():
             name = str(player)
+            self.running[name] = match.running.get(name)
             match.join(name)
             account = accounts.get(name)
             if account is not None:
