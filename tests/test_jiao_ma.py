@@ -117,6 +117,9 @@ def test_a_spectator_bets_on_the_next_hand_and_only_it_sees_its_tile(make_app: C
     assert all(line["hand_no"] == 1 and line["room"] == code and line["text"] for line in bets)
     assert len(bets) == (shown["coins"] != 0)
     assert not [line for line in wallet if line["reason"] == "fee"]  # a bystander pays no fee
+    [past] = eve.http.get("/api/history").json()["hands"]
+    assert past["seat"] is None and past["coins"] == shown["coins"] and past["fee"] == 0
+    assert eve.http.get(f"/api/history/{past['id']}").status_code == 404  # no seat's view to replay
     for c in (owner, eve, fay):
         c.close()
 
