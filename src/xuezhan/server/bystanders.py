@@ -6,7 +6,8 @@ the deal those who asked join the match as its bystanders (:meth:`Match.join` wi
 seat taken), in the order they asked, and the match layer does the rest: each takes its
 tile from the tail, is bound to a seat by the tile's rank, and its points repeat that
 seat's ledger entries (:mod:`xuezhan.match.bystanders`); the store settles them with no fee
-and books them as ``jiao_ma`` (:meth:`xuezhan.store.Store.settle_hand`). When the hand is
+(:meth:`xuezhan.store.Store.settle_hand`: the hand's coins sum to minus its fees, whoever bets)
+and a wallet calls them ``jiao_ma`` (:meth:`xuezhan.store.Ledger.wallet`). When the hand is
 settled they leave the match again.
 
 Who is told what: the bystander alone gets ``{"type": "jiao_ma", "tile", "seat"}`` once
@@ -35,7 +36,7 @@ from typing import Any, Final, Protocol
 from .. import i18n
 from ..i18n import Lang
 from ..ids import ErrorCode
-from ..match import Hand, HandResult, Match, RoomConfig, Tier
+from ..match import Hand, HandResult, Match
 from ..match.room import MAX_PEOPLE
 from ..tiles import tile_name
 from .bank import Account, Bank, Settled
@@ -56,8 +57,6 @@ class JiaoMaTable(Protocol):
     """What 叫马 reads and uses of a table (:class:`xuezhan.server.play.TablePlay` has it all)."""
 
     status: Status
-    room: RoomConfig
-    tier: Tier | None
     bank: Bank
     players: list[str | None]
     names: dict[str, str]
