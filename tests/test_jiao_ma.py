@@ -15,10 +15,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from test_restart import Back, logged_hand, serve, stop
 from test_server import Client, make_app, table_of
 
-from xuezhan.match import BystanderBet, HandResult, RoomConfig, Transfer, jiao_ma_seat
+from xuezhan.match import BystanderBet, HandResult, RoomConfig, Transfer, jiao_ma_seat, mirror_for_bystanders
 from xuezhan.server.bank import Account
 from xuezhan.server.table import Status
 from xuezhan.store import Store
@@ -279,3 +281,34 @@ def test_a_bettor_short_at_the_deal_bets_on_nothing(make_app: Callable[..., Any]
     assert not [m for m in eve.drain() if m["type"] == "jiao_ma"]
     for c in (owner, eve):
         c.close()
+
+
+SEATS = ("ann", "bo", "cai", "dan")
+
+
+@settings(max_examples=200)
+@given(entries=st.lists(st.tuples(st.integers(0, 3), st.integers(0, 3), st.integers(1, 96)), max_size=12),
+       bets=st.lists(st.integers(0, 3), max_size=4),
+       balances=st.lists(st.integers(0, 5_000), min_size=8, max_size=8),
+       coefficient=st.integers(0, 50), fee=st.integers(0, 300))
+def test_bets_never_make_a_hands_coins_sum_to_anything_but_the_fees(
+    entries: list[tuple[int, int, int]], bets: list[int], balances: list[int], coefficient: int, fee: int
+) -> None:
+    """Whatever the seats paid each other, whoever bets on whom, and however little anyone holds
+    (扣尽): the coins sum to minus the fees the seats paid, a bystander pays none, nobody goes below zero."""
+    seat_transfers = [Transfer(SEATS[a], SEATS[b], pts, "hu") for a, b, pts in entries if a != b]
+    people = [f"by{k}" for k in range(len(bets))]
+    placed = [BystanderBet(p, 1, seat) for p, seat in zip(people, bets, strict=True)]
+    transfers = seat_transfers + mirror_for_bystanders(seat_transfers, SEATS, placed)
+    result = HandResult(hand_no=1, seed=1, dealer=0, seating=SEATS, bets=tuple(placed), transfers=tuple(transfers),
+                        items=(), escaped=(), next_dealer=None, record={})
+    held = dict(zip((*SEATS, *people), balances, strict=False))
+    coins = result.coins(RoomConfig(coefficient=coefficient, fee=fee), held)
+    assert sum(coins.changes) == -sum(coins.fees)
+    assert coins.fees[4:] == (0,) * len(people)
+    assert all(held[p] + c >= 0 for p, c in zip(result.participants, coins.changes, strict=True))
+    # each bet repeats its seat's own entries of the hand (what other bets pay that seat is not repeated)
+    points = result.points()
+    own = {p: sum(t.points for t in seat_transfers if t.payee == p) - sum(t.points for t in seat_transfers
+                                                                          if t.payer == p) for p in SEATS}
+    assert all(points[b.player] == own[SEATS[b.seat]] for b in placed)
