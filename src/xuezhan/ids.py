@@ -226,6 +226,7 @@ class ErrorCode(StrEnum):
     TILE_NOT_IN_WALL = "tile_not_in_wall"
     TOO_LARGE = "too_large"
     TOO_MANY_ACCOUNTS = "too_many_accounts"
+    TOO_MANY_BYSTANDERS = "too_many_bystanders"
     TOO_MANY_COPIES = "too_many_copies"
     TOO_MANY_OPEN_ROOMS = "too_many_open_rooms"
     TOO_MANY_ROOMS = "too_many_rooms"

@@ -343,6 +343,7 @@ _ERRORS: Final[tuple[_Row, ...]] = (  # every stable error code, alphabetical
     (ErrorCode.TILE_NOT_IN_WALL, "牌墙中没有这张牌", "牌牆中沒有這張牌", "tile not in the wall"),
     (ErrorCode.TOO_LARGE, "请求过大", "請求過大", "too large"),
     (ErrorCode.TOO_MANY_ACCOUNTS, "账号创建过多", "帳號建立過多", "too many accounts"),
+    (ErrorCode.TOO_MANY_BYSTANDERS, "叫马的人已满", "叫馬的人已滿", "too many bystanders"),
     (ErrorCode.TOO_MANY_COPIES, "同一张牌超过四张", "同一張牌超過四張", "too many copies"),
     (ErrorCode.TOO_MANY_OPEN_ROOMS, "开的房间过多", "開的房間過多", "too many open rooms"),
     (ErrorCode.TOO_MANY_ROOMS, "房间过多", "房間過多", "too many rooms"),

@@ -49,8 +49,9 @@ class Settings:
 @dataclass(frozen=True, slots=True)
 class WalletEntry:
     """One movement of a player's coins (see :meth:`Bank.wallet`): ``kind`` is ``start`` (the
-    opening grant), ``relief``, ``grant`` (any other), ``fee``, ``stake`` (lost in a hand) or
-    ``winnings``; ``room`` and ``hand_no`` name the hand for the last three."""
+    opening grant), ``relief``, ``grant`` (any other), ``fee``, ``stake`` (lost in a hand),
+    ``winnings`` or ``jiao_ma`` (a bystander's bet, won or lost); ``room`` and ``hand_no`` name the
+    hand for the last four."""
 
     at: str
     delta: int

@@ -20,6 +20,7 @@ from ..scoring import Meld
 from ..tiles import Tile, format_tiles
 from ..vocab import Kind
 from .bank import Settled, is_bot
+from .bystanders import bets_json
 from .words import coins_text, display_name
 
 KONG_KIND: Final = "kong"
@@ -147,6 +148,7 @@ def hand_end_message(
         "coefficient": room.coefficient,
         "fee": room.fee,
         "escaped": [i for i in range(4) if game.seat_state(i).escaped],
+        "bystanders": bets_json(result, people, settled, lang),
         "exhausted": any(e.get("type") == EventKind.WALL_EMPTY for e in game.events),
         "final": final,
     }

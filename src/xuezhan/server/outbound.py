@@ -16,6 +16,7 @@ from ..match import Hand, Match, RoomConfig, Tier
 from ..runtime import HandDriver, Pacer
 from ..words import event_words
 from .bank import is_bot
+from .bystanders import JiaoMa
 from .config import ServerConfig
 from .conn import Conn, dumps
 from .status import Status
@@ -63,6 +64,7 @@ class TableFacts(Protocol):
     hand_key: int
     next_hand_at: float
     last_hand_end: dict[Lang, dict[str, Any]] | None
+    jiao_ma: JiaoMa
 
     @property
     def config(self) -> ServerConfig: ...
@@ -152,6 +154,7 @@ class Outbound:
                 "fee": t.room.fee,
                 "seats": [self.seat_json(i, lang=lang) for i in range(4)],
                 "spectators": sum(1 for c in t.conns if c.seat is None),
+                "bystanders": t.jiao_ma.names(lang),
                 "next_hand_ms": self.ms_until(t.next_hand_at) if t.status is Status.BETWEEN else None,
             },
         }

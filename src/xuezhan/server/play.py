@@ -39,6 +39,7 @@ from ..runtime import Delays, HandDriver, MatchRuntime, Pacer, Seat, TimeLimits
 from ..vocab import Kind
 from ..words import event_words, suit_name, tile_label
 from .bank import BOT_PLAYERS, Account, Bank, Settled, is_bot
+from .bystanders import JiaoMa
 from .config import ServerConfig
 from .conn import Conn, Inbound, dumps
 from .journal import Journal, LogWriter
@@ -145,6 +146,8 @@ class TablePlay:
         self.left: set[str] = set()  # people who escaped from the hand being played
         self.inbox: asyncio.Queue[Inbound] = asyncio.Queue()
         self.out = Outbound(self)
+        self.jiao_ma = JiaoMa(self, self._write, self._min_balance)
+        """叫马: who asked to bet on the next hand (:mod:`xuezhan.server.bystanders`)."""
         self.next_hand_at = 0.0
         self.last_hand_end: dict[Lang, dict[str, Any]] | None = None
         """The last ``hand_end``, in each language."""
@@ -330,6 +333,7 @@ class TablePlay:
         for seat in range(4):
             # every person decides at the start of a hand, there or away: the clocks are the rule
             self.seat_owner(seat).trustee = False
+        await self.jiao_ma.deal()  # those who asked to 叫马 join the match as its bystanders
         self.runtime.start_hand()
         self._shown = self.runtime.hand
         self.pause = None
@@ -342,6 +346,7 @@ class TablePlay:
         self.out.broadcast_room()
         if logged:
             self._changed()
+            self.jiao_ma.dealt()
 
     def hand_no(self) -> int:
         if self.match is None:
@@ -354,6 +359,7 @@ class TablePlay:
             return  # settled once its whole log is written
         game = self.runtime.hand.game
         result = self.runtime.finish_hand()
+        self.jiao_ma.hand_over(result)
         match = self.runtime.match
         # from here on the hand is over whatever happens below: never finish it twice
         self.status = Status.FINISHED if match.finished else Status.BETWEEN

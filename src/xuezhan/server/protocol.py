@@ -11,6 +11,7 @@ Client to server (every field other than those listed is refused):
 - ``{"type": "start"}``: start the match (bots fill empty seats), or a new match after the last.
 - ``{"type": "ready"}``: ready for the next hand.
 - ``{"type": "trustee", "on": false}``: hand the seat to the bot (托管) or take it back.
+- ``{"type": "jiao_ma"}``: a spectator bets on the next hand (叫马, :mod:`xuezhan.server.bystanders`).
 - ``{"type": "ping"}``.
 
 Server to client: ``hello``, ``room``, ``state``, ``hand_end``, ``match_end``, ``error``,
@@ -37,6 +38,7 @@ CLIENT_TYPES: Final[dict[str, frozenset[str]]] = {
     "trustee": frozenset({"type", "on"}),
     "ping": frozenset({"type"}),
     "hint": frozenset({"type", "version"}),
+    "jiao_ma": frozenset({"type"}),
 }
 _ACTION_FIELDS: Final = frozenset({"type", "tile", "suit", "tiles"})
 _PLAYABLE: Final = frozenset(

@@ -237,6 +237,7 @@ class Table(TablePlay):
         if logged.hand_no != match.hands_played + 1:
             raise XuezhanError(ErrorCode.LOG_MISMATCH, f"hand {logged.hand_no} is not the match's next hand")
         actions = [Action.from_json(a) for a in logged.actions]
+        self.jiao_ma.resume(logged.start, accounts)  # the hand's bystanders, as its log names them
         self.runtime.resume_hand(logged.seed, actions)
         # its first change shown (run) takes the last version of its last action's: above every one shown before
         self.version = hand_version(running.key, logged.hand_no, counted_actions(actions)) + ACTION_STEPS - 2
@@ -406,6 +407,7 @@ class Table(TablePlay):
             conn.hand_key = -1  # the whole hand's events again: the exact table back
             missed = self.missed_json(conn) if conn.seat is not None else None
             self.out.send_state(conn, missed=missed or None)
+            self.jiao_ma.tell(conn)
         if self.status is Status.BETWEEN and self.last_hand_end is not None:
             conn.send(self.out.hand_end_for(conn))
         if self.status is Status.FINISHED and self.last_match_end is not None:
@@ -430,6 +432,7 @@ class Table(TablePlay):
         if seat is not None and self.seat_conn.get(seat) is conn:
             del self.seat_conn[seat]  # the seat's clocks run on: nothing is played for it before they run out
             self.ready.discard(seat)
+        self.jiao_ma.gone(conn)
         self.out.broadcast_room()
 
     async def _on_message(self, conn: Conn, msg: ClientMessage) -> None:
@@ -450,6 +453,8 @@ class Table(TablePlay):
             self._on_trustee(conn, bool(msg.data["on"]))
         elif kind == "hint":
             await self._on_hint(conn)
+        elif kind == "jiao_ma" and await self.jiao_ma.ask(conn):
+            self.out.broadcast_room()
 
     def _seated_in_hand(self, conn: Conn, kind: str) -> tuple[int, HandDriver] | None:
         """The connection's seat and the hand being played, or ``None`` after refusing ``kind``

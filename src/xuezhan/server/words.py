@@ -34,6 +34,9 @@ def coins_text(name: str, delta: int, fee: int, lang: Lang) -> str:
 def wallet_text(entry: WalletEntry, lang: Lang) -> str:
     """A wallet line in words: ``房间 ABC 第 3 局台费 400 金币``."""
     amount = abs(entry.delta)
+    if entry.kind == "jiao_ma":
+        return i18n.t("server.wallet.jiao_ma", lang, delta=f"{entry.delta:+d}", room=entry.room or "?",
+                      hand_no=entry.hand_no or 0, count=amount)
     if entry.kind in ("fee", "stake", "winnings"):
         return i18n.t(f"server.wallet.{entry.kind}", lang, amount=amount, room=entry.room or "?",
                       hand_no=entry.hand_no or 0, count=amount)

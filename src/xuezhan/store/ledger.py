@@ -31,13 +31,14 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from ..coins import CoinSettlement
-from ..ids import ErrorCode
+from ..ids import ErrorCode, Reason
 from ..match import ItemKind, MatchError
 from .base import HOUSE, MINT, TABLE, Database, StoreError, account_ids, aware
 from .models import (
     Account,
     Balance,
     CoinTransfer,
+    HandPoints,
     HandRow,
     ItemSpend,
     ItemStock,
@@ -48,10 +49,17 @@ from .models import (
 )
 
 
+def bet_on(reason: str, took_part: int | None, seat: int | None) -> bool:
+    """A hand's stake or winnings of a participant with no seat: a bystander's bet (叫马), which a
+    wallet calls ``jiao_ma`` (the books keep it as ``stake`` and ``winnings``, as every participant's)."""
+    return reason in ("stake", "winnings") and took_part is not None and seat is None
+
+
 @dataclass(frozen=True, slots=True)
 class WalletLine:
     """One movement of a player's coins: when, how many (negative: out), the transfer's reason
-    (``grant``, ``fee``, ``stake``, ``winnings``) and memo (a grant's kind, or the hand's key)."""
+    (``grant``, ``fee``, ``stake``, ``winnings``; ``jiao_ma`` for a bystander's) and memo (a grant's
+    kind, or the hand's key)."""
 
     at: datetime
     amount: int
@@ -113,23 +121,26 @@ class Ledger:
 
     def wallet(self, name: str, limit: int = 100) -> list[WalletLine]:
         """``name``'s coin movements, newest first: when, how much, why (the transfer's reason and
-        memo) and, for a hand's coins, which hand (its settlement key)."""
+        memo) and, for a hand's coins, which hand (its settlement key). The stakes and winnings of a
+        hand ``name`` bet on as a bystander (no seat) read ``jiao_ma`` (叫马, docs/rules.md §12)."""
         with self._db.sessions() as s:
             acc = account_ids(s, [name])[name]
             rows = s.execute(
                 select(CoinTransfer.created_at, Posting.amount, CoinTransfer.reason, CoinTransfer.memo, Room.name,
-                       HandRow.hand_no)
+                       HandRow.hand_no, HandPoints.account_id, HandPoints.seat)
                 .join(CoinTransfer, CoinTransfer.id == Posting.transfer_id)
                 .outerjoin(Settlement, Settlement.id == CoinTransfer.settlement_id)
                 .outerjoin(HandRow, HandRow.id == Settlement.hand_id)
+                .outerjoin(HandPoints, (HandPoints.hand_id == HandRow.id) & (HandPoints.account_id == acc))
                 .outerjoin(MatchRow, MatchRow.id == HandRow.match_id)
                 .outerjoin(Room, Room.id == MatchRow.room_id)
                 .where(Posting.account_id == acc)
                 .order_by(Posting.id.desc())
                 .limit(limit)
             ).all()
-            return [WalletLine(aware(at), amount, reason, memo, room, hand_no)
-                    for at, amount, reason, memo, room, hand_no in rows]
+            return [WalletLine(aware(at), amount, str(Reason.JIAO_MA) if bet_on(reason, took_part, seat) else reason,
+                               memo, room, hand_no)
+                    for at, amount, reason, memo, room, hand_no, took_part, seat in rows]
 
     # --- steps of other transactions: coins -------------------------------------------------------------------
     def issue(self, s: Session, account_id: int, coins: int, key: str | None, memo: str) -> None:

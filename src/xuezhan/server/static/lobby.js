@@ -74,7 +74,8 @@ export async function loadLobby() {
       el("span", { text: t("history.hand", { n: h.hand_no }) }),
       el("span", { class: "num " + (delta > 0 ? "pos" : delta < 0 ? "neg" : ""), text: typeof delta === "number" ? signed(delta) : "" }),
       el("span", { class: "muted", text: when ? new Date(when).toLocaleString(I18N.lang) : "" }),
-      h.id !== undefined && h.id !== null
+      // a bystander's bet (no seat) has no seat's view to replay
+      h.id !== undefined && h.id !== null && h.seat !== null
         ? el("button", { class: "ghost small", dataset: { replay: h.id }, text: t("history.replay"),
           on: { click: () => { location.hash = `#/history/${h.id}`; } } }) : null);
   }));

@@ -2,6 +2,7 @@
 
 import { $, confirmBox, el, num, parseTiles, tileImg, toast } from "./dom.js";
 import { t, term } from "./i18n.js";
+import { fillBystanders } from "./jiaoma.js";
 import { S } from "./state.js";
 
 export function closeDialogs() {
@@ -105,6 +106,7 @@ export function fillSettlement(he) {
       el("td", { class: "num" }, coins === null ? "–" : amount(coins, "settle.amount_coins")),
       el("td", { class: "num", text: bot ? t("seat.house") : num(bal) }));
   }));
+  fillBystanders(he);
   const standings = he.final && S.matchEnd ? S.matchEnd : null;
   $("settle-standings").hidden = !standings;
   if (standings) {

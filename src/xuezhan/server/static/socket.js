@@ -5,6 +5,7 @@ import { $, confirmBox, toast } from "./dom.js";
 import { onState } from "./effects.js";
 import { hideMissed, showMissed, showReconnecting } from "./grace.js";
 import { trackReceived } from "./hand.js";
+import { onJiaoMa } from "./jiaoma.js";
 import { errorWords, t, term } from "./i18n.js";
 import { logEvent } from "./log.js";
 import { route, showView } from "./router.js";
@@ -15,7 +16,7 @@ import { renderAll } from "./table.js";
 export function resetTable(code, watch) {
   Object.assign(S, { code, watch, seat: null, room: null, view: null, version: 0, handNo: 0, names: null,
     handEnd: null, matchEnd: null, timer: null, deadline: null, trustee: false, decision: null, answered: null,
-    sel: null, exch: [], hint: null, replaced: false, lookAtTable: false, logOpen: false });
+    sel: null, exch: [], hint: null, replaced: false, lookAtTable: false, logOpen: false, jiaoMa: null });
   $("log").replaceChildren();
   closeDialogs();
   showReconnecting(false);
@@ -153,6 +154,9 @@ export function onMessage(msg) {
       break;
     case "match_end":
       S.matchEnd = msg;
+      break;
+    case "jiao_ma":
+      onJiaoMa(msg);
       break;
     case "hint":
       if (S.hintFor === S.decision) S.hint = msg;

@@ -10,7 +10,7 @@ export const S = {
   trustee: false, decision: null, answered: null,
   sel: null, exch: [], hint: null, hintFor: null,
   handEnd: null, handEndAt: 0, lookAtTable: false, matchEnd: null,
-  logOpen: false, replay: null, oldWs: null,
+  logOpen: false, replay: null, oldWs: null, jiaoMa: null,
 };
 
 export function answered() { return S.decision === null || S.decision === undefined || S.decision === S.answered; }

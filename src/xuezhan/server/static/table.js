@@ -4,6 +4,7 @@ import { renderClocks } from "./clocks.js";
 import { $, el, num, parseTiles, tileImg } from "./dom.js";
 import { renderMine } from "./hand.js";
 import { renderHint } from "./hint.js";
+import { renderJiaoMa } from "./jiaoma.js";
 import { t, term } from "./i18n.js";
 import { seatInfo, seatName } from "./log.js";
 import { renderDialogs } from "./settlement.js";
@@ -29,6 +30,7 @@ export function renderAll() {
   renderCompass();
   renderMine();
   renderHint();
+  renderJiaoMa();
   renderDialogs();
   renderClocks();
 }
