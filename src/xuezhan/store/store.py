@@ -1,4 +1,4 @@
-"""The store: one database, its four repositories, and the settlement of a hand.
+"""The store: one database, its repositories, and the settlement of a hand.
 
 :class:`Store` opens the database (migrating it first unless told not to) and holds one
 repository per concern, all on the same engine and session factory:
@@ -10,7 +10,9 @@ repository per concern, all on the same engine and session factory:
 - :attr:`Store.hands` (:class:`~xuezhan.store.hands.Hands`): the logs of hands in play and
   the records of settled hands, a player's history;
 - :attr:`Store.rooms` (:class:`~xuezhan.store.rooms.Rooms`): rooms, matches and their state,
-  the running matches to carry on after a restart.
+  the running matches to carry on after a restart;
+- :attr:`Store.tournaments` (:class:`~xuezhan.store.tournaments.Tournaments`): tournaments held,
+  their entries, refunds and prizes, the points their tables played for.
 
 Every public method of a repository is one database transaction. The one transaction that
 spans them all is here: :meth:`Store.settle_hand` pays a hand's coins (the ledger), records
@@ -49,6 +51,7 @@ from .hands import Hands
 from .ledger import Ledger
 from .models import MatchRow, Room, Settlement
 from .rooms import Rooms
+from .tournaments import Tournaments
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,9 +98,17 @@ class Store:
         self.accounts = Accounts(self._db, self.ledger)
         self.hands = Hands(self._db)
         self.rooms = Rooms(self._db, self.ledger, self.hands)
+        self.tournaments = Tournaments(self._db, self.ledger)
 
     def close(self) -> None:
         self.engine.dispose()
+
+    def audit(self) -> dict[str, int]:
+        """The books checked whole (``audit_failed`` on the first thing wrong): the ledger's
+        invariants (:meth:`Ledger.audit`) and the tournaments' coins (:meth:`Tournaments.audit`).
+        Returns the totals of both: ``issued``, ``house``, ``players``, ``entries``, ``refunds``,
+        ``prizes``."""
+        return {**self.ledger.audit(), **self.tournaments.audit()}
 
     def _fault(self, step: str) -> None:
         if self.fault is not None:
