@@ -25,8 +25,14 @@ REFUSALS: Final[dict[str, int]] = {
 }
 
 
-def _refusal(exc: XuezhanError) -> ApiError:
-    return ApiError(ErrorCode(exc.code), exc.message, status=REFUSALS.get(exc.code, 400))
+def _refusal(app: AppState, ident: str, exc: XuezhanError) -> ApiError:
+    """The director's refusal as the request's answer (an entry the balance cannot pay says how much)."""
+    code = ErrorCode(exc.code)
+    status = REFUSALS.get(code, 400)
+    held = app.lobby.tournaments.find(ident)
+    if code == ErrorCode.INSUFFICIENT_BALANCE and held is not None and isinstance(held.entry, int):
+        return ApiError(code, exc.message, status=status, key="tournament_entry", count=held.entry)
+    return ApiError(code, exc.message, status=status)
 
 
 async def listing(app: AppState, request: Request) -> Response:
@@ -48,7 +54,7 @@ async def join(app: AppState, request: Request) -> Response:
     try:
         held = await app.lobby.tournaments.join(account, request.path_params["id"])
     except XuezhanError as exc:
-        raise _refusal(exc) from None
+        raise _refusal(app, request.path_params["id"], exc) from None
     return JSONResponse({"id": held.key, "entrants": list(held.entrants)})
 
 
@@ -57,7 +63,7 @@ async def leave(app: AppState, request: Request) -> Response:
     try:
         held = await app.lobby.tournaments.leave(account, request.path_params["id"])
     except XuezhanError as exc:
-        raise _refusal(exc) from None
+        raise _refusal(app, request.path_params["id"], exc) from None
     return JSONResponse({"id": held.key, "entrants": list(held.entrants)})
 
 
