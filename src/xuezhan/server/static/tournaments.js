@@ -96,7 +96,10 @@ async function showTournament() {
   const mine = (x.standings || []).find((s) => s.name === me);
   const won = x.status === "finished" && mine;
   $("tournament-result").hidden = !won;
-  if (won) $("tournament-result").textContent = t("tournament.result", { place: mine.place, count: mine.prize || 0 });
+  if (won) {
+    $("tournament-result").textContent = mine.prize > 0 ? t("tournament.result", { place: mine.place, count: mine.prize })
+      : t("tournament.result_place", { place: mine.place });
+  }
   $("standings-list").replaceChildren(...(x.standings || []).map((s) => el("tr", { class: s.name === me ? "me" : null, dataset: { place: s.place } },
     el("td", { class: "num", text: String(s.place) }),
     el("td", { text: s.name }),
