@@ -46,7 +46,7 @@ from xuezhan.store.models import Base
 from xuezhan.store.pgtemp import TempPostgres
 
 TABLES = ("accounts", "balances", "rooms", "matches", "hands", "settlements", "hand_points", "coin_transfers",
-          "postings", "item_stock", "item_spends", "hand_logs", "hand_actions")
+          "postings", "item_stock", "item_spends", "hand_logs", "hand_actions", "tournaments")
 
 
 def counts(store: Store) -> dict[str, Any]:
@@ -111,7 +111,7 @@ def test_migrations_make_the_models_schema(url: str) -> None:
     try:
         assert current_revision(engine) is None
         migrate(engine)
-        assert current_revision(engine) == head_revision() == "0006"
+        assert current_revision(engine) == head_revision() == "0008"
         migrate(engine)  # a second run does nothing
         with engine.connect() as conn:
             diff = compare_metadata(MigrationContext.configure(conn, opts={"compare_type": True}), Base.metadata)

@@ -233,7 +233,8 @@ class TournamentTable(Table):
     def meta(self) -> dict[str, Any]:
         return {**super().meta(), "tournament": self.tournament, "round": self.round_no}
 
-    def _mark(self, meta: Mapping[str, Any]) -> None:
+    def mark(self, meta: Mapping[str, Any]) -> None:
+        """Take the tournament and round this table is of from its room's metadata (after a restart)."""
         self.tournament = str(meta.get("tournament", ""))
         round_no = meta.get("round", 0)
         self.round_no = round_no if isinstance(round_no, int) else 0
@@ -243,7 +244,7 @@ class TournamentTable(Table):
                 on_close: Callable[[Table], None] | None = None, writer: LogWriter | None = None) -> Table:
         table = super().restore(running, bank, config, accounts, on_close=on_close, writer=writer)
         assert isinstance(table, TournamentTable)
-        table._mark(running.meta or {})
+        table.mark(running.meta or {})
         return table
 
     @classmethod
@@ -251,7 +252,7 @@ class TournamentTable(Table):
                 on_close: Callable[[Table], None] | None = None, writer: LogWriter | None = None) -> Table | None:
         table = super().waiting(waiting, bank, config, accounts, on_close=on_close, writer=writer)
         if isinstance(table, TournamentTable):
-            table._mark(waiting.meta)
+            table.mark(waiting.meta)
         return table
 
     def start_task(self) -> None:

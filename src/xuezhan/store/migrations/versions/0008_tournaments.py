@@ -23,10 +23,14 @@ REASONS = "reason IN ('grant', 'fee', 'stake', 'winnings', 'item', 'jiao_ma', 'e
 BEFORE = "reason IN ('grant', 'fee', 'stake', 'winnings')"
 
 
-def _reasons(check: str) -> None:
+OLD_NAME = "ck_coin_transfers_ck_coin_transfers_reason"  # as 0001 named it (the naming convention applied twice)
+NEW_NAME = "ck_coin_transfers_reason"  # as the model names it
+
+
+def _reasons(old: str, new: str, check: str) -> None:
     with op.batch_alter_table("coin_transfers") as batch:
-        batch.drop_constraint("ck_coin_transfers_reason", type_="check")
-        batch.create_check_constraint("reason", check)
+        batch.drop_constraint(op.f(old), type_="check")
+        batch.create_check_constraint(op.f(new), check)
 
 
 def upgrade() -> None:
@@ -44,10 +48,10 @@ def upgrade() -> None:
         sa.UniqueConstraint("key", name=op.f("uq_tournaments_key")),
     )
     op.create_index(op.f("ix_tournaments_status"), "tournaments", ["status"])
-    _reasons(REASONS)
+    _reasons(OLD_NAME, NEW_NAME, REASONS)
 
 
 def downgrade() -> None:
-    _reasons(BEFORE)
+    _reasons(NEW_NAME, OLD_NAME, BEFORE)
     op.drop_index(op.f("ix_tournaments_status"), table_name="tournaments")
     op.drop_table("tournaments")
