@@ -246,6 +246,7 @@ class ErrorCode(StrEnum):
     UNKNOWN_TILE = "unknown_tile"
     UNKNOWN_TOURNAMENT = "unknown_tournament"
     UNKNOWN_TYPE = "unknown_type"
+    UNREACHABLE = "unreachable"
     UNREADABLE = "unreadable"
     UNWRITABLE = "unwritable"
     USAGE = "usage"

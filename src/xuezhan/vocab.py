@@ -363,6 +363,7 @@ _ERRORS: Final[tuple[_Row, ...]] = (  # every stable error code, alphabetical
     (ErrorCode.UNKNOWN_TILE, "未知牌", "未知牌", "unknown tile"),
     (ErrorCode.UNKNOWN_TOURNAMENT, "未知比赛场", "未知比賽場", "unknown tournament"),
     (ErrorCode.UNKNOWN_TYPE, "未知消息类型", "未知訊息類型", "unknown message type"),
+    (ErrorCode.UNREACHABLE, "无法连接服务器", "無法連線伺服器", "server unreachable"),
     (ErrorCode.UNREADABLE, "无法读取", "無法讀取", "unreadable"),
     (ErrorCode.UNWRITABLE, "无法写入", "無法寫入", "unwritable"),
     (ErrorCode.USAGE, "用法错误", "用法錯誤", "usage error"),

@@ -24,6 +24,7 @@ from .games import replay_cmd, simulate_cmd
 from .league import league_cmd
 from .play import play_cmd
 from .serve import serve_cmd
+from .tournaments import tournaments_cmd
 
 
 @group("xuezhan", context_settings={"help_option_names": ["-h", "--help"]})
@@ -39,6 +40,7 @@ cli.add_command(replay_cmd)
 cli.add_command(simulate_cmd)
 cli.add_command(play_cmd)
 cli.add_command(serve_cmd)
+cli.add_command(tournaments_cmd)
 cli.add_command(league_cmd)
 cli.add_command(bot_cmd)
 cli.add_command(dataset_cmd)

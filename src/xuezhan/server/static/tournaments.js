@@ -26,7 +26,7 @@ function prizesText(x) {
   return prizes.length ? t("tournament.prizes", { list: prizes.map((c, i) => t("tournament.prize_place", { place: i + 1, count: c })).join(" · ") }) : "";
 }
 
-function statusText(x) { return t(`tournament.status.${x.status}`); }
+function statusText(x) { return t(`common.tournament.${x.status}`); }
 
 // --- the lobby's list -----------------------------------------------------------------------
 
