@@ -444,3 +444,20 @@ def test_a_running_tournament_survives_a_restart(serve: Callable[..., Any], tmp_
         assert (totals["entries"], totals["prizes"]) == (400, 1000)
     finally:
         store.close()
+
+
+def test_a_tournament_that_cannot_open_its_tables_is_cancelled_and_refunded(serve: Callable[..., Any],
+                                                                          tmp_path: Path) -> None:
+    db = f"sqlite:///{tmp_path / 'full.sqlite3'}"
+    app = serve(db, tournament(id="full", starts=soon(3), entry=300), max_rooms=0)
+    for name in ("ann", "bo", "cai", "dee"):
+        assert Client(app, name).http.post("/api/tournaments/full/join").status_code == 200
+    done = wait_until(app, "full", lambda b: b["status"] == "cancelled")
+    assert done["tables"] == [] and not app.state.lobby.tables
+    store = Store(db)
+    try:
+        assert set(store.ledger.balances(["ann", "bo", "cai", "dee"]).values()) == {20_000}
+        totals = store.audit()
+        assert (totals["entries"], totals["refunds"], totals["house"]) == (1200, 1200, 0)
+    finally:
+        store.close()

@@ -453,8 +453,17 @@ class TournamentDirector:
                     table.on_match_end = self.wake
 
             name = f"{held.name} · {held.round}-{number + 1}"
-            table = await self.lobby.create(people[0], held.room, name, public=True, autostart=False,
-                                            people=people[1:], kind=TournamentTable, setup=setup)
+            try:
+                table = await self.lobby.create(people[0], held.room, name, public=True, autostart=False,
+                                                people=people[1:], kind=TournamentTable, setup=setup)
+            except XuezhanError as exc:
+                if held.round == 1 and not codes:  # it cannot begin: nobody has played, everyone is refunded
+                    log.warning("tournament %s cannot open its tables (%s): it is cancelled", held.key, exc.message)
+                    await asyncio.to_thread(self.bank.cancel_tournament, held.key)
+                    held.status = "cancelled"
+                    held.ended_at = self.clock()
+                    return
+                raise  # a later round: tried again at the next look
             codes.append(table.code)
             await self._save(held)
 
