@@ -46,7 +46,7 @@ from xuezhan.store.models import Base
 from xuezhan.store.pgtemp import TempPostgres
 
 TABLES = ("accounts", "balances", "rooms", "matches", "hands", "settlements", "hand_points", "coin_transfers",
-          "postings", "item_stock", "item_spends", "hand_logs", "hand_actions")
+          "postings", "item_stock", "item_spends", "hand_logs", "hand_actions", "tournaments")
 
 
 def counts(store: Store) -> dict[str, Any]:

@@ -25,6 +25,7 @@ from .league import league_cmd
 from .play import play_cmd
 from .review import review_cmd
 from .serve import serve_cmd
+from .tournaments import tournaments_cmd
 
 
 @group("xuezhan", context_settings={"help_option_names": ["-h", "--help"]})
@@ -41,6 +42,7 @@ cli.add_command(review_cmd)
 cli.add_command(simulate_cmd)
 cli.add_command(play_cmd)
 cli.add_command(serve_cmd)
+cli.add_command(tournaments_cmd)
 cli.add_command(league_cmd)
 cli.add_command(bot_cmd)
 cli.add_command(dataset_cmd)

@@ -50,8 +50,9 @@ class Settings:
 class WalletEntry:
     """One movement of a player's coins (see :meth:`Bank.wallet`): ``kind`` is ``start`` (the
     opening grant), ``relief``, ``grant`` (any other), ``fee``, ``stake`` (lost in a hand),
-    ``winnings`` or ``jiao_ma`` (a bystander's bet, won or lost); ``room`` and ``hand_no`` name the
-    hand for the last four."""
+    ``winnings``, ``jiao_ma`` (a bystander's bet, won or lost), or a tournament's ``entry``,
+    ``refund`` or ``prize``; ``room`` and ``hand_no`` name the hand for the four of a hand,
+    ``room`` the tournament's id for the three of a tournament."""
 
     at: str
     delta: int
@@ -146,6 +147,17 @@ class WaitingRoom:
     code: str
     room: RoomConfig
     meta: dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class HeldTournament:
+    """A tournament as the database keeps it (:mod:`xuezhan.server.tournaments`): its id, status
+    (``open``, ``running``, ``finished``, ``cancelled``), start and state."""
+
+    key: str
+    status: str
+    starts_at: datetime
+    state: dict[str, Any]
 
 
 LogEntry = tuple[str, int, int, Any]
@@ -276,6 +288,37 @@ or a settled hand (``hand_settled``) is refused. All or
 
     def history(self, player: str, limit: int = 50) -> list[HandSummary]:
         """The player's finished hands, newest first."""
+        ...
+
+    # --- tournaments (xuezhan.server.tournaments; the store's :mod:`xuezhan.store.tournaments`) ---------
+    def save_tournament(self, key: str, status: str, starts_at: datetime, state: dict[str, Any]) -> None:
+        """Keep a tournament that is open or running (its entrants, rounds, tables)."""
+        ...
+
+    def tournament(self, key: str) -> HeldTournament | None: ...
+
+    def tournaments(self) -> list[HeldTournament]:
+        """Those open or running, then the latest that finished or were cancelled."""
+        ...
+
+    def start_tournament(self, key: str, min_players: int) -> tuple[str, list[str]]:
+        """Take the entries (cancelled and refunded under ``min_players`` who paid): the status and who paid."""
+        ...
+
+    def cancel_tournament(self, key: str) -> None:
+        """Cancel it and refund every entry taken."""
+        ...
+
+    def finish_tournament(self, key: str, places: dict[str, int]) -> dict[str, int]:
+        """Its places, and the prizes paid by player."""
+        ...
+
+    def round_points(self, codes: list[str]) -> tuple[bool, dict[str, int]]:
+        """Whether the tables ``codes`` have played their matches out, and the points each player won there."""
+        ...
+
+    def match_tickets(self, player: str) -> int:
+        """How many match tickets (比赛卡) the player holds."""
         ...
 
     def close(self) -> None: ...

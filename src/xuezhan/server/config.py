@@ -20,6 +20,7 @@ from ..ids import ErrorCode
 from ..match import MAX_COEFFICIENT, MAX_FEE, MAX_HANDS, RoomConfig
 from ..rules import MAX_BASE_SCORE, MAX_MULTIPLE
 from .limits import trusted_networks
+from .tournament_config import TournamentConfig, tournaments_from
 
 _LIMIT_BOUNDS: Final = (
     ("max_base_score", 1, MAX_BASE_SCORE),
@@ -149,6 +150,9 @@ class ServerConfig:
     max_connections_per_address: int = 64
     """Connections (HTTP and websocket) one client address (the TCP peer) may hold open at once;
     more are closed as soon as they are accepted (``xuezhan serve``)."""
+    tournaments: tuple[TournamentConfig, ...] = ()
+    """The tournaments the server holds: the file's ``[[tournament]]`` tables
+    (:mod:`xuezhan.server.tournament_config`), not a ``[server]`` setting."""
 
     def __post_init__(self) -> None:
         try:
@@ -215,7 +219,7 @@ class ServerConfig:
         names = {f.name for f in dataclasses.fields(cls)}
         values: dict[str, Any] = {}
         for key, value in data.items():
-            if key not in names:
+            if key not in names or key == "tournaments":
                 raise XuezhanError(ErrorCode.BAD_CONFIG, f"unknown server setting {key!r}")
             default = getattr(cls(), key)
             if isinstance(default, bool):
@@ -242,14 +246,22 @@ class ServerConfig:
 
     @classmethod
     def from_file(cls, path: Path) -> ServerConfig:
-        """Settings from a TOML file: its ``[server]`` table (or the top level)."""
+        """Settings from a TOML file: its ``[server]`` table (or the top level) and its
+        ``[[tournament]]`` tables."""
         try:
             data = tomllib.loads(path.read_text(encoding="utf-8"))
         except OSError as exc:
             raise XuezhanError(ErrorCode.BAD_CONFIG, f"cannot read {path}: {exc.strerror or exc}") from None
         except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
             raise XuezhanError(ErrorCode.BAD_CONFIG, f"{path} is not valid TOML: {exc}") from None
+        tournaments = tournaments_from(data.pop("tournament", None))
         table = data.get("server", data)
         if not isinstance(table, dict):
             raise XuezhanError(ErrorCode.BAD_CONFIG, "[server] must be a table")
-        return cls.from_mapping(table)
+        config = cls.from_mapping(table)
+        for t in tournaments:
+            try:
+                config.check_room(t.room)
+            except XuezhanError as exc:
+                raise XuezhanError(ErrorCode.BAD_CONFIG, f"tournament {t.id!r}: {exc.message}") from None
+        return dataclasses.replace(config, tournaments=tournaments)

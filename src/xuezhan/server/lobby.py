@@ -29,6 +29,7 @@ from .journal import LogWriter
 from .matchmaking import Matchmaker
 from .queue_table import QueueTable
 from .table import Status, Table
+from .tournaments import TournamentDirector, TournamentTable
 
 log = logging.getLogger("xuezhan.server")
 
@@ -80,6 +81,8 @@ class Lobby:
         self.writer = LogWriter(bank)  # one group commit for the hand logs of every table
         self.queue = Matchmaker(self)
         """People waiting to be seated together (``/api/queue``)."""
+        self.tournaments = TournamentDirector(self, bank)
+        """The server's tournaments (``/api/tournaments``), over tables of this lobby."""
         self._making: dict[str, int] = {}
         """Rooms being made, by owner (written to the database): they count already."""
         self.node: Cluster | None = None
@@ -105,13 +108,14 @@ class Lobby:
 
     async def create(self, owner: Account, room: RoomConfig, name: str, *, public: bool, autostart: bool,
                      tier: Tier | None = None, short_code: bool = False, people: Sequence[Account] = (),
-                     kind: type[Table] = Table) -> Table:
+                     kind: type[Table] = Table, setup: Callable[[Table], None] | None = None) -> Table:
         """A new table of ``kind`` with ``owner`` at seat 0 and ``people`` at the next seats, recorded
-        in the database under a new code (``short_code``: six digits) and started. Refused with
-        ``too_many_open_rooms`` when ``owner`` has as many rooms open as they may (not for a queue
-        table), then ``too_many_rooms`` when the server has."""
+        in the database under a new code (``short_code``: six digits) and started; ``setup`` sees it
+        first (before its room is recorded). Refused with ``too_many_open_rooms`` when ``owner`` has as
+        many rooms open as they may (not for a table the server opens), then ``too_many_rooms`` when
+        the server has."""
         player = owner.player
-        counted = not issubclass(kind, QueueTable)
+        counted = not kind.by_server
         if counted:
             held = len(self.open_rooms(player)) + self._making.get(player, 0)
             limit = self.config.max_open_rooms_per_account
@@ -125,7 +129,7 @@ class Lobby:
             self._making[player] = self._making.get(player, 0) + 1
         try:
             return await self._make(owner, room, name, public=public, autostart=autostart, tier=tier,
-                                    short_code=short_code, people=people, kind=kind)
+                                    short_code=short_code, people=people, kind=kind, setup=setup)
         finally:
             if counted:
                 left = self._making.pop(player) - 1
@@ -133,7 +137,8 @@ class Lobby:
                     self._making[player] = left
 
     async def _make(self, owner: Account, room: RoomConfig, name: str, *, public: bool, autostart: bool,
-                    tier: Tier | None, short_code: bool, people: Sequence[Account], kind: type[Table]) -> Table:
+                    tier: Tier | None, short_code: bool, people: Sequence[Account], kind: type[Table],
+                    setup: Callable[[Table], None] | None = None) -> Table:
         for _ in range(CODE_TRIES if short_code else 1):
             code = new_short_code() if short_code else new_code()
             while code in self.tables:
@@ -144,6 +149,8 @@ class Lobby:
                 table.players[seat] = account.player
                 table.names[account.player] = account.nickname
                 table.balances[account.player] = account.balance
+            if setup is not None:
+                setup(table)
             try:
                 await asyncio.to_thread(self.bank.open_room, code, room, table.meta())
             except XuezhanError as exc:
@@ -171,7 +178,8 @@ class Lobby:
                     account = await asyncio.to_thread(self.bank.account, p)
                     if account is not None:
                         accounts[p] = account
-                kind = QueueTable if (rm.meta or {}).get("queue") else Table
+                meta = rm.meta or {}
+                kind = QueueTable if meta.get("queue") else TournamentTable if meta.get("tournament") else Table
                 table = kind.restore(rm, self.bank, self.config, accounts, on_close=self._closed,
                                      writer=self.writer)
             except Exception:
@@ -184,7 +192,10 @@ class Lobby:
             self.tables[table.code] = table
             table.start_task()
             restored += 1
-        return restored + await self._restore_waiting(rooms)
+        restored += await self._restore_waiting(rooms)
+        if rooms is None:  # at start: the tournaments too (a node's take-over of rooms is only rooms)
+            await self.tournaments.restore()
+        return restored
 
     async def _restore_waiting(self, rooms: Collection[str] | None) -> int:
         """Open again every room (of ``rooms``) that was waiting for its match, with its seats; how many."""
@@ -200,8 +211,9 @@ class Lobby:
                     account = await asyncio.to_thread(self.bank.account, p)
                     if account is not None:
                         accounts[p] = account
-                table = Table.waiting(waiting, self.bank, self.config, accounts, on_close=self._closed,
-                                      writer=self.writer)
+                kind = TournamentTable if waiting.meta.get("tournament") else Table
+                table = kind.waiting(waiting, self.bank, self.config, accounts, on_close=self._closed,
+                                     writer=self.writer)
             except Exception:
                 log.exception("room %s cannot be opened again", waiting.code)
                 continue
@@ -225,6 +237,7 @@ class Lobby:
         return [t.summary() for t in self.tables.values() if t.public and t.status is not Status.CLOSED]
 
     async def close(self) -> None:
+        await self.tournaments.close()
         await self.queue.close()
         tasks = [t.task for t in self.tables.values() if t.task is not None]
         for task in tasks:
@@ -236,7 +249,7 @@ class Lobby:
 def counts_against_owner(table: Table) -> bool:
     """Whether ``table`` counts against its owner's ``max_open_rooms_per_account``
     (:meth:`Lobby.open_rooms`)."""
-    if isinstance(table, QueueTable):
+    if table.by_server:
         return False
     if table.status is Status.WAITING:
         return True

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from contextlib import suppress
 from dataclasses import dataclass, replace
 from typing import Protocol
@@ -41,7 +41,7 @@ class Tables(Protocol):
 
     async def create(self, owner: Account, room: RoomConfig, name: str, *, public: bool, autostart: bool,
                      tier: Tier | None = None, short_code: bool = False, people: Sequence[Account] = (),
-                     kind: type[Table] = Table) -> Table: ...
+                     kind: type[Table] = Table, setup: Callable[[Table], None] | None = None) -> Table: ...
 
 log = logging.getLogger("xuezhan.server")
 

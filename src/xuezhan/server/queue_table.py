@@ -18,7 +18,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import math
-from typing import Any
+from typing import Any, ClassVar
 
 from .bank import is_bot
 from .conn import Conn
@@ -30,6 +30,8 @@ log = logging.getLogger("xuezhan.server")
 
 class QueueTable(Table):
     """A private table with the people the queue matched; they play one hand at a time."""
+
+    by_server: ClassVar[bool] = True
 
     start_by = 0.0
     """When the first hand is dealt with whoever has come (loop time)."""

@@ -26,12 +26,13 @@ from argon2.exceptions import InvalidHashError, VerificationError
 
 from ..errors import XuezhanError
 from ..ids import ErrorCode
-from ..match import HandResult, Match, RoomConfig
-from ..store import AccountSettings, PlayerInfo, Store, StoreError
+from ..match import HandResult, ItemKind, Match, RoomConfig
+from ..store import AccountSettings, PlayerInfo, Store, StoreError, Tournament
 from .bank import (
     BOT_PLAYERS,
     Account,
     HandSummary,
+    HeldTournament,
     LogEntry,
     LoggedHand,
     PastHand,
@@ -192,11 +193,14 @@ class StoreBank:
     def wallet(self, player: str, limit: int = 100) -> list[WalletEntry]:
         out: list[WalletEntry] = []
         for line in self.store.ledger.wallet(player, limit):
+            room = line.room
             if line.reason == "grant":
                 kind = {"opening balance": "start", "relief": "relief"}.get(line.memo, "grant")
             else:
                 kind = line.reason
-            out.append(WalletEntry(line.at.isoformat(), line.amount, kind, line.room, line.hand_no))
+            if kind in ("entry", "refund", "prize"):
+                room = line.memo  # the tournament's id
+            out.append(WalletEntry(line.at.isoformat(), line.amount, kind, room, line.hand_no))
         return out
 
     def relief_taken(self, player: str, day: str) -> bool:
@@ -277,5 +281,38 @@ class StoreBank:
         seating = tuple(str(p) for p in result.get("seating", ()))
         return PastHand(hand_id, room, hand_no, seat, seating, record, result)
 
+    # --- tournaments -------------------------------------------------------------------------------------
+    def save_tournament(self, key: str, status: str, starts_at: datetime, state: dict[str, Any]) -> None:
+        self.store.tournaments.save(key, status, starts_at, state)
+
+    def tournament(self, key: str) -> HeldTournament | None:
+        found = self.store.tournaments.get(key)
+        return None if found is None else _held(found)
+
+    def tournaments(self) -> list[HeldTournament]:
+        return [_held(t) for t in self.store.tournaments.active() + self.store.tournaments.recent()]
+
+    def start_tournament(self, key: str, min_players: int) -> tuple[str, list[str]]:
+        return self.store.tournaments.start(key, min_players)
+
+    def cancel_tournament(self, key: str) -> None:
+        self.store.tournaments.cancel(key)
+
+    def finish_tournament(self, key: str, places: dict[str, int]) -> dict[str, int]:
+        return self.store.tournaments.finish(key, places)
+
+    def round_points(self, codes: list[str]) -> tuple[bool, dict[str, int]]:
+        return self.store.tournaments.round_points(codes)
+
+    def match_tickets(self, player: str) -> int:
+        try:
+            return self.store.ledger.items(player).get(ItemKind.MATCH_TICKET, 0)
+        except StoreError:
+            return 0
+
     def close(self) -> None:
         self.store.close()
+
+
+def _held(t: Tournament) -> HeldTournament:
+    return HeldTournament(t.key, t.status, t.starts_at, t.state)

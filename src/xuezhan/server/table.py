@@ -43,7 +43,7 @@ import logging
 import math
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import Any, ClassVar
 
 from .. import i18n
 from ..engine import views
@@ -73,6 +73,10 @@ log = logging.getLogger("xuezhan.server")
 
 class Table(TablePlay):
     """A room: its seats, its match and the hand being played; its task, inbox and clients' requests."""
+
+    by_server: ClassVar[bool] = False
+    """A table the server opened (the queue's, a tournament's): it never counts against its owner's
+    ``max_open_rooms_per_account``."""
 
     def __init__(
         self,

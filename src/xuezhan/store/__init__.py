@@ -8,7 +8,7 @@ a double-entry coin ledger, item cards, and the append-only logs of hands in pla
 
 A :class:`Store` holds one repository per concern: ``store.accounts`` (accounts, sessions),
 ``store.ledger`` (coins, item cards, the audit), ``store.hands`` (hand logs and records) and
-``store.rooms`` (rooms and matches); settling a hand, which spans them, is
+``store.rooms`` (rooms and matches), ``store.tournaments`` (tournaments); settling a hand, which spans them, is
 :meth:`Store.settle_hand`.
 
 The schema is made and upgraded by the Alembic migrations shipped in
@@ -23,6 +23,7 @@ from .leases import Leases, NodeFence
 from .ledger import Ledger, WalletLine
 from .rooms import ENDED_STATUSES, ResumableMatch, Rooms
 from .store import SettledHand, Store, settlement_key
+from .tournaments import Tournament, Tournaments
 
 __all__ = [
     "ENDED_STATUSES",
@@ -44,6 +45,8 @@ __all__ = [
     "SettledHand",
     "Store",
     "StoreError",
+    "Tournament",
+    "Tournaments",
     "WalletLine",
     "current_revision",
     "default_url",

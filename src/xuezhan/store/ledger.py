@@ -25,6 +25,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Final
 
 from sqlalchemy import func, select
 from sqlalchemy.exc import IntegrityError
@@ -47,6 +48,18 @@ from .models import (
     Room,
     Settlement,
 )
+
+FLOWS: Final[Mapping[str, tuple[str, str]]] = {
+    "grant": ("mint", "player"),
+    "fee": ("player", "house"),
+    "stake": ("player", "table"),
+    "winnings": ("table", "player"),
+    "entry": ("player", "house"),
+    "refund": ("house", "player"),
+    "prize": ("mint", "player"),
+}
+"""Where each reason's coins go, payer to payee (the audit checks every transfer of these): the
+house takes fees and tournament entries and gives back refunds; the mint issues grants and prizes."""
 
 
 def bet_on(reason: str, took_part: int | None, seat: int | None) -> bool:
@@ -309,4 +322,23 @@ class Ledger:
                 raise StoreError(ErrorCode.AUDIT_FAILED, f"balances sum to {total}, not zero")
             house = s.scalar(select(Balance.coins).where(Balance.account_id == self._db.system_ids[HOUSE])) or 0
             mint = s.scalar(select(Balance.coins).where(Balance.account_id == self._db.system_ids[MINT])) or 0
+            self._audit_flows(s)
             return {"issued": -mint, "house": house, "players": players}
+
+    def _audit_flows(self, s: Session) -> None:
+        """In ``s`` (the audit): each transfer of a reason in :data:`FLOWS` goes from the kind of account
+        it names to the one it names (a fee, an entry to the house; a prize, a grant from the mint ...)."""
+        kinds = {self._db.system_ids[HOUSE]: "house", self._db.system_ids[MINT]: "mint",
+                 self._db.system_ids[TABLE]: "table"}
+        sides: dict[int, list[str]] = {}
+        for transfer, reason, account, _amount in s.execute(
+            select(Posting.transfer_id, CoinTransfer.reason, Posting.account_id, Posting.amount)
+            .join(CoinTransfer, CoinTransfer.id == Posting.transfer_id)
+            .where(CoinTransfer.reason.in_(list(FLOWS)))
+            .order_by(Posting.transfer_id, Posting.amount)
+        ).all():
+            side = sides.setdefault(transfer, [reason])
+            side.append(kinds.get(account, "player"))
+            if len(side) == 3 and (side[1], side[2]) != FLOWS[side[0]]:
+                raise StoreError(ErrorCode.AUDIT_FAILED, f"transfer {transfer} ({side[0]}) goes from {side[1]} to "
+                                                         f"{side[2]}, not {' to '.join(FLOWS[side[0]])}")

@@ -13,7 +13,7 @@ are paid out of it; it is back at zero after every settlement).
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Final
 
 from sqlalchemy import (
     JSON,
@@ -227,6 +227,11 @@ class HandPoints(Base):
     coins: Mapped[int] = mapped_column(BigInteger)
 
 
+TRANSFER_REASONS: Final = ("grant", "fee", "stake", "winnings", "item", "jiao_ma", "entry", "refund", "prize")
+"""Why coins move: a grant from the mint, a hand's fee, stake and winnings, the shop (``item``),
+a bystander's coins (``jiao_ma``), and a tournament's ``entry``, ``refund`` and ``prize``."""
+
+
 class CoinTransfer(Base):
     """One movement of coins: two postings, ``-amount`` on the payer and ``+amount`` on the payee.
 
@@ -236,7 +241,7 @@ class CoinTransfer(Base):
 
     __tablename__ = "coin_transfers"
     __table_args__ = (
-        CheckConstraint("reason IN ('grant', 'fee', 'stake', 'winnings')", name="reason"),
+        CheckConstraint(f"reason IN ({', '.join(repr(r) for r in TRANSFER_REASONS)})", name="reason"),
     )
 
     id: Mapped[int] = mapped_column(BigId, primary_key=True)
@@ -307,3 +312,19 @@ class RoomLease(Base):
     token: Mapped[int] = mapped_column(BigInteger)
     expires_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), index=True)
     summary: Mapped[dict[str, Any] | None]
+TOURNAMENT_STATUSES: Final = ("open", "running", "finished", "cancelled")
+
+
+class TournamentRow(Base):
+    """A tournament held (:mod:`xuezhan.store.tournaments`): its id (``key``), status, start, and its
+    state as one JSON value (entrants, who paid, rounds, tables, points, places, what was refunded)."""
+
+    __tablename__ = "tournaments"
+    __table_args__ = (CheckConstraint("status IN ('open', 'running', 'finished', 'cancelled')", name="status"),)
+
+    id: Mapped[int] = mapped_column(BigId, primary_key=True)
+    key: Mapped[str] = mapped_column(String(80), unique=True)
+    status: Mapped[str] = mapped_column(String(16), index=True)
+    starts_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    state: Mapped[dict[str, Any]]
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), server_default=func.now())

@@ -1,4 +1,4 @@
-"""The store: one database, its four repositories, and the settlement of a hand.
+"""The store: one database, its repositories, and the settlement of a hand.
 
 :class:`Store` opens the database (migrating it first unless told not to) and holds one
 repository per concern, all on the same engine and session factory:
@@ -13,6 +13,8 @@ repository per concern, all on the same engine and session factory:
   the running matches to carry on after a restart;
 - :attr:`Store.leases` (:class:`~xuezhan.store.leases.Leases`): which node of a cluster runs
   each room, and the fence that keeps every other node from writing for it.
+- :attr:`Store.tournaments` (:class:`~xuezhan.store.tournaments.Tournaments`): tournaments held,
+  their entries, refunds and prizes, the points their tables played for.
 
 Every public method of a repository is one database transaction. The one transaction that
 spans them all is here: :meth:`Store.settle_hand` pays a hand's coins (the ledger), records
@@ -52,6 +54,7 @@ from .leases import Leases
 from .ledger import Ledger
 from .models import MatchRow, Room, Settlement
 from .rooms import Rooms
+from .tournaments import Tournaments
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,9 +102,17 @@ class Store:
         self.hands = Hands(self._db)
         self.rooms = Rooms(self._db, self.ledger, self.hands)
         self.leases = Leases(self._db)
+        self.tournaments = Tournaments(self._db, self.ledger)
 
     def close(self) -> None:
         self.engine.dispose()
+
+    def audit(self) -> dict[str, int]:
+        """The books checked whole (``audit_failed`` on the first thing wrong): the ledger's
+        invariants (:meth:`Ledger.audit`) and the tournaments' coins (:meth:`Tournaments.audit`).
+        Returns the totals of both: ``issued``, ``house``, ``players``, ``entries``, ``refunds``,
+        ``prizes``."""
+        return {**self.ledger.audit(), **self.tournaments.audit()}
 
     def _fault(self, step: str) -> None:
         if self.fault is not None:

@@ -1,4 +1,4 @@
-// The lobby: tiers, public rooms, your finished hands, creating and joining rooms, and the queue
+// The lobby: tiers, tournaments, public rooms, your finished hands, creating and joining rooms, and the queue
 // (POST/DELETE /api/queue; the lobby socket /ws/lobby says where the queue seated you).
 
 import { refreshMe } from "./account.js";
@@ -7,6 +7,7 @@ import { $, confirmBox, el, signed, toast } from "./dom.js";
 import { I18N, t } from "./i18n.js";
 import { route } from "./router.js";
 import { S } from "./state.js";
+import { loadTournaments } from "./tournaments.js";
 
 export async function loadTiers() {
   if (S.tiers !== null) return;
@@ -52,6 +53,7 @@ export async function loadLobby() {
   back.hidden = S.tables.length === 0;
   back.replaceChildren(...S.tables.map((code) => el("button", { class: "primary", text: t("lobby.back_to_table", { code }),
     on: { click: () => { location.hash = `#/t/${code}`; } } })));
+  loadTournaments();
   const rooms = await api("GET", "/api/rooms");
   const list = (rooms.ok && rooms.data.rooms) || [];
   $("rooms-empty").hidden = list.length > 0;

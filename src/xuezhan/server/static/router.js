@@ -1,4 +1,4 @@
-// The views and the address: #/ (lobby), #/wallet, #/t/CODE[/watch], #/history/ID; and /r/CODE,
+// The views and the address: #/ (lobby), #/wallet, #/t/CODE[/watch], #/history/ID, #/tournament/ID; and /r/CODE,
 // a friends' room's link, which becomes #/t/CODE (or the lobby, saying no room has that code).
 
 import { refreshMe } from "./account.js";
@@ -11,9 +11,10 @@ import { closeDialogs } from "./settlement.js";
 import { disconnect, openTable, reconnect } from "./socket.js";
 import { S } from "./state.js";
 import { renderAll } from "./table.js";
+import { closeTournament, openTournament } from "./tournaments.js";
 import { loadWallet } from "./wallet.js";
 
-export const VIEWS = ["login-view", "lobby-view", "wallet-view", "table-view"];
+export const VIEWS = ["login-view", "lobby-view", "wallet-view", "table-view", "tournament-view"];
 
 export function showView(name) {
   for (const v of VIEWS) $(v).hidden = v !== name;
@@ -45,7 +46,14 @@ export async function route() {
   const table = hash.match(/^#\/t\/([A-Za-z0-9]{1,12})(\/watch)?$/);
   if (hash !== "#/" && hash !== "") leftLobby();
   const replay = hash.match(/^#\/history\/([A-Za-z0-9_-]{1,64})$/);
-  if (table) {
+  const tournament = hash.match(/^#\/tournament\/([a-z0-9_-]{1,80})$/);
+  if (!tournament) closeTournament();
+  if (tournament) {
+    disconnect();
+    S.replay = null;
+    showView("tournament-view");
+    openTournament(tournament[1]);
+  } else if (table) {
     S.replay = null;
     openTable(table[1].toUpperCase(), !!table[2]);
   } else if (replay) {
@@ -69,6 +77,7 @@ export async function route() {
 export function rerender() {
   if (!$("lobby-view").hidden) loadLobby();
   if (!$("wallet-view").hidden) loadWallet();
+  if (!$("tournament-view").hidden) { const id = (location.hash.match(/^#\/tournament\/([a-z0-9_-]{1,80})$/) || [])[1]; if (id) openTournament(id); }
   if (!$("table-view").hidden) {
     // the server words the log in the connection's language: connect again for the hand in the new one
     if (S.code && !S.replay) reconnect();
