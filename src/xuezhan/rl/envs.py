@@ -242,7 +242,12 @@ class XuezhanParallel(ParallelEnv[str, Obs, int]):
 
 
 class XuezhanSingle(gymnasium.Env[Obs, int]):
-    """One seat (``seat``, default 0) against three bots as a Gymnasium ``Env``.
+    """One seat (``seat``, default 0) against three bots as a Gymnasium ``Env``
+    (``gymnasium.make("xuezhan/SingleSeat-v0", opponents=..., ...)``, :func:`register`).
+
+    The step that ends the hand gives its game record in ``info["record"]`` (what ``xuezhan
+    simulate --seed S --out`` writes for the hand of ``reset(seed=S)``; ``xuezhan replay``
+    reads it).
 
     An action that is not legal (see the ``action_mask``, also :meth:`action_masks`) is not an
     error: the seat's stand-in bot decides instead, as it does for a person who runs out of
@@ -290,12 +295,26 @@ class XuezhanSingle(gymnasium.Env[Obs, int]):
         else:
             table.step(self.seat, index)
         reward = table.rewards()[self.seat]
-        return table.observation(self.seat), reward, table.over, False, {"illegal_action": illegal}
+        info: dict[str, Any] = {"illegal_action": illegal}
+        over = table.over
+        if over:
+            info["record"] = table.record()
+        return table.observation(self.seat), reward, over, False, info
 
     def render(self) -> str | None:
         if self.render_mode is None or not self.table.dealt:
             return None
         return self.table.render(self.seat)
+
+
+SINGLE_SEAT_ID: Final = "xuezhan/SingleSeat-v0"
+"""The Gymnasium id of :class:`XuezhanSingle` (its keyword arguments pass through ``gymnasium.make``)."""
+
+
+def register() -> None:
+    """Register the Gymnasium environments (done when :mod:`xuezhan.rl` is imported; again is a no-op)."""
+    if SINGLE_SEAT_ID not in gymnasium.registry:
+        gymnasium.register(id=SINGLE_SEAT_ID, entry_point="xuezhan.rl.envs:XuezhanSingle")
 
 
 def env(rules: str | Rules = "qq", seed: int | None = None, render_mode: str | None = None,

@@ -1,0 +1,110 @@
+"""Batched environment speed: ``xuezhan.rl.vector_env`` beside the PettingZoo AEC loop.
+
+    python benchmarks/vector_env.py [--json] [--seconds S] [--envs N]
+
+In one process, for about S seconds each (default 5): decisions per second of the AEC loop
+of ``xuezhan.rl.env()`` (``last()`` gives the seat to act's observation and mask, a legal
+action is drawn from the mask, ``step()`` applies it; on the compiled core when built) and of
+``xuezhan.rl.vector_env(N)`` (default 64 tables; one ``step`` applies one drawn action at every
+table, counted as N decisions). Both play four learners, no bot, from the same seed; each draws
+a uniformly random legal action (the AEC loop with ``random.Random`` over the mask's nonzero
+entries, the batch with one numpy draw of a number a table, over the nonzero entries of all the
+masks at once). ``ratio`` is the batch's decisions per
+second over the AEC loop's.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import time
+from typing import Any
+
+import numpy as np
+
+from xuezhan import rl
+
+
+def aec_loop(seconds: float, seed: int = 1) -> tuple[int, float, float, str]:
+    """The AEC loop for about ``seconds``: decisions, seconds in all, seconds inside the environment
+    (``last()`` and ``step()``), the engine it ran on."""
+    env = rl.env(seed=seed)
+    rng = random.Random(seed)
+    clock = time.process_time  # CPU time: the machine may be running other work
+    steps = 0
+    inside = 0.0
+    start = clock()
+    wall = time.perf_counter()
+    while time.perf_counter() - wall < seconds:
+        env.reset()
+        for _ in env.agent_iter():
+            t0 = clock()
+            obs, _, term, trunc, _ = env.last()
+            if term or trunc:
+                env.step(None)
+                inside += clock() - t0
+                continue
+            t1 = clock()
+            legal = obs["action_mask"].nonzero()[0]
+            action = int(legal[int(rng.random() * len(legal))])
+            t2 = clock()
+            env.step(action)
+            inside += (t1 - t0) + (clock() - t2)
+            steps += 1
+    return steps, clock() - start, inside, env.engine
+
+
+def vector_loop(seconds: float, envs: int, seed: int = 1) -> tuple[int, float, float, int]:
+    """``vector_env(envs)`` for about ``seconds``: decisions, seconds in all, seconds inside
+    ``step()``, hands ended."""
+    env = rl.vector_env(envs, seed=seed)
+    rng = np.random.default_rng(seed)
+    clock = time.process_time  # CPU time: the machine may be running other work
+    obs, _ = env.reset()
+    width = obs["action_mask"].shape[1]
+    rows = np.arange(envs) * width
+    steps = hands = 0
+    inside = 0.0
+    start = clock()
+    wall = time.perf_counter()
+    while time.perf_counter() - wall < seconds:
+        legal = np.flatnonzero(obs["action_mask"].view(np.bool_))  # row by row
+        counts = np.bincount(legal // width, minlength=envs)
+        first = np.cumsum(counts) - counts
+        actions = legal[first + (rng.random(envs) * counts).astype(np.int64)] - rows
+        t0 = clock()
+        obs, _, terminated, _, _ = env.step(actions)
+        inside += clock() - t0
+        steps += envs
+        hands += int(terminated.sum())
+    return steps, clock() - start, inside, hands
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seconds", type=float, default=5.0)
+    parser.add_argument("--envs", type=int, default=64)
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args()
+    steps, total, inside, engine = aec_loop(args.seconds)
+    vsteps, vtotal, vinside, hands = vector_loop(args.seconds, args.envs)
+    aec, vec = steps / total, vsteps / vtotal
+    aec_env, vec_env = steps / inside, vsteps / vinside
+    out: dict[str, Any] = {
+        "seconds": args.seconds, "envs": args.envs, "aec_engine": engine, "vector_hands": hands,
+        "aec_steps_per_second": round(aec), "vector_steps_per_second": round(vec), "ratio": round(vec / aec, 2),
+        "aec_env_steps_per_second": round(aec_env), "vector_env_steps_per_second": round(vec_env),
+        "env_ratio": round(vec_env / aec_env, 2),
+    }
+    if args.json:
+        print(json.dumps(out))
+    else:
+        print(f"AEC loop ({engine}): {aec:,.0f} decisions/s ({aec_env:,.0f}/s inside the environment)")
+        print(f"vector_env({args.envs}): {vec:,.0f} decisions/s ({vec_env:,.0f}/s inside the environment, "
+              f"{hands} hands)")
+        print(f"ratio: {vec / aec:.1f}x the whole loop, {vec_env / aec_env:.1f}x inside the environment")
+
+
+if __name__ == "__main__":
+    main()
