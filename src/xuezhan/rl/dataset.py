@@ -64,8 +64,8 @@ import json
 import shutil
 import time
 from collections.abc import Sequence
-from itertools import accumulate
 from dataclasses import dataclass, field
+from itertools import accumulate
 from pathlib import Path
 from typing import Any
 
