@@ -581,22 +581,16 @@ def learning_table(rules: Rules, bots: Sequence[str | None]) -> Any:
 
 def step_tables(tables: tuple[Any, ...], seats: Any, actions: Any, seeds: Any, observations: Any, masks: Any,
                 rewards: Any, done: Any) -> int:
-    """One step at every :func:`learning_table` of ``tables`` in one call (:mod:`xuezhan.rl.vector`):
-    table ``i``'s learner ``seats[i]`` (int8) takes the action of index ``actions[i]`` (int64), its
-    bots play on; ``rewards`` (float32, ``(n, 4)``) gets the points each seat gained, ``done`` (int8)
-    the hands that ended, and a table whose hand ended deals the hand of ``seeds[i]`` (uint64 hand
-    seeds; ``None``: it is not dealt again). Then ``seats``, ``observations`` (float32, ``(n,
-    OBS_SIZE)``) and ``masks`` (int8) hold each table's learner to decide (-1: none), its
-    observation and mask. Every action is checked first: returns the first table whose action is
-    not legal (nothing changed then), else -1."""
+    """One step at every :func:`learning_table` of ``tables`` in one call (:mod:`xuezhan.rl.vector`; the
+    buffers' layout: ``step_tables`` in csrc/xz_env.c). Returns the first table whose action is not
+    legal (nothing changed then), else -1."""
     if _core is None:
         raise XuezhanError(ErrorCode.NATIVE_UNAVAILABLE, f"the compiled core is not built ({_IMPORT_ERROR})")
     return int(_core.step_tables(tables, seats, actions, seeds, observations, masks, rewards, done))
 
 
 def observe_tables(tables: tuple[Any, ...], seats: Any, observations: Any, masks: Any) -> None:
-    """Each table's learner to decide now (-1: none) into ``seats``, its observation and mask into
-    row ``i`` of ``observations`` and ``masks``, as :func:`step_tables` writes them."""
+    """Each table's learner to decide now (-1: none) into ``seats``, its observation and mask into row ``i``."""
     if _core is None:
         raise XuezhanError(ErrorCode.NATIVE_UNAVAILABLE, f"the compiled core is not built ({_IMPORT_ERROR})")
     _core.observe_tables(tables, seats, observations, masks)
