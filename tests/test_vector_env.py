@@ -98,9 +98,10 @@ def test_the_batch_refuses_what_it_cannot_play() -> None:
     assert exc.value.code == "no_hand"
     env = vector_env(2, seed=1)
     env.reset()
-    with pytest.raises(XuezhanError) as exc:
-        env.step([0, 0, 0])
-    assert exc.value.code == "bad_action"
+    for wrong in ([0, 0, 0], 3, ["a", "b"]):
+        with pytest.raises(XuezhanError) as exc:
+            env.step(wrong)  # type: ignore[arg-type]
+        assert exc.value.code == "bad_action"
 
 
 def test_bots_by_seat_leave_the_other_seats_to_learn() -> None:

@@ -140,7 +140,9 @@ class VectorEnv:
             raise XuezhanError(ErrorCode.NO_HAND, "no hand is being played: reset the environment first")
         acts = self._actions
         try:
-            acts[:] = np.asarray(actions, dtype=np.int64).reshape(self.num_envs)
+            if len(actions) != self.num_envs:  # type: ignore[arg-type]
+                raise ValueError
+            acts[:] = actions
         except (ValueError, TypeError, OverflowError):
             raise XuezhanError(ErrorCode.BAD_ACTION, f"step takes one action index for each of the {self.num_envs} "
                                                      "tables") from None
