@@ -100,7 +100,7 @@ def test_the_batch_refuses_what_it_cannot_play() -> None:
     env.reset()
     for wrong in ([0, 0, 0], 3, ["a", "b"]):
         with pytest.raises(XuezhanError) as exc:
-            env.step(wrong)  # type: ignore[arg-type]
+            env.step(wrong)
         assert exc.value.code == "bad_action"
 
 
