@@ -8,6 +8,7 @@ from typing import Any
 import gymnasium
 import numpy as np
 import pytest
+from gymnasium.vector import AutoresetMode
 
 from xuezhan import native
 from xuezhan.encoding import OBS_SIZE
@@ -36,6 +37,7 @@ def test_every_table_plays_the_hands_of_its_seeds_as_the_python_engine_does(oppo
     alone = [LearningTable("qq", learners, bots) for _ in range(n)]
     for i, table in enumerate(alone):
         table.deal(seed + i)
+    assert env.metadata["autoreset_mode"] is AutoresetMode.SAME_STEP
     obs, info = env.reset()
     assert obs["observation"].shape == (n, OBS_SIZE) and obs["observation"].dtype == np.float32
     assert obs["action_mask"].shape == (n, ACTION_SPACE_SIZE) and obs["action_mask"].dtype == np.int8

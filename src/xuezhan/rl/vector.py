@@ -17,12 +17,12 @@ tables whose hand ended.
   the table's hand ended; ``truncated`` is always false (a hand always ends).
 
 A table whose hand ends deals its next hand at once (``metadata["autoreset_mode"]`` is
-``"same-step"``): the observation given with ``terminated`` is the first of the new hand, and
-the rewards of that step are the last of the old one.
+Gymnasium's ``AutoresetMode.SAME_STEP``): the observation given with ``terminated`` is the
+first of the new hand, and the rewards of that step are the last of the old one.
 
 Seeds: table ``i`` plays the hands ``S + i``, ``S + i + num_envs``, ``S + i + 2 * num_envs``, ...
-where ``S`` is the ``seed`` of ``reset`` (or of :func:`vector_env`; without either it comes from
-the operating system). Hand ``s`` is the hand that ``single_agent_env``'s ``reset(seed=s)`` and
+where ``S`` is the ``seed`` of ``reset`` (or, at the first reset, of :func:`vector_env`; else it
+comes from the operating system, as at every later reset without a seed). Hand ``s`` is the hand that ``single_agent_env``'s ``reset(seed=s)`` and
 ``xuezhan simulate --seed s`` deal first, so any hand of a run can be played again on its own.
 ``info["seed"]`` is each table's hand now, ``info["final_seed"]`` the hand that ended at each
 table in that step (-1 where none did).
@@ -47,6 +47,7 @@ from typing import Any, ClassVar, Final
 import numpy as np
 import numpy.typing as npt
 from gymnasium import spaces
+from gymnasium.vector import AutoresetMode
 
 from .. import native
 from ..encoding import OBS_HIGH, OBS_LOW, OBS_SIZE
@@ -80,7 +81,7 @@ def _opponents(opponents: str | Sequence[str] | Mapping[int, str] | None) -> dic
 class VectorEnv:
     """``num_envs`` tables stepped together on the compiled core (see the module docstring)."""
 
-    metadata: ClassVar[dict[str, Any]] = {"autoreset_mode": "same-step"}
+    metadata: ClassVar[dict[str, Any]] = {"autoreset_mode": AutoresetMode.SAME_STEP}
 
     def __init__(self, num_envs: int, rules: str | Rules = "qq", seed: int | None = None,
                  opponents: str | Sequence[str] | Mapping[int, str] | None = None) -> None:
