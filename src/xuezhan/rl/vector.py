@@ -22,8 +22,9 @@ first of the new hand, and the rewards of that step are the last of the old one.
 
 Seeds: table ``i`` plays the hands ``S + i``, ``S + i + num_envs``, ``S + i + 2 * num_envs``, ...
 where ``S`` is the ``seed`` of ``reset`` (or, at the first reset, of :func:`vector_env`; else it
-comes from the operating system, as at every later reset without a seed). Hand ``s`` is the hand that ``single_agent_env``'s ``reset(seed=s)`` and
-``xuezhan simulate --seed s`` deal first, so any hand of a run can be played again on its own.
+comes from the operating system, as at every later reset without a seed). Hand ``s`` is the
+hand that ``single_agent_env``'s ``reset(seed=s)`` and ``xuezhan simulate --seed s`` deal first,
+so any hand of a run can be played again on its own.
 ``info["seed"]`` is each table's hand now, ``info["final_seed"]`` the hand that ended at each
 table in that step (-1 where none did).
 
