@@ -139,3 +139,13 @@ def test_single_seat_is_registered_with_gymnasium_and_ends_with_the_hands_record
     while not done:
         obs2, _, done, _, info2 = alone.step(_draw(obs2["action_mask"], rng))
     assert info2["record"] == record  # both engines, the same record
+
+
+def test_the_single_seat_leaves_the_record_out_when_asked() -> None:
+    env = gymnasium.make("xuezhan/SingleSeat-v0", seed=4, record=False)
+    obs, _ = env.reset()
+    rng = random.Random(5)
+    done = False
+    while not done:
+        obs, _, done, _, info = env.step(_draw(obs["action_mask"], rng))
+    assert info == {"illegal_action": False}

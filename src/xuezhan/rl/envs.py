@@ -245,9 +245,10 @@ class XuezhanSingle(gymnasium.Env[Obs, int]):
     """One seat (``seat``, default 0) against three bots as a Gymnasium ``Env``
     (``gymnasium.make("xuezhan/SingleSeat-v0", opponents=..., ...)``, :func:`register`).
 
-    The step that ends the hand gives its game record in ``info["record"]`` (what ``xuezhan
-    simulate --seed S --out`` writes for the hand of ``reset(seed=S)``; ``xuezhan replay``
-    reads it).
+    With ``record`` (the default), the step that ends the hand gives its game record in
+    ``info["record"]`` (what ``xuezhan simulate --seed S --out`` writes for the hand of
+    ``reset(seed=S)``; ``xuezhan replay`` reads it). Writing it costs about a millisecond a
+    hand, as much as playing the hand on the compiled core: ``record=False`` leaves it out.
 
     An action that is not legal (see the ``action_mask``, also :meth:`action_masks`) is not an
     error: the seat's stand-in bot decides instead, as it does for a person who runs out of
@@ -258,8 +259,9 @@ class XuezhanSingle(gymnasium.Env[Obs, int]):
 
     def __init__(self, opponents: str | Sequence[str] = "heuristic", rules: str | Rules = "qq",
                  seed: int | None = None, render_mode: str | None = None, seat: int = 0,
-                 engine: str = "auto") -> None:
+                 engine: str = "auto", record: bool = True) -> None:
         _check_render_mode(render_mode)
+        self.record = record
         if seat not in (0, 1, 2, 3):
             raise XuezhanError(ErrorCode.BAD_SEAT, f"seat must be 0-3, not {seat!r}")
         names = [opponents] * 3 if isinstance(opponents, str) else list(opponents)
@@ -297,7 +299,7 @@ class XuezhanSingle(gymnasium.Env[Obs, int]):
         reward = table.rewards()[self.seat]
         info: dict[str, Any] = {"illegal_action": illegal}
         over = table.over
-        if over:
+        if over and self.record:
             info["record"] = table.record()
         return table.observation(self.seat), reward, over, False, info
 
@@ -331,7 +333,7 @@ def parallel_env(rules: str | Rules = "qq", seed: int | None = None, render_mode
 
 def single_agent_env(opponents: str | Sequence[str] = "heuristic", rules: str | Rules = "qq",
                      seed: int | None = None, render_mode: str | None = None, seat: int = 0,
-                     engine: str = "auto") -> XuezhanSingle:
+                     engine: str = "auto", record: bool = True) -> XuezhanSingle:
     """The Gymnasium ``Env`` of one seat against bots (``opponents``: one bot name or three)."""
     return XuezhanSingle(opponents=opponents, rules=rules, seed=seed, render_mode=render_mode, seat=seat,
-                         engine=engine)
+                         engine=engine, record=record)
