@@ -131,6 +131,7 @@ typedef struct {
      * observes a learner, then checks its action against them at the next call); -1: none */
     int cache_seat, cache_step, ncache;
     XzAction cache[XZ_MAX_LEGAL];
+    XzAction chosen; /* step_tables: the learner's action, checked, waiting for the others' */
 } TableObject;
 
 /* the bots play until a learner must decide or the hand is over (runtime.HandDriver.run) */
@@ -551,9 +552,8 @@ static PyObject *step_tables(PyObject *module, PyObject *const *args, Py_ssize_t
      * gained; a hand that ends sets ``done[i]`` (int8) and, when ``seeds`` (uint64 hand seeds, one a
      * table) is not None, table i deals the hand of ``seeds[i]`` at once. Then ``seats[i]`` is the
      * learner to decide next (-1: none, a finished hand not dealt again) and row i of ``observations``
-     * (float32) and ``masks`` (int8) its observation and mask. Every action is checked first: the
-     * index of the first table whose action is not legal is returned and nothing changes; -1 when
-     * every table stepped. */
+     * (float32) and ``masks`` (int8) its observation and mask. Returns how many hands ended. Every
+     * action is checked first: when table i's is not legal, -1 - i is returned and nothing changes. */
     (void)module;
     if (nargs != 8) {
         PyErr_SetString(PyExc_TypeError, "step_tables(tables, seats, actions, seeds, observations, masks, rewards, done)");
@@ -567,7 +567,7 @@ static PyObject *step_tables(PyObject *module, PyObject *const *args, Py_ssize_t
     const Py_ssize_t item[B_COUNT] = {1, 8, 8, 4, 1, 4, 1};
     static const char *what[B_COUNT] = {"seats", "actions", "seeds", "observations", "masks", "rewards", "done"};
     PyObject *result = NULL;
-    XzAction *chosen = NULL;
+    long ended = 0;
     for (int k = 0; k < B_COUNT; k++) {
         if (k == B_SEEDS && args[1 + k] == Py_None) continue;
         if (batch_buffer(args[1 + k], &b[k], len[k], item[k], what[k]) < 0) goto done;
@@ -576,25 +576,20 @@ static PyObject *step_tables(PyObject *module, PyObject *const *args, Py_ssize_t
     const int64_t *actions = b[B_ACTIONS].buf;
     const uint64_t *seeds = b[B_SEEDS].buf;
     float *obs = b[B_OBS].buf, *rewards = b[B_REWARDS].buf;
-    chosen = PyMem_Malloc(sizeof(XzAction) * (size_t)(n ? n : 1));
-    if (!chosen) {
-        PyErr_NoMemory();
-        goto done;
-    }
     XzAction legal[XZ_MAX_LEGAL];
     for (Py_ssize_t i = 0; i < n; i++) { /* every action checked before any is applied */
         TableObject *t = (TableObject *)PyTuple_GET_ITEM(args[0], i);
         const XzAction *a = learner_action(t, seats[i], actions[i], legal);
         if (!a) {
-            result = PyLong_FromSsize_t(i);
+            result = PyLong_FromSsize_t(-1 - i);
             goto done;
         }
-        chosen[i] = *a;
+        t->chosen = *a;
     }
     for (Py_ssize_t i = 0; i < n; i++) {
         TableObject *t = (TableObject *)PyTuple_GET_ITEM(args[0], i);
         XzGame *g = t->hand.g;
-        xz_apply(g, &chosen[i]);
+        xz_apply(g, &t->chosen);
         run_bots(t);
         if (overflowed(t)) goto done;
         float *r = rewards + 4 * i;
@@ -606,12 +601,12 @@ static PyObject *step_tables(PyObject *module, PyObject *const *args, Py_ssize_t
         t->ledger_seen = g->nledger;
         for (int s = 0; s < 4; s++) r[s] = (float)paid[s];
         finished[i] = g->phase == XZ_PHASE_OVER;
+        ended += finished[i];
         if (finished[i] && seeds && deal(t, seeds[i], -1, NULL, 0) < 0) goto done;
         observe_row(t, &seats[i], obs + (size_t)i * XZ_OBS_SIZE, masks + (size_t)i * XZ_ACTION_SPACE);
     }
-    result = PyLong_FromLong(-1);
+    result = PyLong_FromLong(ended);
 done:
-    PyMem_Free(chosen);
     for (int k = 0; k < B_COUNT; k++)
         if (b[k].obj) PyBuffer_Release(&b[k]);
     return result;
@@ -649,7 +644,8 @@ static PyObject *observe_tables(PyObject *module, PyObject *const *args, Py_ssiz
 
 static PyMethodDef batch_functions[] = {
     {"step_tables", (PyCFunction)(void (*)(void))step_tables, METH_FASTCALL,
-     "step_tables(tables, seats, actions, seeds, observations, masks, rewards, done): one step at every table."},
+     "step_tables(tables, seats, actions, seeds, observations, masks, rewards, done): one step at every table;\n"
+     "how many hands ended (-1 - i: table i's action is not legal, nothing changed)."},
     {"observe_tables", (PyCFunction)(void (*)(void))observe_tables, METH_FASTCALL,
      "observe_tables(tables, seats, observations, masks): every table's learner to decide, observed."},
     {NULL, NULL, 0, NULL},

@@ -579,18 +579,10 @@ def learning_table(rules: Rules, bots: Sequence[str | None]) -> Any:
         raise XuezhanError(ErrorCode.NATIVE_REFUSED, f"the compiled core's table refused the bots: {exc}") from None
 
 
-def step_tables(tables: tuple[Any, ...], seats: Any, actions: Any, seeds: Any, observations: Any, masks: Any,
-                rewards: Any, done: Any) -> int:
-    """One step at every :func:`learning_table` of ``tables`` in one call (:mod:`xuezhan.rl.vector`; the
-    buffers' layout: ``step_tables`` in csrc/xz_env.c). Returns the first table whose action is not
-    legal (nothing changed then), else -1."""
+def table_batch() -> tuple[Any, Any]:
+    """The core's ``step_tables`` and ``observe_tables`` (csrc/xz_env.c: their buffers, and what
+    they return): many :func:`learning_table` objects stepped and observed in one call, for
+    :mod:`xuezhan.rl.vector`. Raises :class:`XuezhanError` ``native_unavailable`` without the core."""
     if _core is None:
         raise XuezhanError(ErrorCode.NATIVE_UNAVAILABLE, f"the compiled core is not built ({_IMPORT_ERROR})")
-    return int(_core.step_tables(tables, seats, actions, seeds, observations, masks, rewards, done))
-
-
-def observe_tables(tables: tuple[Any, ...], seats: Any, observations: Any, masks: Any) -> None:
-    """Each table's learner to decide now (-1: none) into ``seats``, its observation and mask into row ``i``."""
-    if _core is None:
-        raise XuezhanError(ErrorCode.NATIVE_UNAVAILABLE, f"the compiled core is not built ({_IMPORT_ERROR})")
-    _core.observe_tables(tables, seats, observations, masks)
+    return _core.step_tables, _core.observe_tables

@@ -28,7 +28,9 @@ so any hand of a run can be played again on its own.
 ``info["seed"]`` is each table's hand now, ``info["final_seed"]`` the hand that ended at each
 table in that step (-1 where none did).
 
-``info`` also holds ``"seat"``: the seat to act at each table (int8). An action that is not legal
+``info`` also holds ``"seat"``: the seat to act at each table (int8). The arrays of a step are
+new ones, the caller's to keep, but for ``truncated`` and, in a step where no hand ended,
+``info["final_seed"]``: those two are read-only, and the same from step to step. An action that is not legal
 (the mask says which) raises :class:`~xuezhan.errors.IllegalActionError` naming the table, and
 no table steps.
 
@@ -95,6 +97,7 @@ class VectorEnv:
         self.num_envs = num_envs
         self.tables = tuple(native.learning_table(self.rules, [bots.get(s) for s in _SEATS])
                             for _ in range(num_envs))
+        self._step_tables, self._observe_tables = native.table_batch()
         self._seed = seed
         n = num_envs
         self._masks = np.zeros((n, ACTION_SPACE_SIZE), dtype=np.int8)
@@ -105,6 +108,10 @@ class VectorEnv:
         """The seed of each table's hand now."""
         self._next = np.zeros(n, dtype=np.uint64)
         """The hand seed (:func:`~xuezhan.match.hand_seed`) each table deals when its hand ends."""
+        self._no_final = np.full(n, -1, dtype=np.int64)
+        self._no_final.flags.writeable = False  # given out as info["final_seed"] while no hand ends
+        self._untruncated = np.zeros(n, dtype=np.bool_)
+        self._untruncated.flags.writeable = False
         self._dealt = False
         self.single_observation_space = spaces.Dict({
             "observation": spaces.Box(OBS_LOW, OBS_HIGH, shape=(OBS_SIZE,), dtype=np.float32),
@@ -130,7 +137,7 @@ class VectorEnv:
             table.deal(hand_seed(seed + i, 1))
             self._next[i] = hand_seed(seed + i + n, 1)
         obs, masks, _ = self._new_batch()
-        native.observe_tables(self.tables, self._seats, obs, masks)
+        self._observe_tables(self.tables, self._seats, obs, masks)
         self._masks = masks
         self._dealt = True
         return {"observation": obs, "action_mask": masks}, {"seat": self._seats.copy(), "seed": self._hands.copy()}
@@ -151,23 +158,24 @@ class VectorEnv:
         seats = self._seats
         obs, masks, rewards = self._new_batch()  # written whole by the core: the caller may keep them
         terminated = np.empty(self.num_envs, dtype=np.bool_)
-        bad = native.step_tables(self.tables, seats, acts, self._next, obs, masks, rewards, terminated)
-        if bad >= 0:
+        ended = self._step_tables(self.tables, seats, acts, self._next, obs, masks, rewards, terminated)
+        if ended < 0:
+            bad = -1 - ended
             raise IllegalActionError(ErrorCode.ILLEGAL_ACTION,
                                      f"table {bad}: seat {int(seats[bad])} may not take action {int(acts[bad])} now")
-        final = np.full(self.num_envs, -1, dtype=np.int64)
-        if terminated.any():
-            ended = np.flatnonzero(terminated)
+        final = self._no_final
+        if ended:
+            final = final.copy()
+            at = np.flatnonzero(terminated)
             n = self.num_envs
             hands = self._hands
-            final[ended] = hands[ended]
-            hands[ended] += n
-            for i in ended.tolist():
+            final[at] = hands[at]
+            hands[at] += n
+            for i in at.tolist():
                 self._next[i] = hand_seed(int(hands[i]) + n, 1)
         self._masks = masks
         info = {"seat": seats.copy(), "seed": self._hands.copy(), "final_seed": final}
-        return ({"observation": obs, "action_mask": masks}, rewards, terminated, np.zeros(self.num_envs, dtype=bool),
-                info)
+        return {"observation": obs, "action_mask": masks}, rewards, terminated, self._untruncated, info
 
     def _new_batch(self) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.int8], npt.NDArray[np.float32]]:
         n = self.num_envs
