@@ -13,9 +13,9 @@ xuezhan sends an outside bot one JSON object per line:
   with the events as the seat may see them).
 
 and reads ``{"action": ACTION}`` in answer to each request. docs/bot-protocol.md is the full
-specification, with the JSON Schema of every message (:mod:`xuezhan.bots.schema`). :class:`RemoteView` is the
-other side: a seat view rebuilt from ``VIEW``, so that any of our bots can play as an
-outside program (:func:`serve`, ``xuezhan bot stdio --bot NAME``).
+specification, with the JSON Schema of every message (:mod:`xuezhan.bots.schema`).
+:class:`RemoteView` is the other side: a seat view rebuilt from ``VIEW``, so that any of our
+bots can play as an outside program (:func:`serve`, ``xuezhan bot stdio --bot NAME``).
 """
 
 from __future__ import annotations

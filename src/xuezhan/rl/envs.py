@@ -246,9 +246,10 @@ class XuezhanSingle(gymnasium.Env[Obs, int]):
     (``gymnasium.make("xuezhan/SingleSeat-v0", opponents=..., ...)``, :func:`register`).
 
     With ``record`` (the default), the step that ends the hand gives its game record in
-    ``info["record"]`` (what ``xuezhan simulate --seed S --out`` writes for the hand of
-    ``reset(seed=S)``; ``xuezhan replay`` reads it). Writing it costs about a millisecond a
-    hand, as much as playing the hand on the compiled core: ``record=False`` leaves it out.
+    ``info["record"]``, as ``xuezhan simulate --out`` writes records (the hand of
+    ``reset(seed=S)`` is hand 1 of a match seeded with ``S``; ``xuezhan replay`` reads it).
+    Writing it costs about a millisecond a hand, as much as playing the hand on the compiled
+    core: ``record=False`` leaves it out.
 
     An action that is not legal (see the ``action_mask``, also :meth:`action_masks`) is not an
     error: the seat's stand-in bot decides instead, as it does for a person who runs out of
