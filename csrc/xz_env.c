@@ -127,6 +127,11 @@ typedef struct {
     XzBot bots[4];
     int ledger_seen;  /* payments already handed out by rewards() */
     uint64_t seed;
+    /* the legal actions of ``cache_seat`` when ``cache_step`` actions had been applied (step_tables
+     * observes a learner, then checks its action against them at the next call); -1: none */
+    int cache_seat, cache_step, ncache;
+    XzAction cache[XZ_MAX_LEGAL];
+    XzAction chosen; /* step_tables: the learner's action, checked, waiting for the others' */
 } TableObject;
 
 /* the bots play until a learner must decide or the hand is over (runtime.HandDriver.run) */
@@ -183,6 +188,7 @@ static int deal(TableObject *t, uint64_t seed, int dealer, const uint8_t *tiles,
     }
     t->seed = seed;
     t->ledger_seen = 0;
+    t->cache_seat = -1;
     for (int s = 0; s < 4; s++)
         if (t->bot_code[s] >= 0) xz_make_bot(&t->bots[s], t->bot_code[s], xz_bot_seed(seed, s));
     run_bots(t);
@@ -471,11 +477,186 @@ static PyTypeObject TableType = {
     .tp_new = PyType_GenericNew,
 };
 
+/* ------------------------------------------------------------------------------------------
+ * Many tables in one call (xuezhan.rl.vector.VectorEnv): each table's learner acts, its bots play
+ * on, and the next learner's observation and mask are written into row i of the batch.
+ * ------------------------------------------------------------------------------------------ */
+
+/* the tables of a batch: a tuple of Table objects; -1 with an error set otherwise */
+static Py_ssize_t tables_arg(PyObject *obj) {
+    if (!PyTuple_Check(obj)) {
+        PyErr_SetString(PyExc_TypeError, "tables must be a tuple of Table objects");
+        return -1;
+    }
+    Py_ssize_t n = PyTuple_GET_SIZE(obj);
+    for (Py_ssize_t i = 0; i < n; i++)
+        if (!PyObject_TypeCheck(PyTuple_GET_ITEM(obj, i), &TableType)) {
+            PyErr_SetString(PyExc_TypeError, "tables must be a tuple of Table objects");
+            return -1;
+        }
+    return n;
+}
+
+/* a writable C-contiguous buffer of exactly ``len`` bytes with items of ``itemsize`` bytes (any
+ * integer or float format of that size: the caller's numpy dtype says which) */
+static int batch_buffer(PyObject *obj, Py_buffer *view, Py_ssize_t len, Py_ssize_t itemsize, const char *what) {
+    if (PyObject_GetBuffer(obj, view, PyBUF_WRITABLE | PyBUF_C_CONTIGUOUS) < 0) return -1;
+    if (view->len != len || view->itemsize != itemsize) {
+        PyErr_Format(PyExc_ValueError, "%s must be a writable contiguous buffer of %zd bytes in items of %zd",
+                     what, len, itemsize);
+        PyBuffer_Release(view);
+        return -1;
+    }
+    return 0;
+}
+
+/* row i of the batch: the first learner of table t (-1 when none: a finished hand), its observation
+ * and mask (zeros when none) */
+static void observe_row(TableObject *t, int8_t *seat, float *obs, int8_t *mask) {
+    XzGame *g = t->hand.g;
+    XzAction *legal = t->cache;
+    int seats[4], np = g->phase == XZ_PHASE_OVER ? 0 : xz_pending(g, seats), n = 0, first = -1;
+    for (int i = 0; i < np && first < 0; i++) /* first_learner, keeping its legal actions */
+        if (t->bot_code[seats[i]] < 0 && (n = xz_legal(g, seats[i], legal)) > 0) first = seats[i];
+    *seat = (int8_t)first;
+    t->cache_seat = first;
+    t->cache_step = g->nactions;
+    t->ncache = n;
+    memset(mask, 0, XZ_ACTION_SPACE);
+    if (first < 0) {
+        memset(obs, 0, sizeof(float) * XZ_OBS_SIZE);
+        return;
+    }
+    xz_observe(g, first, obs);
+    for (int i = 0; i < n; i++) mask[xz_action_index(&legal[i])] = 1;
+}
+
+/* the legal action of learner ``seat`` at table t with index ``index`` (the cached list when it is
+ * still the hand's now), or NULL */
+static const XzAction *learner_action(TableObject *t, int seat, int64_t index, XzAction *legal) {
+    XzGame *g = t->hand.g;
+    if (seat < 0 || seat > 3 || t->bot_code[seat] >= 0 || index < 0 || index >= XZ_ACTION_SPACE) return NULL;
+    if (t->cache_seat != seat || t->cache_step != g->nactions || g->phase == XZ_PHASE_OVER)
+        return find_legal(g, seat, (long)index, legal);
+    for (int i = 0; i < t->ncache; i++)
+        if (xz_action_index(&t->cache[i]) == index) return &t->cache[i];
+    return NULL;
+}
+
+enum { B_SEATS, B_ACTIONS, B_SEEDS, B_OBS, B_MASKS, B_REWARDS, B_DONE, B_COUNT };
+
+static PyObject *step_tables(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
+    /* step_tables(tables, seats, actions, seeds, observations, masks, rewards, done): table i's
+     * learner ``seats[i]`` (int8) takes the action of index ``actions[i]`` (int64), then its bots
+     * play until a learner must decide. ``rewards`` (float32, 4 a table) gets the points each seat
+     * gained; a hand that ends sets ``done[i]`` (int8) and, when ``seeds`` (uint64 hand seeds, one a
+     * table) is not None, table i deals the hand of ``seeds[i]`` at once. Then ``seats[i]`` is the
+     * learner to decide next (-1: none, a finished hand not dealt again) and row i of ``observations``
+     * (float32) and ``masks`` (int8) its observation and mask. Returns how many hands ended. Every
+     * action is checked first: when table i's is not legal, -1 - i is returned and nothing changes. */
+    (void)module;
+    if (nargs != 8) {
+        PyErr_SetString(PyExc_TypeError, "step_tables(tables, seats, actions, seeds, observations, masks, rewards, done)");
+        return NULL;
+    }
+    Py_ssize_t n = tables_arg(args[0]);
+    if (n < 0) return NULL;
+    Py_buffer b[B_COUNT];
+    memset(b, 0, sizeof(b));
+    const Py_ssize_t len[B_COUNT] = {n, n * 8, n * 8, n * XZ_OBS_SIZE * 4, n * XZ_ACTION_SPACE, n * 16, n};
+    const Py_ssize_t item[B_COUNT] = {1, 8, 8, 4, 1, 4, 1};
+    static const char *what[B_COUNT] = {"seats", "actions", "seeds", "observations", "masks", "rewards", "done"};
+    PyObject *result = NULL;
+    long ended = 0;
+    for (int k = 0; k < B_COUNT; k++) {
+        if (k == B_SEEDS && args[1 + k] == Py_None) continue;
+        if (batch_buffer(args[1 + k], &b[k], len[k], item[k], what[k]) < 0) goto done;
+    }
+    int8_t *seats = b[B_SEATS].buf, *masks = b[B_MASKS].buf, *finished = b[B_DONE].buf;
+    const int64_t *actions = b[B_ACTIONS].buf;
+    const uint64_t *seeds = b[B_SEEDS].buf;
+    float *obs = b[B_OBS].buf, *rewards = b[B_REWARDS].buf;
+    XzAction legal[XZ_MAX_LEGAL];
+    for (Py_ssize_t i = 0; i < n; i++) { /* every action checked before any is applied */
+        TableObject *t = (TableObject *)PyTuple_GET_ITEM(args[0], i);
+        const XzAction *a = learner_action(t, seats[i], actions[i], legal);
+        if (!a) {
+            result = PyLong_FromSsize_t(-1 - i);
+            goto done;
+        }
+        t->chosen = *a;
+    }
+    for (Py_ssize_t i = 0; i < n; i++) {
+        TableObject *t = (TableObject *)PyTuple_GET_ITEM(args[0], i);
+        XzGame *g = t->hand.g;
+        xz_apply(g, &t->chosen);
+        run_bots(t);
+        if (overflowed(t)) goto done;
+        float *r = rewards + 4 * i;
+        double paid[4] = {0, 0, 0, 0};
+        for (int e = t->ledger_seen; e < g->nledger; e++) {
+            paid[g->ledger[e].from] -= (double)g->ledger[e].points;
+            paid[g->ledger[e].to] += (double)g->ledger[e].points;
+        }
+        t->ledger_seen = g->nledger;
+        for (int s = 0; s < 4; s++) r[s] = (float)paid[s];
+        finished[i] = g->phase == XZ_PHASE_OVER;
+        ended += finished[i];
+        if (finished[i] && seeds && deal(t, seeds[i], -1, NULL, 0) < 0) goto done;
+        observe_row(t, &seats[i], obs + (size_t)i * XZ_OBS_SIZE, masks + (size_t)i * XZ_ACTION_SPACE);
+    }
+    result = PyLong_FromLong(ended);
+done:
+    for (int k = 0; k < B_COUNT; k++)
+        if (b[k].obj) PyBuffer_Release(&b[k]);
+    return result;
+}
+
+static PyObject *observe_tables(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
+    /* observe_tables(tables, seats, observations, masks): row i is table i's first learner to decide
+     * (-1: none), its observation and its mask, as step_tables writes them */
+    (void)module;
+    if (nargs != 4) {
+        PyErr_SetString(PyExc_TypeError, "observe_tables(tables, seats, observations, masks)");
+        return NULL;
+    }
+    Py_ssize_t n = tables_arg(args[0]);
+    if (n < 0) return NULL;
+    Py_buffer seats = {0}, obs = {0}, masks = {0};
+    if (batch_buffer(args[1], &seats, n, 1, "seats") < 0) return NULL;
+    if (batch_buffer(args[2], &obs, n * XZ_OBS_SIZE * 4, 4, "observations") < 0) {
+        PyBuffer_Release(&seats);
+        return NULL;
+    }
+    if (batch_buffer(args[3], &masks, n * XZ_ACTION_SPACE, 1, "masks") < 0) {
+        PyBuffer_Release(&seats);
+        PyBuffer_Release(&obs);
+        return NULL;
+    }
+    for (Py_ssize_t i = 0; i < n; i++)
+        observe_row((TableObject *)PyTuple_GET_ITEM(args[0], i), (int8_t *)seats.buf + i,
+                    (float *)obs.buf + (size_t)i * XZ_OBS_SIZE, (int8_t *)masks.buf + (size_t)i * XZ_ACTION_SPACE);
+    PyBuffer_Release(&seats);
+    PyBuffer_Release(&obs);
+    PyBuffer_Release(&masks);
+    Py_RETURN_NONE;
+}
+
+static PyMethodDef batch_functions[] = {
+    {"step_tables", (PyCFunction)(void (*)(void))step_tables, METH_FASTCALL,
+     "step_tables(tables, seats, actions, seeds, observations, masks, rewards, done): one step at every table;\n"
+     "how many hands ended (-1 - i: table i's action is not legal, nothing changed)."},
+    {"observe_tables", (PyCFunction)(void (*)(void))observe_tables, METH_FASTCALL,
+     "observe_tables(tables, seats, observations, masks): every table's learner to decide, observed."},
+    {NULL, NULL, 0, NULL},
+};
+
 int xz_env_add_types(PyObject *module, PyTypeObject *hand_type) {
     TableType.tp_base = hand_type; /* pending, legal, apply, summary, over, step of the hand */
     TableType.tp_dealloc = hand_type->tp_dealloc;
     if (PyType_Ready(&TableType) < 0) return -1;
-    if (PyModule_AddIntConstant(module, "OBS_SIZE", XZ_OBS_SIZE) < 0
+    if (PyModule_AddFunctions(module, batch_functions) < 0
+        || PyModule_AddIntConstant(module, "OBS_SIZE", XZ_OBS_SIZE) < 0
         || PyModule_AddIntConstant(module, "ACTION_SPACE_SIZE", XZ_ACTION_SPACE) < 0)
         return -1;
     return PyModule_AddObjectRef(module, "Table", (PyObject *)&TableType);

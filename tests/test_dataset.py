@@ -19,7 +19,7 @@ from xuezhan.engine.actions import Action, action_index
 from xuezhan.engine.views import SeatView
 from xuezhan.errors import XuezhanError
 from xuezhan.records import parse_record
-from xuezhan.rl.dataset import make_dataset, read_dataset, read_manifest
+from xuezhan.rl.dataset import make_dataset, read_dataset, read_manifest, record_id_of
 
 
 def _run(out: Path, *extra: str) -> tuple[int, dict[str, Any]]:
@@ -46,7 +46,7 @@ def _records(out: Path) -> dict[str, dict[str, Any]]:
     for f in sorted((out / "_records").glob("*.jsonl")):
         for line in f.read_text(encoding="utf-8").splitlines():
             rec = json.loads(line)
-            records[rec["id"]] = rec
+            records[record_id_of(rec)] = rec
     return records
 
 
@@ -68,6 +68,50 @@ def test_the_rows_of_each_hand_are_the_decisions_of_its_record(made: tuple[Path,
             assert row["bot"] == ["heuristic", "random"][act["seat"] % 2]
 
 
+def test_rewards_add_up_to_the_points_and_next_row_links_each_seats_decisions(
+        made: tuple[Path, dict[str, Any]]) -> None:
+    out, _ = made
+    table = read_dataset(out)  # next_row counted over the whole dataset
+    df = table.select(["record_id", "step", "seat", "points", "reward", "done", "next_row"]).to_pandas()
+    records = _records(out)
+    assert len(df) > 20 and df["done"].sum() == 4 * len(records) and (df["reward"] != 0).any()
+    for rid, rows in df.groupby("record_id", sort=False):
+        rec = records[str(rid)]
+        parsed = parse_record(rec)
+        game = parsed.new_game()
+        for seat in range(4):
+            mine = rows[rows["seat"] == seat]
+            assert mine["reward"].sum() == rec["result"]["deltas"][seat] == mine["points"].iloc[0]
+            assert list(mine["next_row"]) == [*mine.index[1:], -1]
+            assert list(mine["done"]) == [False] * (len(mine) - 1) + [True]
+        latest = [-1, -1, -1, -1]
+        expected: dict[int, int] = {}
+        for (at, row), act in zip(rows.iterrows(), parsed.actions, strict=True):
+            latest[act.seat] = int(at)
+            expected[int(at)] = 0
+            before = game.deltas()
+            game.apply(act)
+            for seat, (a, b) in enumerate(zip(before, game.deltas(), strict=True)):
+                if b != a:  # what a step pays goes to each seat's latest decision
+                    assert latest[seat] >= 0
+                    expected[latest[seat]] += b - a
+            nxt = int(row["next_row"])
+            if nxt >= 0:
+                assert df.loc[nxt, "seat"] == row["seat"] and df.loc[nxt, "record_id"] == rid
+                assert df.loc[nxt, "step"] > row["step"]
+        assert {at: float(r) for at, r in rows["reward"].items()} == expected
+
+
+def test_the_records_replay_with_xuezhan_replay(made: tuple[Path, dict[str, Any]]) -> None:
+    out, _ = made
+    first = sorted((out / "_records").glob("*.jsonl"))[0]
+    lines = first.read_text(encoding="utf-8").splitlines()
+    for hand, line in enumerate(lines, start=1):
+        result = CliRunner().invoke(cli, ["replay", str(first), "--hand", str(hand), "--json"])
+        assert result.exit_code == 0, result.output
+        assert json.loads(result.output)["deltas"] == json.loads(line)["result"]["deltas"]
+
+
 def test_the_observations_read_back_are_the_seats_views_replayed_from_the_records(
         made: tuple[Path, dict[str, Any]]) -> None:
     out, _ = made
@@ -82,7 +126,7 @@ def test_the_observations_read_back_are_the_seats_views_replayed_from_the_record
     i = 0
     for rid in dict.fromkeys(ids):
         rec = records[rid]
-        parsed = parse_record({k: v for k, v in rec.items() if k not in ("id", "result")})
+        parsed = parse_record(rec)  # a record as xuezhan replay reads it, whole
         game = parsed.new_game()
         for act in parsed.actions:
             assert np.array_equal(obs[i], rl.encode(SeatView(game, act.seat)))

@@ -62,9 +62,11 @@ from .ids import EventKind
 if TYPE_CHECKING:
     from .engine.game import Game
 
-ENCODING_VERSION: Final = 1
-"""The version of this observation and action encoding: it changes whenever a field, its size,
-its order or its meaning does (a dataset's manifest records the one it was written with)."""
+ENCODING_VERSION: Final = 2
+"""The version of this observation and action encoding and of the dataset rows built on them
+(:mod:`xuezhan.rl.dataset`): it changes whenever a field, a column, its size, its order or its
+meaning does (a dataset's manifest records the one it was written with). 2: the rows carry
+``reward``, ``done`` and ``next_row``."""
 RIVER_PLACES: Final = 60
 PHASES: Final = ("exchange", "dingque", "turn", "claim", "rob", "over")
 MAX_POINTS: Final = 1_000_000.0

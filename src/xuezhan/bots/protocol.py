@@ -2,8 +2,9 @@
 
 xuezhan sends an outside bot one JSON object per line:
 
-- ``{"type": "start_hand", "seat": S, "rules": {OPTION: VALUE, ...}}`` when a hand begins
-  (``rules`` has ``preset`` and every option, :func:`rules_json`);
+- ``{"type": "start_hand", "protocol": 1, "seat": S, "rules": {OPTION: VALUE, ...}}`` when a
+  hand begins (``protocol``: :data:`PROTOCOL_VERSION`; ``rules`` has ``preset`` and every
+  option, :func:`rules_json`);
 - ``{"type": "request", "view": VIEW, "legal": [ACTION, ...]}`` whenever the seat must
   decide: ``VIEW`` is :func:`~xuezhan.engine.views.seat_view_json` of the seat plus
   ``"step"``, the number of actions applied so far in the hand; ``ACTION`` objects are in
@@ -11,9 +12,10 @@ xuezhan sends an outside bot one JSON object per line:
 - ``{"type": "end_hand", "result": RESULT}`` when the hand is over (as ``replay --json``,
   with the events as the seat may see them).
 
-and reads ``{"action": ACTION}`` in answer to each request. :class:`RemoteView` is the
-other side: a seat view rebuilt from ``VIEW``, so that any of our bots can play as an
-outside program (:func:`serve`, ``xuezhan bot stdio --bot NAME``).
+and reads ``{"action": ACTION}`` in answer to each request. docs/bot-protocol.md is the full
+specification, with the JSON Schema of every message (:mod:`xuezhan.bots.schema`).
+:class:`RemoteView` is the other side: a seat view rebuilt from ``VIEW``, so that any of our
+bots can play as an outside program (:func:`serve`, ``xuezhan bot stdio --bot NAME``).
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ from __future__ import annotations
 import dataclasses
 import json
 from collections.abc import Iterable, Iterator, Sequence
-from typing import IO, Any
+from typing import IO, Any, Final
 
 from ..engine.actions import Action
 from ..engine.state import RIVER_CLAIMED
@@ -31,6 +33,10 @@ from ..rules import Rules
 from ..scoring import Meld, MeldKind
 from ..tiles import SUITS, parse_tile, parse_tiles
 from .base import Bot
+
+PROTOCOL_VERSION: Final = 1
+"""The version of the bot protocol, sent in every ``start_hand``: it changes when a message loses
+or changes a field, or gains one (docs/bot-protocol.md, versions)."""
 
 
 def rules_json(rules: Rules) -> dict[str, Any]:
@@ -46,7 +52,7 @@ def rules_json(rules: Rules) -> dict[str, Any]:
 
 
 def start_message(view: SeatView) -> dict[str, Any]:
-    return {"type": "start_hand", "seat": view.seat, "rules": rules_json(view.rules)}
+    return {"type": "start_hand", "protocol": PROTOCOL_VERSION, "seat": view.seat, "rules": rules_json(view.rules)}
 
 
 def request_message(view: SeatView, legal: Sequence[Action]) -> dict[str, Any]:

@@ -577,3 +577,12 @@ def learning_table(rules: Rules, bots: Sequence[str | None]) -> Any:
         return _core.Table(marshal_rules(rules), tuple(-1 if b is None else _BOT_CODES[b] for b in bots))
     except ValueError as exc:  # a bot the core plays in batches but not at a table yet
         raise XuezhanError(ErrorCode.NATIVE_REFUSED, f"the compiled core's table refused the bots: {exc}") from None
+
+
+def table_batch() -> tuple[Any, Any]:
+    """The core's ``step_tables`` and ``observe_tables`` (csrc/xz_env.c: their buffers, and what
+    they return): many :func:`learning_table` objects stepped and observed in one call, for
+    :mod:`xuezhan.rl.vector`. Raises :class:`XuezhanError` ``native_unavailable`` without the core."""
+    if _core is None:
+        raise XuezhanError(ErrorCode.NATIVE_UNAVAILABLE, f"the compiled core is not built ({_IMPORT_ERROR})")
+    return _core.step_tables, _core.observe_tables

@@ -23,10 +23,23 @@ played by any worker in any order (:func:`xuezhan.scale.map_shards`, ``--workers
   ``action``         int16                             the action taken (its index)
   ``legal_count``    int16                             how many actions were legal
   ``points``         int32                             the seat's points for the whole hand
+  ``reward``         float32                           the seat's points changed by that step: from
+                                                       this decision to its next one (or the end of
+                                                       the hand); a seat's rewards in a hand add up
+                                                       to its ``points``
+  ``done``           bool                              the seat's last decision in the hand
+  ``next_row``       int64                             the row of the same seat's next decision in
+                                                       the hand (in the shard's file; in the whole
+                                                       dataset once :func:`read_dataset` reads it),
+                                                       or -1 (``done``)
   =================  ================================  ==========================================
 
-- ``_records/shard-IIIII.jsonl``: the game record of each hand of the shard (docs/interfaces.md
-  §2.4, records) with its ``"id"``, the ``record_id`` of its rows.
+  (``observation`` of row ``next_row`` is then the next observation of a transition.)
+
+- ``_records/shard-IIIII.jsonl``: the game record of each hand of the shard, as ``xuezhan
+  simulate --out`` writes it (docs/interfaces.md, game records): ``xuezhan replay FILE --hand
+  N`` replays it. Its ``match`` (``{"seed", "hand_no"}``) gives the ``record_id`` of its rows,
+  ``"SEED:HAND_NO"`` (:func:`record_id_of`).
 
 When every shard is written, ``manifest.json`` says what the run was (:func:`manifest`):
 ``seed``, ``bots``, ``rules``, ``games``, ``shard_hands``, ``shards`` (each shard's ``file``,
@@ -52,6 +65,7 @@ import shutil
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from itertools import accumulate
 from pathlib import Path
 from typing import Any
 
@@ -89,7 +103,14 @@ def shard_seed(seed: int, shard: int) -> int:
 
 
 def record_id(hand: Hand) -> str:
+    """The ``record_id`` of the rows of ``hand``: ``"MATCHSEED:HANDNO"``."""
     return f"{hand.match.seed}:{hand.hand_no}"
+
+
+def record_id_of(record: dict[str, Any]) -> str:
+    """The ``record_id`` of the rows of the hand whose record (as the dataset writes it) is ``record``."""
+    place = record["match"]
+    return f"{place['seed']}:{place['hand_no']}"
 
 
 @dataclass
@@ -108,9 +129,13 @@ class _Columns:
     action: list[int] = field(default_factory=list)
     legal_count: list[int] = field(default_factory=list)
     points: list[int] = field(default_factory=list)
+    reward: list[float] = field(default_factory=list)
+    done: list[bool] = field(default_factory=list)
+    next_row: list[int] = field(default_factory=list)
 
     def add_hand(self, hand: Hand, bots: Sequence[str]) -> None:
-        """One row per action of the finished ``hand``, replayed from its start."""
+        """One row per action of the finished ``hand``, replayed from its start: each seat's points
+        paid after its decision go to that decision's row (``reward``) until it decides again."""
         played = hand.game
         if played.bystander_tiles:
             raise XuezhanError(ErrorCode.BAD_INPUT, "a dataset's hands have no bystanders")
@@ -121,6 +146,10 @@ class _Columns:
         n = len(played.actions)
         obs = np.empty((n, OBS_SIZE), dtype=np.float32)
         masks = np.empty((n, ACTION_SPACE_SIZE), dtype=np.int8)
+        base = len(self.step)
+        last = [-1, -1, -1, -1]  # each seat's latest row
+        early = [0.0, 0.0, 0.0, 0.0]  # points paid before a seat's first decision: they go to it
+        table.rewards()  # nothing paid yet counts
         for step, action in enumerate(played.actions):
             seat = action.seat
             index = action_index(action)
@@ -132,7 +161,24 @@ class _Columns:
             self.legal_count.append(table.observe_into(seat, obs[step], masks[step]))
             self.action.append(index)
             self.points.append(deltas[seat])
+            row = base + step
+            if last[seat] >= 0:
+                self.next_row[last[seat]] = row
+            last[seat] = row
+            self.reward.append(early[seat])
+            early[seat] = 0.0
+            self.done.append(False)
+            self.next_row.append(-1)
             table.step(seat, index)
+            for s, paid in enumerate(table.rewards()):
+                if paid:
+                    if last[s] >= 0:
+                        self.reward[last[s]] += paid
+                    else:
+                        early[s] += paid
+        for row in last:
+            if row >= 0:
+                self.done[row] = True
         self.observation.append(obs)
         self.action_mask.append(masks)
 
@@ -152,6 +198,9 @@ class _Columns:
             "action": pa.array(self.action, pa.int16()),
             "legal_count": pa.array(self.legal_count, pa.int16()),
             "points": pa.array(self.points, pa.int32()),
+            "reward": pa.array(self.reward, pa.float32()),
+            "done": pa.array(self.done, pa.bool_()),
+            "next_row": pa.array(self.next_row, pa.int64()),
         }).replace_schema_metadata({"xuezhan": json.dumps(metadata)})
 
 
@@ -176,7 +225,7 @@ def write_shard(out: Path, shard: int, hands: int, bots: Sequence[str], *, seed:
 
     def on_hand(hand: Hand) -> None:
         columns.add_hand(hand, bots)
-        records.append(json_line({"id": record_id(hand), **hand_record(hand)}))
+        records.append(json_line(hand_record(hand)))
 
     stats = simulate(hands, bots, seed=match_seed, rules=rules, on_hand=on_hand, bot_timeout=bot_timeout,
                      bot_max_line=bot_max_line)
@@ -325,4 +374,15 @@ def read_dataset(out: str | Path) -> Any:
         tables.append(table)
     if not tables:
         raise XuezhanError(ErrorCode.BAD_DATASET, f"the manifest of {folder} names no shard")
-    return pa.concat_tables(tables)
+    offsets = accumulate((t.num_rows for t in tables[:-1]), initial=0)
+    return pa.concat_tables([_global_rows(t, offset, pa) for t, offset in zip(tables, offsets, strict=True)])
+
+
+def _global_rows(table: Any, offset: int, pa: Any) -> Any:
+    """A shard's rows with ``next_row`` counted from the start of the dataset (the shard's first row
+    is row ``offset``)."""
+    if offset == 0 or "next_row" not in table.column_names:
+        return table
+    rows = table.column("next_row").to_numpy()
+    at = table.column_names.index("next_row")
+    return table.set_column(at, "next_row", pa.array(np.where(rows < 0, rows, rows + offset), pa.int64()))

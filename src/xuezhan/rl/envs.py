@@ -242,7 +242,14 @@ class XuezhanParallel(ParallelEnv[str, Obs, int]):
 
 
 class XuezhanSingle(gymnasium.Env[Obs, int]):
-    """One seat (``seat``, default 0) against three bots as a Gymnasium ``Env``.
+    """One seat (``seat``, default 0) against three bots as a Gymnasium ``Env``
+    (``gymnasium.make("xuezhan/SingleSeat-v0", opponents=..., ...)``, :func:`register`).
+
+    With ``record`` (the default), the step that ends the hand gives its game record in
+    ``info["record"]``, as ``xuezhan simulate --out`` writes records (the hand of
+    ``reset(seed=S)`` is hand 1 of a match seeded with ``S``; ``xuezhan replay`` reads it).
+    Writing it costs about a millisecond a hand, as much as playing the hand on the compiled
+    core: ``record=False`` leaves it out.
 
     An action that is not legal (see the ``action_mask``, also :meth:`action_masks`) is not an
     error: the seat's stand-in bot decides instead, as it does for a person who runs out of
@@ -253,8 +260,9 @@ class XuezhanSingle(gymnasium.Env[Obs, int]):
 
     def __init__(self, opponents: str | Sequence[str] = "heuristic", rules: str | Rules = "qq",
                  seed: int | None = None, render_mode: str | None = None, seat: int = 0,
-                 engine: str = "auto") -> None:
+                 engine: str = "auto", record: bool = True) -> None:
         _check_render_mode(render_mode)
+        self.record = record
         if seat not in (0, 1, 2, 3):
             raise XuezhanError(ErrorCode.BAD_SEAT, f"seat must be 0-3, not {seat!r}")
         names = [opponents] * 3 if isinstance(opponents, str) else list(opponents)
@@ -290,12 +298,26 @@ class XuezhanSingle(gymnasium.Env[Obs, int]):
         else:
             table.step(self.seat, index)
         reward = table.rewards()[self.seat]
-        return table.observation(self.seat), reward, table.over, False, {"illegal_action": illegal}
+        info: dict[str, Any] = {"illegal_action": illegal}
+        over = table.over
+        if over and self.record:
+            info["record"] = table.record()
+        return table.observation(self.seat), reward, over, False, info
 
     def render(self) -> str | None:
         if self.render_mode is None or not self.table.dealt:
             return None
         return self.table.render(self.seat)
+
+
+SINGLE_SEAT_ID: Final = "xuezhan/SingleSeat-v0"
+"""The Gymnasium id of :class:`XuezhanSingle` (its keyword arguments pass through ``gymnasium.make``)."""
+
+
+def register() -> None:
+    """Register the Gymnasium environments (done when :mod:`xuezhan.rl` is imported; again is a no-op)."""
+    if SINGLE_SEAT_ID not in gymnasium.registry:
+        gymnasium.register(id=SINGLE_SEAT_ID, entry_point="xuezhan.rl.envs:XuezhanSingle")
 
 
 def env(rules: str | Rules = "qq", seed: int | None = None, render_mode: str | None = None,
@@ -312,7 +334,7 @@ def parallel_env(rules: str | Rules = "qq", seed: int | None = None, render_mode
 
 def single_agent_env(opponents: str | Sequence[str] = "heuristic", rules: str | Rules = "qq",
                      seed: int | None = None, render_mode: str | None = None, seat: int = 0,
-                     engine: str = "auto") -> XuezhanSingle:
+                     engine: str = "auto", record: bool = True) -> XuezhanSingle:
     """The Gymnasium ``Env`` of one seat against bots (``opponents``: one bot name or three)."""
     return XuezhanSingle(opponents=opponents, rules=rules, seed=seed, render_mode=render_mode, seat=seat,
-                         engine=engine)
+                         engine=engine, record=record)

@@ -31,6 +31,7 @@ from ..engine.views import SeatView
 from ..errors import IllegalActionError, XuezhanError
 from ..ids import ErrorCode
 from ..match import Match, RoomConfig, hand_seed
+from ..records import record_json
 from ..rules import Rules
 from ..runtime import HandDriver, MatchRuntime, Seat, bot_seed
 from ..tiles import format_tiles, tile_name
@@ -98,6 +99,15 @@ class _Seats:
             for s in range(4)
         ]
         self.seed = 0
+        self.by_seed = False
+        """The hand now was dealt from :attr:`seed` (not from a prepared deal)."""
+
+    def placed(self, record: dict[str, Any]) -> dict[str, Any]:
+        """A hand's record with its seed and its place as hand 1 of a match seeded with :attr:`seed`
+        (as ``xuezhan simulate --seed SEED --out`` writes it), when it was dealt from a seed."""
+        if not self.by_seed:
+            return record
+        return {**record, "seed": hand_seed(self.seed, 1), "match": {"seed": self.seed, "hand_no": 1}}
 
 
 class LearningTable(_Seats):
@@ -119,6 +129,7 @@ class LearningTable(_Seats):
         """Deal a new hand from ``seed`` (hand 1 of a match seeded with ``seed``) and let the bots
         play until a learner must decide."""
         self.seed = seed
+        self.by_seed = True
         seats = self.seats
         match = Match(RoomConfig(rules=self.rules, hands=1), PLAYERS, seed=seed, records=False)
         runtime = MatchRuntime(match, lambda hand: seats)
@@ -132,6 +143,7 @@ class LearningTable(_Seats):
         if exchange_direction not in (None, 1, 2, 3):
             raise XuezhanError(ErrorCode.BAD_INPUT, f"no exchange direction {exchange_direction!r}")
         game = Game(self.rules, deal, dealer, exchange_direction=exchange_direction)
+        self.by_seed = False
         self.driver = HandDriver(game, self.seats, seed=0)  # the bots seeded as the compiled core seeds them
         self._last = [0, 0, 0, 0]
         self.driver.run()
@@ -255,6 +267,10 @@ class LearningTable(_Seats):
         """Each seat's points in this hand so far."""
         return self.game.deltas()
 
+    def record(self) -> dict[str, Any]:
+        """The game record of the hand so far (:func:`xuezhan.records.record_json`, :meth:`placed`)."""
+        return self.placed(record_json(self.game))
+
     def render(self, seat: int | None) -> str:
         """The table as text, as ``seat`` sees it (``None``: every hand, for a spectator of training)."""
         return render_table(self.game, self.seed, seat)
@@ -285,6 +301,7 @@ class NativeTable(_Seats):
         """Deal the hand :meth:`LearningTable.deal` deals from ``seed`` and let the bots play until a
         learner must decide."""
         self.seed = seed
+        self.by_seed = True
         hs = hand_seed(seed, 1)
         for s in self.learners:  # the stand-in bots, seeded as the runtime seeds every seat's bot
             self.seats[s].bot.start_hand(bot_seed(hs, s))
@@ -303,6 +320,7 @@ class NativeTable(_Seats):
         for s in self.learners:
             self.seats[s].bot.start_hand(bot_seed(0, s))
         self._core.deal_from(tiles, dealer, exchange_direction or 0)
+        self.by_seed = False
         self._game = native.NativeGame.of_table(self._core, self.rules)
         self._prepared = (deal, dealer, exchange_direction)
         self._replica = None
@@ -392,6 +410,9 @@ class NativeTable(_Seats):
 
     def deltas(self) -> list[int]:
         return list(self._core.deltas())
+
+    def record(self) -> dict[str, Any]:
+        return self.placed(self.game.record())
 
     # --- the hand on the Python engine ------------------------------------------------------------------
     def replica(self) -> Game:
