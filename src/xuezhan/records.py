@@ -116,7 +116,7 @@ def _record_item(i: int, data: Any) -> RecordItem:
     if not isinstance(data, Mapping) or set(data) - _ITEM_KEYS:
         raise RecordError(ErrorCode.BAD_RECORD, f"{where} must be an object of {', '.join(sorted(_ITEM_KEYS))}")
     seat, kind, at = data.get("seat"), data.get("kind"), data.get("at")
-    if not _whole(seat) or not 0 <= seat <= 3:
+    if not isinstance(seat, int) or isinstance(seat, bool) or not 0 <= seat <= 3:
         raise RecordError(ErrorCode.BAD_RECORD, f"{where}: 'seat' must be 0-3")
     if not isinstance(kind, str) or find_term(Kind.ITEM, kind) is None:
         raise RecordError(ErrorCode.BAD_ITEM, f"{where}: no item card {kind!r}")
