@@ -18,6 +18,7 @@ from ..words import event_words
 from .bank import is_bot
 from .config import ServerConfig
 from .conn import Conn, dumps
+from .items import TableItems
 from .status import Status
 from .words import display_name
 
@@ -63,6 +64,7 @@ class TableFacts(Protocol):
     hand_key: int
     next_hand_at: float
     last_hand_end: dict[Lang, dict[str, Any]] | None
+    items: TableItems
 
     @property
     def config(self) -> ServerConfig: ...
@@ -153,8 +155,17 @@ class Outbound:
                 "seats": [self.seat_json(i, lang=lang) for i in range(4)],
                 "spectators": sum(1 for c in t.conns if c.seat is None),
                 "next_hand_ms": self.ms_until(t.next_hand_at) if t.status is Status.BETWEEN else None,
+                **self.items_json(),
             },
         }
+
+    def items_json(self) -> dict[str, Any]:
+        """At a table that allows item cards, ``items``: the cards asked for the next deal, as
+        everyone may see them (seat and kind); nothing at any other table."""
+        t = self.table
+        if not t.room.items_allowed:
+            return {}
+        return {"items": {"next_deal": t.items.deal_public(list(t.players))}}
 
     def hello(self, conn: Conn) -> dict[str, Any]:
         t = self.table
@@ -224,6 +235,7 @@ class Outbound:
             "timer": None if paused else self.timer_for(conn.seat, now),
             "deadline_ms": None if paused else self.deadline_ms(conn.seat, now),
             "trustee": t.trustee(conn.seat) if conn.seat is not None else False,
+            **({"items": hand.seen_items(conn.seat)} if t.room.items_allowed else {}),
         }
 
     def paused_for(self, seat: int | None) -> bool:

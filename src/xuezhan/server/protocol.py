@@ -37,6 +37,7 @@ CLIENT_TYPES: Final[dict[str, frozenset[str]]] = {
     "trustee": frozenset({"type", "on"}),
     "ping": frozenset({"type"}),
     "hint": frozenset({"type", "version"}),
+    "item": frozenset({"type", "kind", "tile", "wanted", "suit", "version"}),  # read by xuezhan.server.items
 }
 _ACTION_FIELDS: Final = frozenset({"type", "tile", "suit", "tiles"})
 _PLAYABLE: Final = frozenset(

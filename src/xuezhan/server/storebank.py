@@ -25,7 +25,7 @@ from argon2.exceptions import InvalidHashError, VerificationError
 
 from ..errors import XuezhanError
 from ..ids import ErrorCode
-from ..match import HandResult, Match, RoomConfig
+from ..match import HandResult, ItemKind, Match, RoomConfig
 from ..store import AccountSettings, PlayerInfo, Store, StoreError
 from .bank import (
     BOT_PLAYERS,
@@ -275,6 +275,18 @@ class StoreBank:
         room, hand_no, seat, record, result = found
         seating = tuple(str(p) for p in result.get("seating", ()))
         return PastHand(hand_id, room, hand_no, seat, seating, record, result)
+
+    # --- item cards ---------------------------------------------------------------------------------------
+    def items(self, player: str) -> dict[str, int]:
+        return {str(kind): n for kind, n in self.store.ledger.items(player).items()}
+
+    def buy_items(self, player: str, kind: str, count: int, price: int) -> tuple[int, int]:
+        if is_bot(player):
+            raise XuezhanError(ErrorCode.BAD_NAME, "bots buy no item cards")
+        return self.store.ledger.buy_items(player, ItemKind(kind), count, price)
+
+    def spend_item(self, player: str, kind: str, key: str) -> bool:
+        return self.store.ledger.spend_item(player, ItemKind(kind), key=key)
 
     def close(self) -> None:
         self.store.close()

@@ -52,11 +52,13 @@ from ..engine.views import SeatView
 from ..errors import IllegalActionError, XuezhanError
 from ..hints import hint_json
 from ..ids import ErrorCode
-from ..match import TIERS, RoomConfig, Tier
+from ..match import TIERS, ItemUse, RoomConfig, Tier
 from ..runtime import HandDriver
+from . import items
 from .bank import Account, Bank, RunningMatch, WaitingRoom, is_bot
 from .config import ServerConfig
 from .conn import Conn, Inbound
+from .items import dealt_with
 from .journal import LogWriter
 from .outbound import DiscardPause
 from .play import ACTION_STEPS, TablePlay, counted_actions, hand_version
@@ -152,6 +154,7 @@ class Table(TablePlay):
             "hand_no": self.hand_no(),
             "seats": [self.out.seat_json(i, brief=True) for i in range(4)],
             "spectators": sum(1 for c in self.conns if c.seat is None),
+            **({"items": True} if self.room.items_allowed else {}),
         }
 
     # --- after a restart -------------------------------------------------------------------------------
@@ -236,8 +239,9 @@ class Table(TablePlay):
             raise XuezhanError(ErrorCode.LOG_MISMATCH, f"hand {logged.hand_no} was dealt to other seats")
         if logged.hand_no != match.hands_played + 1:
             raise XuezhanError(ErrorCode.LOG_MISMATCH, f"hand {logged.hand_no} is not the match's next hand")
-        actions = [Action.from_json(a) for a in logged.actions]
-        self.runtime.resume_hand(logged.seed, actions)
+        entries = [ItemUse.from_json(a) if a.get("type") == "item" else Action.from_json(a) for a in logged.actions]
+        self.runtime.resume_hand(logged.seed, entries, **dealt_with(logged.start))
+        actions = self.runtime.driver.game.actions if self.runtime.driver is not None else ()
         # its first change shown (run) takes the last version of its last action's: above every one shown before
         self.version = hand_version(running.key, logged.hand_no, counted_actions(actions)) + ACTION_STEPS - 2
         self._shown = self.runtime.hand
@@ -450,6 +454,8 @@ class Table(TablePlay):
             self._on_trustee(conn, bool(msg.data["on"]))
         elif kind == "hint":
             await self._on_hint(conn)
+        elif kind == "item":
+            await items.on_item(self, conn, msg.data)
 
     def _seated_in_hand(self, conn: Conn, kind: str) -> tuple[int, HandDriver] | None:
         """The connection's seat and the hand being played, or ``None`` after refusing ``kind``

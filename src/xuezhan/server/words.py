@@ -37,7 +37,7 @@ def wallet_text(entry: WalletEntry, lang: Lang) -> str:
     if entry.kind in ("fee", "stake", "winnings"):
         return i18n.t(f"server.wallet.{entry.kind}", lang, amount=amount, room=entry.room or "?",
                       hand_no=entry.hand_no or 0, count=amount)
-    kind = entry.kind if entry.kind in ("start", "relief") else "grant"
+    kind = entry.kind if entry.kind in ("start", "relief", "item") else "grant"
     return i18n.t(f"server.wallet.{kind}", lang, amount=amount, count=amount)
 
 

@@ -351,7 +351,7 @@ class Ledger:
         ).all()
         paid: dict[int, int] = {}
         for transfer, acc, amount, kind in rows:
-            if amount > 0 and acc != house or amount < 0 and kind != "player":
+            if (amount > 0 and acc != house) or (amount < 0 and kind != "player"):
                 raise StoreError(ErrorCode.AUDIT_FAILED, f"item transfer {transfer} is not a player's payment "
                                                          "to the house")
             if amount > 0:
