@@ -222,6 +222,7 @@ export function createRoom(ev) {
     coefficient: Number($("room-n").value), fee: Number($("room-a").value), hands: Number($("room-hands").value),
     public: $("room-public").checked,
   };
+  if ($("room-items").checked) body.items = true;
   if (S.tiers && S.tiers.length) {
     // in a tiered lobby the stake (N and A) is the tier's
     body.tier = $("room-tier").value;

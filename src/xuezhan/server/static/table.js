@@ -5,6 +5,7 @@ import { $, el, num, parseTiles, tileImg } from "./dom.js";
 import { renderMine } from "./hand.js";
 import { renderHint } from "./hint.js";
 import { t, term } from "./i18n.js";
+import { renderItems } from "./items.js";
 import { seatInfo, seatName } from "./log.js";
 import { renderDialogs } from "./settlement.js";
 import { send } from "./socket.js";
@@ -29,6 +30,7 @@ export function renderAll() {
   renderCompass();
   renderMine();
   renderHint();
+  renderItems();
   renderDialogs();
   renderClocks();
 }
