@@ -102,7 +102,7 @@ export function renderItems() {
   const nextDeal = (room.items && room.items.next_deal) || [];
   const seek = IT.seek ? el("p", { "data-testid": "item-seek",
     text: t("items.seek_result", { tile: tileWords(IT.seek.tile), quarters: IT.seek.quarters.join(" / ") }) }) : null;
-  box.replaceChildren(
+  box.replaceChildren(...[
     el("b", { text: t("items.title") }),
     el("ul", { class: "plain-list" }, rows),
     controls,
@@ -110,5 +110,6 @@ export function renderItems() {
     el("p", { class: "muted", "data-testid": "items-used", text: IT.used.length
       ? t("items.used") + IT.used.map(cardLine).join(t("items.sep")) : t("items.none") }),
     nextDeal.length ? el("p", { class: "muted", text: t("items.next_deal") + nextDeal.map(cardLine).join(t("items.sep")) }) : null,
-    el("button", { class: "ghost small", text: t("items.close"), on: { click: () => { IT.open = false; renderAll(); } } }));
+    el("button", { class: "ghost small", text: t("items.close"), on: { click: () => { IT.open = false; renderAll(); } } }),
+  ].filter(Boolean));
 }
