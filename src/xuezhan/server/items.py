@@ -14,26 +14,29 @@ alone, ``{"type": "seek", "tile", "quarters"}``), or an error: ``items_not_allow
 ``not_now``, ``not_seated``, ``stale``, ``bad_item`` and the engine's codes. Everyone sees that
 a card was used and its kind (``state.items``), never its tiles, suit or seek answer
 (:func:`xuezhan.match.items.items_seen`). Bots never play or buy cards.
+
+Here: the message read, the cards asked for the next deal and their spending at it; the table
+(:meth:`xuezhan.server.table.Table.on_item_message`) does the rest in its own order.
 """
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Final
+from typing import Any, Final
 
 from .. import vocab
 from ..errors import XuezhanError
 from ..ids import ErrorCode
-from ..match import ItemKind
+from ..match import ItemKind, Match
 from ..match.items import BEFORE_DEAL, IN_HAND
-from ..tiles import SUITS, Tile, parse_tile, tile_name
+from ..tiles import SUITS, Tile, parse_tile
 from ..vocab import Kind
 from .conn import Conn
 from .protocol import ProtocolError
-from .status import Status
 
-if TYPE_CHECKING:
-    from .play import TablePlay
+Spend = Callable[[str, str, str], Awaitable[object]]
+"""Spends one card: ``spend(player, kind, key)`` (:meth:`xuezhan.server.bank.Bank.spend_item`)."""
 
 FIELDS: Final = frozenset({"type", "kind", "tile", "wanted", "suit", "version"})
 """The fields of a client's ``item`` message."""
@@ -104,12 +107,16 @@ class TableItems:
         return [{"seat": seat, "kind": str(kind)} for seat, player in enumerate(players) if player is not None
                 for kind in self.next_deal.get(player, {})]
 
-    async def deal_options(self, table: TablePlay) -> dict[str, Any]:
-        """Spend the cards asked for the next deal by the players who sit in it, and give them as
-        :meth:`xuezhan.match.Match.start_hand` takes them (a card no longer held is dropped)."""
-        match = table.match
+    def ask(self, player: str, req: ItemRequest) -> None:
+        """Keep ``player``'s card of the deal (``req``) for the next deal."""
+        self.next_deal.setdefault(player, {})[req.kind] = req.suit if req.kind is ItemKind.FLUSH else None
+
+    async def deal_options(self, match: Match | None, match_key: str, spend: Spend) -> dict[str, Any]:
+        """Spend (``spend(player, kind, key)``) the cards asked for the next deal of ``match`` by the
+        players who sit in it, and give them as :meth:`xuezhan.match.Match.start_hand` takes them
+        (a card no longer held is dropped: the deal goes on without it)."""
         asked, self.next_deal = self.next_deal, {}
-        if match is None or not asked or not table.room.items_allowed:
+        if match is None or not asked or not match.room.items_allowed:
             return {}
         hand_no = match.hands_played + 1
         double: list[str] = []
@@ -118,10 +125,9 @@ class TableItems:
             for kind, suit in asked.get(player or "", {}).items():
                 assert player is not None
                 try:
-                    await table._write(table.bank.spend_item, player, str(kind),
-                                       f"item/{table.match_key}/{hand_no}/{player}/{kind}")
+                    await spend(player, str(kind), spend_key(match_key, hand_no, player, kind))
                 except XuezhanError:
-                    continue  # no such card any more: the deal goes on without it
+                    continue
                 if kind is ItemKind.DOUBLE:
                     double.append(player)
                 else:
@@ -134,81 +140,7 @@ class TableItems:
         return options
 
 
-async def on_item(table: TablePlay, conn: Conn, data: dict[str, Any]) -> None:
-    """A client's ``item`` message (see the module docstring): checked, spent, used, logged, shown."""
-    try:
-        req = parse_item(data)
-    except ProtocolError as exc:
-        table._refuse(conn, "item", exc.code, exc.message)
-        return
-    card = card_name(req.kind, conn)
-    seat = conn.seat
-    if seat is None:
-        table._refuse(conn, "item", ErrorCode.NOT_SEATED, "spectators use no item cards")
-        return
-    if not table.room.items_allowed:
-        table._refuse(conn, "item", ErrorCode.ITEMS_NOT_ALLOWED, "this room does not allow item cards", card=card)
-        return
-    player = conn.account.player
-    if req.kind in BEFORE_DEAL:
-        await _before_deal(table, conn, player, req, card)
-    else:
-        await _in_hand(table, conn, seat, player, req, card)
-
-
-async def _holds(table: TablePlay, conn: Conn, player: str, kind: ItemKind, card: str) -> bool:
-    owned: dict[str, int] = await table._write(table.bank.items, player)
-    if owned.get(str(kind), 0) < 1:
-        table._refuse(conn, "item", ErrorCode.NO_ITEM, f"you hold no {kind} card", card=card)
-        return False
-    return True
-
-
-async def _before_deal(table: TablePlay, conn: Conn, player: str, req: ItemRequest, card: str) -> None:
-    if table.status is Status.PLAYING or table.status is Status.CLOSED:
-        table._refuse(conn, "item", ErrorCode.NOT_NOW, f"a {req.kind} card is used before a hand is dealt", card=card)
-        return
-    asked = table.items.next_deal.setdefault(player, {})
-    if req.kind in asked:
-        table._refuse(conn, "item", ErrorCode.ITEM_USED, f"a {req.kind} card is asked for this deal already",
-                      card=card)
-        return
-    if not await _holds(table, conn, player, req.kind, card):
-        return
-    asked[req.kind] = req.suit if req.kind is ItemKind.FLUSH else None
-    table._ok(conn, "item")
-    table.out.broadcast_room()
-
-
-async def _in_hand(table: TablePlay, conn: Conn, seat: int, player: str, req: ItemRequest, card: str) -> None:
-    driver, hand = table.driver, table.runtime.hand if table.runtime is not None else None
-    # never in a discard pause: a card used then would tell that its seat may claim the discard
-    if table.status is not Status.PLAYING or driver is None or hand is None or driver.over \
-            or table.pause is not None:
-        table._refuse(conn, "item", ErrorCode.NOT_NOW, f"a {req.kind} card is used while a hand is played", card=card)
-        return
-    if seat in driver.game.pending() and req.version < table.pacer.since.get(seat, 0):
-        table._refuse(conn, "item", ErrorCode.STALE, "the table has moved on since you chose that")
-        return
-    if table.log_failing:
-        table._refuse(conn, "item", ErrorCode.DATABASE_ERROR, "the table waits for the database; try again soon")
-        return
-    try:
-        hand.check_item(seat, req.kind, req.tile, req.wanted)
-    except XuezhanError as exc:
-        table._refuse(conn, "item", exc.code, exc.message, card=card)
-        return
-    try:
-        await table._write(table.bank.spend_item, player, str(req.kind),
-                           f"item/{table.match_key}/{hand.hand_no}/{player}/{req.kind}")
-    except XuezhanError as exc:
-        table._refuse(conn, "item", exc.code, exc.message, card=card)
-        return
-    use = hand.use_item(seat, req.kind, req.tile, req.wanted)  # checked above: it cannot fail now
-    if not await table._flush():
-        table._ok(conn, "item")  # used: shown when it is logged
-        return
-    table._ok(conn, "item")
-    if use.kind is ItemKind.SEEK and use.tile is not None and use.quarters is not None:
-        conn.send({"type": "seek", "tile": tile_name(use.tile), "quarters": list(use.quarters)})
-    table._changed()  # everyone's state: a swap's effect for the seat, the card's kind for the others
+def spend_key(match_key: str, hand_no: int, player: str, kind: str) -> str:
+    """The key a card used in a hand is spent under: one card of a kind per player per hand, once,
+    whatever is retried."""
+    return f"item/{match_key}/{hand_no}/{player}/{kind}"

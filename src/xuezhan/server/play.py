@@ -333,7 +333,9 @@ class TablePlay:
         for seat in range(4):
             # every person decides at the start of a hand, there or away: the clocks are the rule
             self.seat_owner(seat).trustee = False
-        options = await self.items.deal_options(self)  # the item cards of the deal, spent
+        # the item cards of the deal, spent
+        options = await self.items.deal_options(self.match, self.match_key,
+                                                lambda *spent: self._write(self.bank.spend_item, *spent))
         self.runtime.start_hand(**options)
         self._shown = self.runtime.hand
         self.pause = None
