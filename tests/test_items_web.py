@@ -302,3 +302,15 @@ def _match_id(store: Store, code: str) -> int:
     from test_restart import match_of
 
     return match_of(store, code).id
+
+
+def test_the_prices_are_server_settings_of_at_least_one_coin() -> None:
+    assert ServerConfig.from_mapping({"item_price_seek": 7}).item_prices()[ItemKind.SEEK] == 7
+    with pytest.raises(ValueError):
+        ServerConfig(item_price_double=0)
+    with pytest.raises(Exception) as exc:
+        ServerConfig.from_mapping({"item_price_flush": 0})
+    assert getattr(exc.value, "code", None) == "bad_config"
+    with pytest.raises(Exception) as exc:
+        ServerConfig.from_mapping({"item_price_golden_finger": 5})  # not sold: no such setting
+    assert getattr(exc.value, "code", None) == "bad_config"
