@@ -236,6 +236,7 @@ def test_each_card_and_each_refusal_at_an_items_table(make_app: Callable[..., An
     # the double card: dee's result counts twice
     (result,) = app.state.bank.store.hands.hand_results(int(table_of(app, code).match_key))
     assert result.points()["dee"] == 2 * end["points"][0]
+    assert sum(result.points().values()) == 0 and sum(end["coins"]) == -sum(end["fees"])  # the cards move no coin
     assert [u.kind for u in result.items] == ["flush", "double", "swap", "random_swap", "seek"]
     audit(app)
 
