@@ -95,8 +95,8 @@ def test_replay_explains_each_card(tmp_path: Path, capsys: pytest.CaptureFixture
     assert out[2].startswith(f"第 {swap['at'] + 1} 步前，{swap['seat']} 号位用了换牌卡：以 ")
     assert out[3].startswith(f"第 {random_swap['at'] + 1} 步前，{random_swap['seat']} 号位用了随机换牌卡：以 ")
     quarters = " / ".join(str(q) for q in seek["quarters"])
-    assert out[4] == (f"第 {seek['at'] + 1} 步前，{seek['seat']} 号位用了查找卡：牌墙里的 5筒 在四段中（先摸的一段在前）各有 "
-                      f"{quarters} 张")
+    assert out[4] == (f"第 {seek['at'] + 1} 步前，{seek['seat']} 号位用了查找卡："
+                      f"牌墙里的 5筒 在四段中（先摸的一段在前）各有 {quarters} 张")
     en = item_lines(parse_record(record).items, "en")
     assert en[1].endswith("used a double card: this hand's result counts twice")
     assert len(item_lines(parse_record(record).items, "zh-TW")) == 5
