@@ -8,14 +8,18 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from sqlalchemy import update
+from sqlalchemy.orm import Session
 from test_match import PEOPLE, play, room
 
 from xuezhan.cli import main
 from xuezhan.engine.game import Phase
 from xuezhan.errors import RecordError
 from xuezhan.explain import item_lines
-from xuezhan.match import Hand, Match
+from xuezhan.match import Hand, ItemKind, Match
 from xuezhan.records import RecordItem, parse_record, record_json, replay, tsumogiri
+from xuezhan.store import Store, StoreError
+from xuezhan.store.models import ItemPurchase
 
 
 def _to_turn(hand: Hand) -> int:
@@ -100,3 +104,33 @@ def test_replay_explains_each_card(tmp_path: Path, capsys: pytest.CaptureFixture
     en = item_lines(parse_record(record).items, "en")
     assert en[1].endswith("used a double card: this hand's result counts twice")
     assert len(item_lines(parse_record(record).items, "zh-TW")) == 5
+
+
+# --- the shop in the books ------------------------------------------------------------------------------------
+
+
+def test_the_shops_income_balances_in_the_audit(store: Store) -> None:
+    store.accounts.create_account("ann", 10_000)
+    assert store.ledger.buy_items("ann", ItemKind.SEEK, 3, 500) == (8_500, 3)
+    assert store.ledger.buy_items("ann", ItemKind.SEEK, 1, 500) == (8_000, 4)
+    assert store.ledger.items("ann") == {ItemKind.SEEK: 4}
+    with pytest.raises(StoreError) as exc:
+        store.ledger.buy_items("ann", ItemKind.MATCH_TICKET, 2, 5_000)
+    assert exc.value.code == "insufficient_balance"
+    for bad in ((0, 500), (1, 0), (True, 5)):
+        with pytest.raises(StoreError) as exc:
+            store.ledger.buy_items("ann", ItemKind.SEEK, *bad)
+        assert exc.value.code == "bad_amount"
+    assert store.ledger.balance("ann") == 8_000
+    assert store.ledger.audit() == {"issued": 10_000, "house": 2_000, "players": 8_000, "shop": 2_000}
+    assert [r for _, r, _ in store.ledger.postings("ann")] == ["grant", "item", "item"]
+
+
+def test_the_audit_finds_shop_income_that_pays_for_nothing(store: Store) -> None:
+    store.accounts.create_account("bo", 1_000)
+    store.ledger.buy_items("bo", ItemKind.DOUBLE, 1, 300)
+    with Session(store.engine) as s, s.begin():
+        s.execute(update(ItemPurchase).values(price=200))  # the purchase and its payment disagree
+    with pytest.raises(StoreError) as exc:
+        store.ledger.audit()
+    assert exc.value.code == "audit_failed"

@@ -25,7 +25,7 @@ _OLD_REASONS = "reason IN ('grant', 'fee', 'stake', 'winnings')"
 def upgrade() -> None:
     with op.batch_alter_table("coin_transfers", recreate="auto") as batch:
         batch.drop_constraint("ck_coin_transfers_reason", type_="check")
-        batch.create_check_constraint("ck_coin_transfers_reason", sa.text(_REASONS))
+        batch.create_check_constraint(op.f("ck_coin_transfers_reason"), sa.text(_REASONS))
     op.create_table(
         "item_purchases",
         sa.Column("id", BigId, autoincrement=True, nullable=False),
@@ -51,4 +51,4 @@ def downgrade() -> None:
     op.drop_table("item_purchases")
     with op.batch_alter_table("coin_transfers", recreate="auto") as batch:
         batch.drop_constraint("ck_coin_transfers_reason", type_="check")
-        batch.create_check_constraint("ck_coin_transfers_reason", sa.text(_OLD_REASONS))
+        batch.create_check_constraint(op.f("ck_coin_transfers_reason"), sa.text(_OLD_REASONS))
