@@ -23,6 +23,8 @@ _OLD_REASONS = "reason IN ('grant', 'fee', 'stake', 'winnings')"
 
 
 def upgrade() -> None:
+    # 0001's name went through the naming convention (ck_coin_transfers_ck_coin_transfers_reason);
+    # the new constraint takes the models' name as it is
     with op.batch_alter_table("coin_transfers", recreate="auto") as batch:
         batch.drop_constraint("ck_coin_transfers_reason", type_="check")
         batch.create_check_constraint(op.f("ck_coin_transfers_reason"), sa.text(_REASONS))
@@ -50,5 +52,5 @@ def downgrade() -> None:
     op.drop_index(op.f("ix_item_purchases_account_id"), table_name="item_purchases")
     op.drop_table("item_purchases")
     with op.batch_alter_table("coin_transfers", recreate="auto") as batch:
-        batch.drop_constraint("ck_coin_transfers_reason", type_="check")
-        batch.create_check_constraint(op.f("ck_coin_transfers_reason"), sa.text(_OLD_REASONS))
+        batch.drop_constraint(op.f("ck_coin_transfers_reason"), type_="check")
+        batch.create_check_constraint("ck_coin_transfers_reason", sa.text(_OLD_REASONS))  # as 0001 made it
