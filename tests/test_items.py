@@ -78,6 +78,7 @@ def test_a_hand_without_cards_keeps_its_record() -> None:
     [{"seat": 0, "kind": "seek", "tile": "0m"}],
     [{"seat": 0, "kind": "seek", "tile": 5}],
     [{"seat": 0, "kind": "flush", "suit": "z"}],
+    [{"seat": 0, "kind": "flush", "suit": "mp"}],
     [{"seat": 0, "kind": "seek", "quarters": [1, 2, 3]}],
     [{"seat": 0, "kind": "seek", "quarters": [1, 2, 3, 5]}],
     [{"seat": 0, "kind": "seek", "player": "ann"}],

@@ -168,6 +168,7 @@ def test_each_card_and_each_refusal_at_an_items_table(make_app: Callable[..., An
     # the cards of the deal, before it
     assert refused(dee, "swap", tile="1m", wanted="2m") == "not_now"
     assert refused(dee, "double", suit="x") == "bad_item"
+    assert refused(dee, "flush", suit="mp") == "bad_item"
     assert refused(dee, "golden_finger") == "bad_item"
     assert use(dee, "double")["type"] == "ok"
     room = dee.wait_for(lambda m: m["type"] == "room")["room"]

@@ -132,7 +132,7 @@ def _record_item(i: int, data: Any) -> RecordItem:
         except XuezhanError as exc:
             raise RecordError(ErrorCode.BAD_TILES, f"{where}: '{key}': {exc.message}") from None
     suit = data.get("suit")
-    if suit is not None and (not isinstance(suit, str) or suit not in SUITS):
+    if suit is not None and (not isinstance(suit, str) or suit not in tuple(SUITS)):
         raise RecordError(ErrorCode.BAD_RECORD, f"{where}: 'suit' must be m, p or s")
     quarters = data.get("quarters")
     if quarters is not None and (not isinstance(quarters, list) or len(quarters) != 4

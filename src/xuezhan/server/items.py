@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import Any
 
 from .. import vocab
 from ..errors import XuezhanError
@@ -37,10 +37,6 @@ from .protocol import ProtocolError
 
 Spend = Callable[[str, str, str], Awaitable[object]]
 """Spends one card: ``spend(player, kind, key)`` (:meth:`xuezhan.server.bank.Bank.spend_item`)."""
-
-FIELDS: Final = frozenset({"type", "kind", "tile", "wanted", "suit", "version"})
-"""The fields of a client's ``item`` message."""
-
 
 @dataclass(frozen=True, slots=True)
 class ItemRequest:
@@ -74,7 +70,7 @@ def parse_item(data: dict[str, Any]) -> ItemRequest:
         except XuezhanError as exc:
             raise ProtocolError(ErrorCode.BAD_ITEM, f"'{key}': {exc.message}") from None
     suit = data.get("suit")
-    if suit is not None and (not isinstance(suit, str) or suit not in SUITS):
+    if suit is not None and (not isinstance(suit, str) or suit not in tuple(SUITS)):
         raise ProtocolError(ErrorCode.BAD_ITEM, "'suit' must be m, p or s")
     return ItemRequest(kind, tiles["tile"], tiles["wanted"], None if suit is None else SUITS.index(suit), version)
 
