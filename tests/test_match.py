@@ -494,7 +494,7 @@ def test_double_card_counts_the_seat_result_twice() -> None:
     assert result.points() == {p: 2 * v for p, v in plain.points().items()}
     with pytest.raises(MatchError) as exc:
         Match(room(items=True), PEOPLE[:4], seed=3).start_hand(double=[PEOPLE[0], PEOPLE[0]])
-    assert exc.value.code == "item_already_used"
+    assert exc.value.code == "item_used"
 
 
 @pytest.mark.parametrize("suit", [None, 0, 1, 2])
@@ -553,7 +553,7 @@ def test_swap_card_on_the_seats_turn() -> None:
     assert game.tile_total() == 108
     with pytest.raises(MatchError) as exc2:
         hand.swap(seat, want, give)
-    assert exc2.value.code == "item_already_used"
+    assert exc2.value.code == "item_used"
     result = play(hand, 6)
     assert result.items == (use,)
     game2, _ = replay(parse_record(result.record))  # the record replays the swap
@@ -603,7 +603,7 @@ def test_seek_card_tells_the_quarters() -> None:
     assert sum(use.quarters or ()) == len(game.wall_positions(5))
     with pytest.raises(MatchError) as exc:
         hand.seek(seat, 6)
-    assert exc.value.code == "item_already_used"
+    assert exc.value.code == "item_used"
     # a seat that has won gets no use of it; after the hand nobody does
     players = bots(9)
     while not game.winners:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import random
 from pathlib import Path
@@ -12,10 +13,10 @@ from xuezhan.bots import make_bot
 from xuezhan.engine.actions import Action, ActionType
 from xuezhan.engine.game import Phase
 from xuezhan.errors import IllegalActionError, XuezhanError
-from xuezhan.match import Match, RoomConfig, hand_seed
+from xuezhan.match import Match, MatchError, RoomConfig, hand_seed
 from xuezhan.records import record_json
 from xuezhan.rules import Rules
-from xuezhan.runtime import MatchRuntime, Seat, SeatKind, TimeLimits, bot_seed
+from xuezhan.runtime import HandLogEntry, MatchRuntime, Seat, SeatKind, TimeLimits, bot_seed
 from xuezhan.selfplay import PLAYERS, simulate
 from xuezhan.server.config import ServerConfig
 
@@ -206,9 +207,15 @@ def test_the_random_bots_choices_in_a_hand_are_independent() -> None:
 
 def test_item_cards_are_logged_and_replayed() -> None:
     room = RoomConfig(rules=Rules.preset("qq"), items_allowed=True)
-    log: list[Action] = []
+    log: list[HandLogEntry] = []
+    numbers: list[int] = []
+
+    def logged(hand: object, seq: int, entry: HandLogEntry) -> None:
+        numbers.append(seq)
+        log.append(entry)
+
     runtime = MatchRuntime(Match(room, PEOPLE, seed=6), {p: Seat.of_bot("heuristic") for p in PEOPLE},
-                           on_action=lambda hand, seq, a: log.append(a))
+                           on_action=logged, on_item=logged)
     driver = runtime.start_hand()
     hand = runtime.hand
     assert hand is not None
@@ -217,14 +224,43 @@ def test_item_cards_are_logged_and_replayed() -> None:
     seat = driver.game.turn
     held = driver.game.seat_state(seat).hand[0]
     wanted = next(t for t in driver.game.live_wall if t != held)
-    hand.swap(seat, held, wanted)  # 换牌卡: an engine action of the match layer
-    assert log[-1] == Action(seat, ActionType.SWAP, tile=held, tiles=(wanted,))
+    swap = hand.swap(seat, held, wanted)  # 换牌卡: one entry of the log, its engine action with it
+    assert log[-1] == swap and swap.at == len(driver.game.actions) - 1
+    assert driver.game.actions[-1] == Action(seat, ActionType.SWAP, tile=held, tiles=(wanted,))
+    seek = hand.seek((seat + 1) % 4, 5)  # 查找卡: in the log, and nothing of the engine's
+    assert log[-1] == seek
+    driver.act(driver.deciding()[0])
     cut = list(log)
+    assert numbers == list(range(len(log)))  # one numbering, no gaps
     driver.run()
     again = MatchRuntime(Match(room, PEOPLE, seed=6), {p: Seat.of_bot("heuristic") for p in PEOPLE})
     rebuilt = again.resume_hand(hand.seed, cut)
+    assert again.hand is not None and again.hand.items == [swap, seek]  # the cards are used, once
+    assert again.logged == len(cut)
+    with pytest.raises(MatchError) as exc:
+        again.hand.seek((seat + 1) % 4, 6)
+    assert exc.value.code == "item_used"
     rebuilt.run()
     assert record_json(rebuilt.game) == record_json(driver.game)
+
+
+def test_a_log_whose_item_card_comes_out_otherwise_is_refused() -> None:
+    room = RoomConfig(rules=Rules.preset("qq"), items_allowed=True)
+    log: list[HandLogEntry] = []
+    runtime = MatchRuntime(Match(room, PEOPLE, seed=3), {p: Seat.of_bot("heuristic") for p in PEOPLE},
+                           on_action=lambda hand, seq, a: log.append(a), on_item=lambda hand, seq, u: log.append(u))
+    driver = runtime.start_hand()
+    hand = runtime.hand
+    assert hand is not None
+    while driver.game.phase is not Phase.TURN:
+        driver.act(driver.deciding()[0])
+    seek = hand.seek(driver.game.turn, 0)
+    assert seek.quarters is not None
+    forged = dataclasses.replace(seek, quarters=(9, 9, 9, 9))
+    again = MatchRuntime(Match(room, PEOPLE, seed=3), {p: Seat.of_bot("heuristic") for p in PEOPLE})
+    with pytest.raises(XuezhanError) as exc:
+        again.resume_hand(hand.seed, [*log[:-1], forged])
+    assert exc.value.code == "log_mismatch"
 
 
 def test_a_broken_bot_does_not_stop_the_hand() -> None:

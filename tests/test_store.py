@@ -46,7 +46,7 @@ from xuezhan.store.models import Base
 from xuezhan.store.pgtemp import TempPostgres
 
 TABLES = ("accounts", "balances", "rooms", "matches", "hands", "settlements", "hand_points", "coin_transfers",
-          "postings", "item_stock", "item_spends", "hand_logs", "hand_actions", "tournaments")
+          "postings", "item_stock", "item_spends", "item_purchases", "hand_logs", "hand_actions", "tournaments")
 
 
 def counts(store: Store) -> dict[str, Any]:
@@ -148,7 +148,7 @@ def test_servers_starting_together_migrate_once(url: str) -> None:
     s = Store(url)
     try:
         assert current_revision(s.engine) == head_revision()
-        assert s.ledger.audit() == {"issued": 0, "house": 0, "players": 0}
+        assert s.ledger.audit() == {"issued": 0, "house": 0, "players": 0, "shop": 0}
     finally:
         s.close()
 
@@ -194,7 +194,7 @@ def test_accounts_grants_and_postings(store: Store) -> None:
     assert store.ledger.balances(["ann", "bo"]) == {"ann": 1000, "bo": 57}
     assert [(r, a) for _, r, a in store.ledger.postings("bo")] == [("grant", 50), ("grant", 7)]
     assert store.ledger.balance(MINT) == -1057
-    assert store.ledger.audit() == {"issued": 1057, "house": 0, "players": 1057}
+    assert store.ledger.audit() == {"issued": 1057, "house": 0, "players": 1057, "shop": 0}
 
 
 def test_an_account_is_made_with_its_opening_coins_or_not_at_all(store: Store) -> None:
@@ -246,7 +246,7 @@ def test_settle_the_002_example(store: Store) -> None:
                                                                         ("stake", -3600)]
     assert sorted((r, a) for _, r, a in store.ledger.postings("ann")) == [("fee", -400), ("grant", 100000),
                                                                           ("winnings", 10800)]
-    assert store.ledger.audit() == {"issued": 400000, "house": 1600, "players": 398400}
+    assert store.ledger.audit() == {"issued": 400000, "house": 1600, "players": 398400, "shop": 0}
 
 
 def test_settle_a_player_who_cannot_pay(store: Store) -> None:

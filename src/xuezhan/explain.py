@@ -26,6 +26,7 @@ from . import i18n, vocab
 from .engine.actions import LedgerEntry
 from .engine.game import Game, WinRecord
 from .ids import EventKind, Reason
+from .records import RecordItem
 from .scoring import Score, WinContext, score_win
 from .tiles import Tile
 from .vocab import DEFAULT_LANG, Kind, Lang
@@ -33,6 +34,7 @@ from .vocab import DEFAULT_LANG, Kind, Lang
 __all__ = [
     "Payment",
     "explain_hand",
+    "item_lines",
     "ledger_texts",
     "payments",
     "score_words",
@@ -354,3 +356,32 @@ def win_texts(game: Game, lang: Lang = DEFAULT_LANG, me: int | None = None,
         if p.win is not None and p.entry.reason in (Reason.HU, Reason.ZIMO):
             by_win.setdefault(id(p.win), []).append(p)
     return [_win_sentence(w, by_win.get(id(w), []), lang, who) for w in game.winners]
+
+
+# --- item cards ----------------------------------------------------------------------------------------------
+
+
+def item_lines(items: Sequence[RecordItem], lang: Lang = DEFAULT_LANG, me: int | None = None,
+               names: Sequence[str] | None = None) -> list[str]:
+    """One sentence per item card a hand's record lists (docs/rules.md §13), in the order used:
+    who used which card, and what it did (the tiles of a swap, a seek's answer, a flush's
+    suit); ``step`` counts the record's actions from 1."""
+    who = seat_names(lang, me, names)
+    out = []
+    for item in items:
+        card = vocab.name_or_id(Kind.ITEM, item.kind, lang)
+        step = (item.at or 0) + 1
+        if item.kind == "double":
+            out.append(i18n.t("explain.item.double", lang, seat=who[item.seat], card=card))
+        elif item.kind == "flush" and item.suit is not None:
+            out.append(i18n.t("explain.item.flush", lang, seat=who[item.seat], card=card,
+                              suit=suit_word(item.suit, lang)))
+        elif item.kind in ("swap", "random_swap") and item.tile is not None and item.wanted is not None:
+            out.append(i18n.t("explain.item.swap", lang, seat=who[item.seat], card=card, step=step,
+                              tile=tile_word(item.tile, lang), wanted=tile_word(item.wanted, lang)))
+        elif item.kind == "seek" and item.tile is not None and item.quarters is not None:
+            out.append(i18n.t("explain.item.seek", lang, seat=who[item.seat], card=card, step=step,
+                              tile=tile_word(item.tile, lang), quarters=" / ".join(str(q) for q in item.quarters)))
+        else:
+            out.append(i18n.t("explain.item.other", lang, seat=who[item.seat], card=card))
+    return out

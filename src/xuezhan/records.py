@@ -21,10 +21,13 @@ from .engine.game import EXCHANGE_DIRECTIONS, Game, Phase
 from .errors import DealError, IllegalActionError, RecordError, RulesError, XuezhanError
 from .ids import ErrorCode
 from .rules import Rules
-from .tiles import format_tiles, parse_tiles
+from .tiles import SUITS, format_tiles, parse_tile, parse_tiles
+from .vocab import Kind
+from .vocab import find as find_term
 
 _KEYS = {"rules", "dealer", "hands", "wall", "dice", "wall_layout", "actions", "autoplay",
-         "exchange_direction", "bystanders", "result", "seed", "match"}
+         "exchange_direction", "bystanders", "result", "seed", "match", "items"}
+_ITEM_KEYS: Final = frozenset({"seat", "kind", "at", "tile", "wanted", "suit", "quarters"})
 _CLAIMS = (ActionType.HU, ActionType.PENG, ActionType.GANG, ActionType.PASS)
 _DIRECTION_NAMES = {v: k for k, v in EXCHANGE_DIRECTIONS.items()}
 
@@ -90,6 +93,55 @@ def loads_text(text: str) -> Any:
     return data
 
 
+@dataclass(frozen=True, slots=True)
+class RecordItem:
+    """An item card used in a hand (docs/rules.md §13), as its record keeps it (``items``): the
+    seat, the card's ``kind`` (an item id of :mod:`xuezhan.vocab`), ``at`` (how many of the
+    record's actions came before it; ``None``: before the deal, whose hands it shaped), and what
+    it did: ``tile`` given up and ``wanted`` got (swaps), ``suit`` (flush), ``tile`` and
+    ``quarters`` (seek: live copies in each quarter of the wall, head first). Information only:
+    a swap's own action is in ``actions`` (``actions[at]``)."""
+
+    seat: int
+    kind: str
+    at: int | None = None
+    tile: int | None = None
+    wanted: int | None = None
+    suit: int | None = None
+    quarters: tuple[int, ...] | None = None
+
+
+def _record_item(i: int, data: Any) -> RecordItem:
+    where = f"items[{i}]"
+    if not isinstance(data, Mapping) or set(data) - _ITEM_KEYS:
+        raise RecordError(ErrorCode.BAD_RECORD, f"{where} must be an object of {', '.join(sorted(_ITEM_KEYS))}")
+    seat, kind, at = data.get("seat"), data.get("kind"), data.get("at")
+    if not isinstance(seat, int) or isinstance(seat, bool) or not 0 <= seat <= 3:
+        raise RecordError(ErrorCode.BAD_RECORD, f"{where}: 'seat' must be 0-3")
+    if not isinstance(kind, str) or find_term(Kind.ITEM, kind) is None:
+        raise RecordError(ErrorCode.BAD_ITEM, f"{where}: no item card {kind!r}")
+    if at is not None and (not _whole(at) or at < 0):
+        raise RecordError(ErrorCode.BAD_RECORD, f"{where}: 'at' must be a number of actions")
+    tiles: dict[str, int | None] = {}
+    for key in ("tile", "wanted"):
+        raw = data.get(key)
+        if raw is not None and not isinstance(raw, str):
+            raise RecordError(ErrorCode.BAD_TILES, f"{where}: '{key}' must be a tile")
+        try:
+            tiles[key] = None if raw is None else parse_tile(raw)
+        except XuezhanError as exc:
+            raise RecordError(ErrorCode.BAD_TILES, f"{where}: '{key}': {exc.message}") from None
+    suit = data.get("suit")
+    if suit is not None and (not isinstance(suit, str) or suit not in tuple(SUITS)):
+        raise RecordError(ErrorCode.BAD_RECORD, f"{where}: 'suit' must be m, p or s")
+    quarters = data.get("quarters")
+    if quarters is not None and (not isinstance(quarters, list) or len(quarters) != 4
+                                 or not all(_whole(q) and 0 <= q <= 4 for q in quarters)):
+        raise RecordError(ErrorCode.BAD_RECORD, f"{where}: 'quarters' must be four counts")
+    return RecordItem(seat, kind, at, tiles["tile"], tiles["wanted"], None if suit is None else SUITS.index(suit),
+                      None if quarters is None else tuple(quarters))
+
+
 @dataclass(frozen=True)
 class Record:
     """A parsed record: everything needed to replay one hand."""
@@ -101,6 +153,7 @@ class Record:
     autoplay: str | None
     exchange_direction: int | None
     bystanders: int = 0
+    items: tuple[RecordItem, ...] = ()
 
     def new_game(self) -> Game:
         return Game(self.rules, self.deal, self.dealer, exchange_direction=self.exchange_direction,
@@ -195,7 +248,11 @@ def parse_record(data: Any) -> Record:
     bystanders = data.get("bystanders", 0)
     if not isinstance(bystanders, int) or isinstance(bystanders, bool) or not 0 <= bystanders <= 4:
         raise RecordError(ErrorCode.BAD_RECORD, "'bystanders' must be a number from 0 to 4")
-    return Record(rules, dealer, deal, tuple(actions), autoplay, direction, bystanders)
+    items_raw = data.get("items", [])
+    if not isinstance(items_raw, list):
+        raise RecordError(ErrorCode.BAD_RECORD, "'items' must be a list")
+    items = tuple(_record_item(i, item) for i, item in enumerate(items_raw))
+    return Record(rules, dealer, deal, tuple(actions), autoplay, direction, bystanders, items)
 
 
 def load_record(path: str | Path) -> Record:

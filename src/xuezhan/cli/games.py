@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 from typing import IO, Any
 
@@ -13,11 +14,11 @@ from .. import i18n, native
 from ..bots import make_bot
 from ..engine.game import Game
 from ..errors import RecordError, XuezhanError
-from ..explain import explain_hand
+from ..explain import explain_hand, item_lines
 from ..i18n import DEFAULT_LANG, Lang
 from ..ids import ErrorCode
 from ..match import Hand, hand_record
-from ..records import Record, json_line, loads_text, parse_record, replay, result_json
+from ..records import Record, RecordItem, json_line, loads_text, parse_record, replay, result_json
 from ..scale import Shard, check_workers
 from ..selfplay import Stats, simulate
 from . import _common
@@ -35,9 +36,11 @@ from ._common import (
 from ._help import command
 
 
-def describe_result(game: Game, complete: bool, lang: Lang = DEFAULT_LANG) -> str:
-    """The result of a replayed hand in words: the settlement explained, then the next dealer."""
-    lines = []
+def describe_result(game: Game, complete: bool, lang: Lang = DEFAULT_LANG,
+                    items: Sequence[RecordItem] = ()) -> str:
+    """The result of a replayed hand in words: the item cards used (``items``, the record's), the
+    settlement explained, then the next dealer."""
+    lines = item_lines(items, lang)
     if not complete:
         lines.append(i18n.t("cli.replay.incomplete", lang))
     if not game.winners and game.over:
@@ -140,7 +143,7 @@ def replay_cmd(file: str, hand: int | None, as_json: bool, view: bool, lang: Lan
     if as_json:
         emit_json(result_json(game, complete))
     else:
-        click.echo(describe_result(game, complete, lang))
+        click.echo(describe_result(game, complete, lang, record.items))
     return 0
 
 

@@ -68,10 +68,17 @@ FLUSH_OFF_SUIT: Final = 2
 """Tiles a flush card leaves outside the chosen suit ("close to" one suit)."""
 
 
+IN_HAND: Final = (ItemKind.SWAP, ItemKind.RANDOM_SWAP, ItemKind.SEEK)
+"""The cards used while a hand is played (the others come before the deal, or are no card of a hand)."""
+BEFORE_DEAL: Final = (ItemKind.DOUBLE, ItemKind.FLUSH)
+
+
 @dataclass(frozen=True, slots=True)
 class ItemUse:
     """One item card used in a hand, with what it did: ``tile`` given up and ``wanted`` got
-    (swaps), ``suit`` (flush), ``tile`` and ``quarters`` (seek: live copies per quarter)."""
+    (swaps), ``suit`` (flush), ``tile`` and ``quarters`` (seek: live copies per quarter).
+    ``at``: how many of the hand's engine actions came before it (a swap's own action is
+    ``actions[at]``); ``None`` for the cards used before the deal."""
 
     player: str
     seat: int
@@ -80,9 +87,17 @@ class ItemUse:
     wanted: Tile | None = None
     suit: int | None = None
     quarters: tuple[int, ...] | None = None
+    at: int | None = None
+
+    def public_json(self) -> dict[str, Any]:
+        """What everyone at the table may know of it: who used a card, and its kind (never its
+        tiles, suit or seek answer)."""
+        return {"seat": self.seat, "kind": str(self.kind)}
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"player": self.player, "seat": self.seat, "kind": str(self.kind)}
+        if self.at is not None:
+            out["at"] = self.at
         if self.tile is not None:
             out["tile"] = tile_name(self.tile)
         if self.wanted is not None:
@@ -103,7 +118,15 @@ class ItemUse:
             wanted=parse_tile(data["wanted"]) if "wanted" in data else None,
             suit="mps".index(data["suit"]) if "suit" in data else None,
             quarters=tuple(int(q) for q in data["quarters"]) if "quarters" in data else None,
+            at=int(data["at"]) if "at" in data else None,
         )
+
+
+def items_seen(uses: Iterable[ItemUse], seat: int | None) -> list[dict[str, Any]]:
+    """The item cards of a hand as ``seat`` may see them (``None``: a spectator): its own whole
+    (:meth:`ItemUse.to_json`), everyone else's only as who used which kind. The one rule of
+    what the table tells of item cards; the engine's own view hides a swap's tiles the same way."""
+    return [u.to_json() if u.seat == seat else u.public_json() for u in uses]
 
 
 def flush_deal(deal: Deal, seat: int, suit: int | None, rng: random.Random, *, reserved_tail: int = 0) -> tuple[

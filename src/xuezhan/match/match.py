@@ -39,17 +39,19 @@ from ..coins import CoinSettlement, settle_detailed
 from ..engine.actions import Action, ActionType
 from ..engine.deal import Deal, random_deal, throw_for_dealer, validate_deal
 from ..engine.game import Game
-from ..errors import IllegalActionError
+from ..errors import IllegalActionError, XuezhanError
 from ..ids import ErrorCode
 from ..records import record_json
 from ..tiles import Tile
 from .bystanders import BystanderBet, jiao_ma_seat, mirror_for_bystanders
 from .errors import MatchError
 from .items import (
+    IN_HAND,
     ItemKind,
     ItemUse,
     double_card_transfers,
     flush_deal,
+    items_seen,
     random_swap_target,
     seek_quarters,
 )
@@ -65,9 +67,13 @@ def hand_seed(seed: int, hand_no: int) -> int:
 
 
 def hand_record(hand: Hand) -> dict[str, Any]:
-    """The game record of a hand with its seed and its place in the match (``match.seed``, ``hand_no``)."""
-    return {**record_json(hand.game), "seed": hand.seed,
-            "match": {"seed": hand.match.seed, "hand_no": hand.hand_no}}
+    """The game record of a hand with its seed and its place in the match (``match.seed``, ``hand_no``),
+    and its item cards (``items``, :meth:`ItemUse.to_json` without the player's name) when any were used."""
+    record = {**record_json(hand.game), "seed": hand.seed,
+              "match": {"seed": hand.match.seed, "hand_no": hand.hand_no}}
+    if hand.items:
+        record["items"] = [{k: v for k, v in u.to_json().items() if k != "player"} for u in hand.items]
+    return record
 
 
 @dataclass(frozen=True)
@@ -161,6 +167,11 @@ class Hand:
         self._item_rng = item_rng
         self.applier: Callable[[Action], None] = game.apply
         """Where this hand's actions go: the engine, or the match runtime's driver, which logs them."""
+        self.on_item: Callable[[ItemUse], None] | None = None
+        """Told of every item card used during the hand, after its effect (the match runtime logs it)."""
+        self.requests: dict[str, Any] = {}
+        """The cards asked for at the deal, as :meth:`Match.start_hand` was given them (``double``, a
+        list of players; ``flush``, each player's suit or ``None``); empty without any."""
 
     @property
     def dealer(self) -> int:
@@ -194,38 +205,93 @@ class Hand:
         if self.game.over:
             raise MatchError(ErrorCode.HAND_OVER, "the hand is over")
         if any(u.seat == seat and u.kind is kind for u in self.items):
-            raise MatchError(ErrorCode.ITEM_ALREADY_USED, f"seat {seat} has already used a {kind} card this hand")
+            raise MatchError(ErrorCode.ITEM_USED, f"seat {seat} has already used a {kind} card this hand")
+
+    def check_item(self, seat: int, kind: ItemKind, tile: Tile | None = None, wanted: Tile | None = None) -> None:
+        """Raise what using a ``kind`` card now would raise (changing nothing): ``not_now`` for a
+        card of the deal, :class:`MatchError` or the engine's :class:`IllegalActionError` codes.
+        A card may be spent once this passes: the use cannot fail after it."""
+        if kind not in IN_HAND:
+            raise MatchError(ErrorCode.NOT_NOW, f"a {kind} card is used before the deal")
+        self._check_item(seat, kind)
+        if tile is None or not 0 <= tile < 27:
+            raise MatchError(ErrorCode.BAD_ITEM, f"a {kind} card names a tile")
+        if kind is ItemKind.SEEK:
+            if not self.game.contending(seat):
+                raise MatchError(ErrorCode.NOT_PLAYING, f"seat {seat} has won or left: a seek card is of no use")
+            return
+        if kind is ItemKind.SWAP:
+            if wanted is None or not 0 <= wanted < 27:
+                raise MatchError(ErrorCode.BAD_ITEM, "a swap card names the wanted tile")
+            why = self.game.can_swap(seat, tile, wanted)
+            if why is not None:
+                raise IllegalActionError(why, f"seat {seat} cannot swap {tile} for {wanted} now")
+            return
+        why = self.game.can_swap(seat, tile, tile)
+        if why not in (None, ErrorCode.SAME_TILE, ErrorCode.TILE_NOT_IN_WALL):
+            raise IllegalActionError(why, f"seat {seat} cannot swap {tile} now")
+        if not any(t != tile for t in self.game.live_wall):
+            raise MatchError(ErrorCode.TILE_NOT_IN_WALL, "the live wall holds no other tile to swap for")
+
+    def _used(self, use: ItemUse) -> ItemUse:
+        self.items.append(use)
+        if self.on_item is not None:
+            self.on_item(use)
+        return use
 
     def swap(self, seat: int, hand_tile: Tile, wanted: Tile) -> ItemUse:
         """换牌卡: on the seat's turn, ``hand_tile`` for a copy of ``wanted`` from the live wall."""
-        self._check_item(seat, ItemKind.SWAP)
-        self.applier(Action(seat, ActionType.SWAP, tile=hand_tile, tiles=(wanted,)))
-        use = ItemUse(self.seating[seat], seat, ItemKind.SWAP, tile=hand_tile, wanted=wanted)
-        self.items.append(use)
-        return use
+        self.check_item(seat, ItemKind.SWAP, hand_tile, wanted)
+        at = len(self.game.actions)
+        self.game.apply(Action(seat, ActionType.SWAP, tile=hand_tile, tiles=(wanted,)))
+        return self._used(ItemUse(self.seating[seat], seat, ItemKind.SWAP, tile=hand_tile, wanted=wanted, at=at))
 
     def random_swap(self, seat: int, hand_tile: Tile) -> ItemUse:
         """随机换牌卡: on the seat's turn, ``hand_tile`` for a random tile of the live wall."""
-        self._check_item(seat, ItemKind.RANDOM_SWAP)
-        why = self.game.can_swap(seat, hand_tile, hand_tile)
-        if why not in (None, ErrorCode.SAME_TILE, ErrorCode.TILE_NOT_IN_WALL):
-            raise IllegalActionError(why, f"seat {seat} cannot swap {hand_tile} now")
+        self.check_item(seat, ItemKind.RANDOM_SWAP, hand_tile)
         wanted = random_swap_target(self.game, hand_tile, self._item_rng)
-        self.applier(Action(seat, ActionType.SWAP, tile=hand_tile, tiles=(wanted,)))
-        use = ItemUse(self.seating[seat], seat, ItemKind.RANDOM_SWAP, tile=hand_tile, wanted=wanted)
-        self.items.append(use)
-        return use
+        at = len(self.game.actions)
+        self.game.apply(Action(seat, ActionType.SWAP, tile=hand_tile, tiles=(wanted,)))
+        return self._used(ItemUse(self.seating[seat], seat, ItemKind.RANDOM_SWAP, tile=hand_tile, wanted=wanted,
+                                  at=at))
 
     def seek(self, seat: int, tile: Tile) -> ItemUse:
         """查找卡: how many live copies of ``tile`` lie in each quarter of the live wall."""
-        self._check_item(seat, ItemKind.SEEK)
-        if not self.game.contending(seat):
-            raise MatchError(ErrorCode.NOT_PLAYING, f"seat {seat} has won or left: a seek card is of no use")
-        if not 0 <= tile < 27:
-            raise MatchError(ErrorCode.BAD_ITEM, f"no tile {tile!r}")
-        use = ItemUse(self.seating[seat], seat, ItemKind.SEEK, tile=tile, quarters=seek_quarters(self.game, tile))
-        self.items.append(use)
-        return use
+        self.check_item(seat, ItemKind.SEEK, tile)
+        return self._used(ItemUse(self.seating[seat], seat, ItemKind.SEEK, tile=tile,
+                                  quarters=seek_quarters(self.game, tile), at=len(self.game.actions)))
+
+    def use_item(self, seat: int, kind: ItemKind, tile: Tile | None = None, wanted: Tile | None = None) -> ItemUse:
+        """Use a card of ``kind`` during the hand (:meth:`swap`, :meth:`random_swap`, :meth:`seek`)."""
+        self.check_item(seat, kind, tile, wanted)
+        assert tile is not None
+        if kind is ItemKind.SWAP:
+            assert wanted is not None
+            return self.swap(seat, tile, wanted)
+        if kind is ItemKind.RANDOM_SWAP:
+            return self.random_swap(seat, tile)
+        return self.seek(seat, tile)
+
+    def redo(self, use: ItemUse) -> None:
+        """Use again, from the hand's log, a card logged as ``use`` (a hand rebuilt after a restart):
+        the same card with the same effect, at the same place among the actions, without telling
+        :attr:`on_item` (it is in the log already). ``log_mismatch`` if it does not come out the same."""
+        if use.at != len(self.game.actions) or use.kind not in IN_HAND or not 0 <= use.seat <= 3 \
+                or use.player != self.seating[use.seat]:
+            raise MatchError(ErrorCode.LOG_MISMATCH, f"the logged {use.kind} card does not fit the hand here")
+        tell, self.on_item = self.on_item, None
+        try:
+            again = self.use_item(use.seat, use.kind, use.tile, use.wanted if use.kind is ItemKind.SWAP else None)
+        except XuezhanError as exc:
+            raise MatchError(ErrorCode.LOG_MISMATCH, f"the logged {use.kind} card: {exc.message}") from None
+        finally:
+            self.on_item = tell
+        if again != use:
+            raise MatchError(ErrorCode.LOG_MISMATCH, f"the logged {use.kind} card came out otherwise")
+
+    def seen_items(self, seat: int | None) -> list[dict[str, Any]]:
+        """The hand's item cards as ``seat`` may see them (:func:`~xuezhan.match.items.items_seen`)."""
+        return items_seen(self.items, seat)
 
 
 class Match:
@@ -355,7 +421,7 @@ class Match:
             if player not in seating:
                 raise MatchError(ErrorCode.NOT_SEATED, f"{player!r} holds no seat: bystanders use no item cards")
         if len(set(double)) != len(double):
-            raise MatchError(ErrorCode.ITEM_ALREADY_USED, "one double card per seat per hand")
+            raise MatchError(ErrorCode.ITEM_USED, "one double card per seat per hand")
 
         hand_no = self.hands_played + 1
         seed = hand_seed(self.seed, hand_no)
@@ -391,6 +457,10 @@ class Match:
             for player, t in zip(self.waiting, game.bystander_tiles, strict=True)
         )
         self.current = Hand(self, hand_no, seed, game, seating, bets, items, item_rng)
+        if double:
+            self.current.requests["double"] = double
+        if flush:
+            self.current.requests["flush"] = flush
         return self.current
 
     def finish_hand(self, hand: Hand) -> HandResult:

@@ -14,7 +14,7 @@ Self-play (:mod:`xuezhan.selfplay`), the terminal (:mod:`xuezhan.tui`) and the w
 table (:mod:`xuezhan.server`) are seat owners and views on top of it.
 """
 
-from .controller import MatchRuntime, SeatsFor, seats_by_player
+from .controller import HandLogEntry, MatchItemListener, MatchRuntime, SeatsFor, seats_by_player
 from .driver import ActionListener, HandDriver, Interrupt
 from .pacer import EXPIRIES_TO_TRUSTEE, GRACE, Delays, Move, Pacer
 from .playout import play_out
@@ -26,7 +26,9 @@ __all__ = [
     "ActionListener",
     "Delays",
     "HandDriver",
+    "HandLogEntry",
     "Interrupt",
+    "MatchItemListener",
     "MatchRuntime",
     "Move",
     "Pacer",

@@ -5,7 +5,11 @@
 league), gives it a :class:`~xuezhan.runtime.driver.HandDriver` with the seats of the
 people who sit there, and closes it into a :class:`~xuezhan.match.HandResult` (dealer
 rotation, escapes, transfers ready for coins). A hand in progress can be rebuilt from
-its seed and its logged actions (:meth:`MatchRuntime.resume_hand`).
+its seed and its log (:meth:`MatchRuntime.resume_hand`).
+
+A hand's log is its entries in order, numbered 0, 1, 2 ...: each engine action applied, and
+each item card used during the hand (:class:`~xuezhan.match.ItemUse`, whose swap is applied to
+the engine with it: one entry). A hand without item cards logs exactly its engine actions.
 """
 
 from __future__ import annotations
@@ -16,7 +20,7 @@ from typing import Any
 from ..engine.actions import Action
 from ..errors import XuezhanError
 from ..ids import ErrorCode
-from ..match import Hand, HandResult, Match
+from ..match import Hand, HandResult, ItemUse, Match
 from .driver import HandDriver
 from .seats import Seat
 
@@ -24,6 +28,9 @@ SeatsFor = Callable[[Hand], Sequence[Seat]]
 """The four seats of a hand, in seat order (people move between hands)."""
 HandListener = Callable[[Hand], None]
 MatchActionListener = Callable[[Hand, int, Action], None]
+MatchItemListener = Callable[[Hand, int, ItemUse], None]
+HandLogEntry = Action | ItemUse
+"""One entry of a hand's log: an engine action, or an item card used during the hand."""
 
 
 def seats_by_player(seats: Mapping[str, Seat]) -> SeatsFor:
@@ -39,7 +46,8 @@ class MatchRuntime:
     """Plays the hands of ``match`` with the seats ``seats`` gives for each hand.
 
     ``on_start`` is told of every hand dealt (before its first action), ``on_action`` of every
-    action applied in it, numbered from 0 within the hand: together they are the hand's log.
+    action applied in it and ``on_item`` of every item card used in it, numbered together from 0
+    within the hand: together they are the hand's log.
     """
 
     def __init__(
@@ -49,27 +57,44 @@ class MatchRuntime:
         *,
         on_start: HandListener | None = None,
         on_action: MatchActionListener | None = None,
+        on_item: MatchItemListener | None = None,
     ) -> None:
         self.match = match
         self.seats_for: SeatsFor = seats_by_player(seats) if isinstance(seats, Mapping) else seats
         self.on_start = on_start
         self.on_action = on_action
+        self.on_item = on_item
         self.hand: Hand | None = None
         self.driver: HandDriver | None = None
+        self.logged = 0
+        """Entries of the hand's log so far (the number the next one gets)."""
 
     # --- hands ------------------------------------------------------------------------------------
+    def _entry(self) -> int:
+        n = self.logged
+        self.logged += 1
+        return n
+
     def _drive(self, hand: Hand) -> HandDriver:
         listener = None
         if self.on_action is not None:
             on_action = self.on_action
 
             def listener(seq: int, action: Action) -> None:
-                on_action(hand, seq, action)
+                on_action(hand, self._entry(), action)
 
+        if self.on_item is not None:
+            on_item = self.on_item
+
+            def item_listener(use: ItemUse) -> None:
+                on_item(hand, self._entry(), use)
+
+            hand.on_item = item_listener
         driver = HandDriver(hand.game, self.seats_for(hand), seed=hand.seed, on_action=listener)
-        hand.applier = driver.apply  # item cards and escapes through the match layer are logged too
+        hand.applier = driver.apply  # escapes through the match layer are logged too
         self.hand = hand
         self.driver = driver
+        self.logged = 0
         return driver
 
     def start_hand(self, **options: Any) -> HandDriver:
@@ -79,16 +104,28 @@ class MatchRuntime:
             self.on_start(hand)
         return self._drive(hand)
 
-    def resume_hand(self, seed: int, actions: Sequence[Action], **options: Any) -> HandDriver:
-        """Deal the match's next hand again and replay its logged ``actions``: the hand as it was
-        after its last applied action. ``seed`` is the logged seed; a different one means the
-        match state does not belong to this log (``log_mismatch``)."""
+    def resume_hand(self, seed: int, entries: Sequence[HandLogEntry], **options: Any) -> HandDriver:
+        """Deal the match's next hand again (``options`` as the hand was dealt with: its cards of the
+        deal) and replay its logged ``entries``: each action to the engine, each item card to the
+        hand (:meth:`Hand.redo`: its effect and its place in :attr:`Hand.items` again, a seek's
+        answer and a random swap's tile checked), so the hand is as it was after its last entry,
+        and a card used is used. ``seed`` is the logged seed; a different one means the match
+        state does not belong to this log (``log_mismatch``), as does an entry that does not fit."""
         hand = self.match.start_hand(**options)
         if hand.seed != seed:
             self.match.current = None
             raise XuezhanError(ErrorCode.LOG_MISMATCH, f"hand {hand.hand_no} was logged with another seed")
         driver = self._drive(hand)
-        driver.replay(actions)
+        try:
+            for entry in entries:
+                if isinstance(entry, ItemUse):
+                    hand.redo(entry)
+                else:
+                    driver.replay((entry,))
+        except XuezhanError:
+            self.match.current = None
+            raise
+        self.logged = len(entries)
         return driver
 
     def finish_hand(self) -> HandResult:

@@ -50,9 +50,9 @@ class Settings:
 class WalletEntry:
     """One movement of a player's coins (see :meth:`Bank.wallet`): ``kind`` is ``start`` (the
     opening grant), ``relief``, ``grant`` (any other), ``fee``, ``stake`` (lost in a hand),
-    ``winnings``, ``jiao_ma`` (a bystander's bet, won or lost), or a tournament's ``entry``,
-    ``refund`` or ``prize``; ``room`` and ``hand_no`` name the hand for the four of a hand,
-    ``room`` the tournament's id for the three of a tournament."""
+    ``winnings``, ``jiao_ma`` (a bystander's bet, won or lost), ``item`` (cards bought in the
+    shop), or a tournament's ``entry``, ``refund`` or ``prize``; ``room`` and ``hand_no`` name the
+    hand for the four of a hand, ``room`` the tournament's id for the three of a tournament."""
 
     at: str
     delta: int
@@ -228,6 +228,21 @@ class Bank(Protocol):
 
     def past_hand(self, player: str, hand_id: int) -> PastHand | None:
         """A finished hand the player sat in, or ``None``."""
+        ...
+
+    def items(self, player: str) -> dict[str, int]:
+        """The item cards the player holds, by kind (kinds it holds none of are left out)."""
+        ...
+
+    def buy_items(self, player: str, kind: str, count: int, price: int) -> tuple[int, int]:
+        """Buy ``count`` cards of ``kind`` at ``price`` coins each (the coins to the house, reason
+        ``item``): the player's balance and cards of ``kind`` after. ``insufficient_balance`` when
+        its coins do not cover it (nothing changes); bots buy nothing (``bad_name``)."""
+        ...
+
+    def spend_item(self, player: str, kind: str, key: str) -> bool:
+        """Spend one of the player's cards of ``kind``, once by ``key`` (``False``: spent already
+        under that key); ``no_item`` without one."""
         ...
 
     def account(self, player: str) -> Account | None: ...

@@ -17,7 +17,7 @@ from typing import Any, Final
 from ..bots import DEFAULT_MAX_LINE, check_max_line, make_bot
 from ..errors import XuezhanError
 from ..ids import ErrorCode
-from ..match import MAX_COEFFICIENT, MAX_FEE, MAX_HANDS, RoomConfig
+from ..match import MAX_COEFFICIENT, MAX_FEE, MAX_HANDS, ItemKind, RoomConfig
 from ..rules import MAX_BASE_SCORE, MAX_MULTIPLE
 from .limits import trusted_networks
 from .tournament_config import TournamentConfig, tournaments_from
@@ -32,6 +32,10 @@ _LIMIT_BOUNDS: Final = (
 )
 """Each room limit of the server and the range it may take: never beyond the bounds that keep
 settlements inside 64-bit columns (docs/options.md)."""
+
+SHOP: Final = (ItemKind.DOUBLE, ItemKind.FLUSH, ItemKind.SWAP, ItemKind.RANDOM_SWAP, ItemKind.SEEK,
+               ItemKind.MATCH_TICKET)
+"""The item cards the shop sells, in its order (the golden finger is not sold: the table shows none)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -153,6 +157,19 @@ class ServerConfig:
     tournaments: tuple[TournamentConfig, ...] = ()
     """The tournaments the server holds: the file's ``[[tournament]]`` tables
     (:mod:`xuezhan.server.tournament_config`), not a ``[server]`` setting."""
+    item_price_double: int = 2_000
+    """The item shop's price of a double card (加倍卡), in coins (``GET /api/items``); this and the
+    five prices below are at least 1."""
+    item_price_flush: int = 3_000
+    """The price of a flush card (清一色卡)."""
+    item_price_swap: int = 1_000
+    """The price of a swap card (换牌卡)."""
+    item_price_random_swap: int = 500
+    """The price of a random swap card (随机换牌卡)."""
+    item_price_seek: int = 500
+    """The price of a seek card (查找卡)."""
+    item_price_match_ticket: int = 5_000
+    """The price of a match ticket (比赛卡), the entry to a tournament."""
 
     def __post_init__(self) -> None:
         try:
@@ -180,10 +197,19 @@ class ServerConfig:
             check_max_line(self.bot_max_line)
         except XuezhanError as exc:
             raise ValueError(f"ServerConfig.bot_max_line: {exc.message}") from None
+        for kind, price in self.item_prices().items():
+            if isinstance(price, bool) or not isinstance(price, int) or price < 1:
+                raise ValueError(f"ServerConfig.item_price_{kind} must be a number of coins of 1 or more, "
+                                 f"not {price!r}")
         for name in (self.bot_name, self.seat_bot):
             if name:
                 # unknown_bot now, not when a table deals
                 make_bot(name, timeout=self.bot_timeout, max_line=self.bot_max_line)
+
+    def item_prices(self) -> dict[ItemKind, int]:
+        """What the item shop sells and the price of each, in coins (``item_price_<kind>``), in the
+        shop's order."""
+        return {kind: getattr(self, f"item_price_{kind}") for kind in SHOP}
 
     def check_room(self, room: RoomConfig) -> None:
         """Refuse a room beyond this server's limits (``bad_room``); rooms are bounded already."""

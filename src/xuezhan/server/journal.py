@@ -21,7 +21,7 @@ from collections.abc import Callable
 from typing import Any, TypeVar
 
 from ..engine.actions import Action
-from ..match import Hand
+from ..match import Hand, ItemUse
 from .bank import Bank, LogEntry
 
 log = logging.getLogger("xuezhan.server")
@@ -30,9 +30,14 @@ T = TypeVar("T")
 
 
 def hand_start(hand: Hand) -> dict[str, Any]:
-    """What a hand's log row keeps of its start, beside its seed: enough to check a resume."""
-    return {"seating": list(hand.seating), "dealer": hand.dealer,
-            "bystanders": [b.player for b in hand.bets]}
+    """What a hand's log row keeps of its start, beside its seed: enough to check a resume, and the
+    item cards of the deal as they were asked for (``items``: :attr:`Hand.requests`, when any), to
+    deal it again."""
+    start = {"seating": list(hand.seating), "dealer": hand.dealer,
+             "bystanders": [b.player for b in hand.bets]}
+    if hand.requests:
+        start["items"] = hand.requests
+    return start
 
 
 _Job = tuple[str, Any, Any, "asyncio.Future[Any]"]
@@ -173,6 +178,10 @@ class Journal:
 
     def action(self, hand: Hand, seq: int, action: Action) -> None:
         self.pending.append(("action", hand.hand_no, seq, action.to_json()))
+
+    def item(self, hand: Hand, seq: int, use: ItemUse) -> None:
+        """An item card used during the hand: an entry of its own (``"type": "item"``)."""
+        self.pending.append(("action", hand.hand_no, seq, {"type": "item", **use.to_json()}))
 
     async def flush(self) -> bool:
         """Write what is pending, in order; ``False`` (kept for the next flush) on failure."""

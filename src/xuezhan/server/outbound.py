@@ -19,6 +19,7 @@ from .bank import is_bot
 from .bystanders import JiaoMa
 from .config import ServerConfig
 from .conn import Conn, dumps
+from .items import TableItems
 from .status import Status
 from .words import display_name
 
@@ -65,6 +66,7 @@ class TableFacts(Protocol):
     next_hand_at: float
     last_hand_end: dict[Lang, dict[str, Any]] | None
     jiao_ma: JiaoMa
+    items: TableItems
 
     @property
     def config(self) -> ServerConfig: ...
@@ -156,8 +158,17 @@ class Outbound:
                 "spectators": sum(1 for c in t.conns if c.seat is None),
                 "bystanders": t.jiao_ma.names(lang),
                 "next_hand_ms": self.ms_until(t.next_hand_at) if t.status is Status.BETWEEN else None,
+                **self.items_json(),
             },
         }
+
+    def items_json(self) -> dict[str, Any]:
+        """At a table that allows item cards, ``items``: the cards asked for the next deal, as
+        everyone may see them (seat and kind); nothing at any other table."""
+        t = self.table
+        if not t.room.items_allowed:
+            return {}
+        return {"items": {"next_deal": t.items.deal_public(list(t.players))}}
 
     def hello(self, conn: Conn) -> dict[str, Any]:
         t = self.table
@@ -227,6 +238,7 @@ class Outbound:
             "timer": None if paused else self.timer_for(conn.seat, now),
             "deadline_ms": None if paused else self.deadline_ms(conn.seat, now),
             "trustee": t.trustee(conn.seat) if conn.seat is not None else False,
+            **({"items": hand.seen_items(conn.seat)} if t.room.items_allowed else {}),
         }
 
     def paused_for(self, seat: int | None) -> bool:

@@ -42,6 +42,7 @@ from .bank import BOT_PLAYERS, Account, Bank, Settled, is_bot
 from .bystanders import JiaoMa
 from .config import ServerConfig
 from .conn import Conn, Inbound, dumps
+from .items import TableItems
 from .journal import Journal, LogWriter
 from .messages import hand_end_message, match_end_message
 from .outbound import DiscardPause, Outbound
@@ -163,6 +164,8 @@ class TablePlay:
         the seat's view of the events each action made; given once, to the next connection to the seat."""
         self.log_failing = False  # the hand's log cannot be written: the table holds still
         self._log_retry_at = 0.0
+        self.items = TableItems()
+        """The item cards asked for the next deal (:mod:`xuezhan.server.items`)."""
 
     @property
     def config(self) -> ServerConfig:
@@ -221,7 +224,8 @@ class TablePlay:
         journal = Journal(self.bank, key, self.writer)
         self.journal = journal
         self.match_key = key
-        return MatchRuntime(match, self._seats_for, on_start=journal.begin, on_action=journal.action)
+        return MatchRuntime(match, self._seats_for, on_start=journal.begin, on_action=journal.action,
+                            on_item=journal.item)
 
     async def _write(self, fn: Callable[..., T], *args: Any) -> T:
         """A write of the table's match: on the hand logs' writer thread when there is one (one
@@ -334,7 +338,10 @@ class TablePlay:
             # every person decides at the start of a hand, there or away: the clocks are the rule
             self.seat_owner(seat).trustee = False
         await self.jiao_ma.deal()  # those who asked to 叫马 join the match as its bystanders
-        self.runtime.start_hand()
+        # the item cards of the deal, spent
+        options = await self.items.deal_options(self.match, self.match_key,
+                                                lambda *spent: self._write(self.bank.spend_item, *spent))
+        self.runtime.start_hand(**options)
         self._shown = self.runtime.hand
         self.pause = None
         logged = await self._flush()

@@ -39,6 +39,7 @@ CLIENT_TYPES: Final[dict[str, frozenset[str]]] = {
     "ping": frozenset({"type"}),
     "hint": frozenset({"type", "version"}),
     "jiao_ma": frozenset({"type"}),
+    "item": frozenset({"type", "kind", "tile", "wanted", "suit", "version"}),  # read by xuezhan.server.items
 }
 _ACTION_FIELDS: Final = frozenset({"type", "tile", "suit", "tiles"})
 _PLAYABLE: Final = frozenset(

@@ -309,6 +309,17 @@ class StoreBank:
             return self.store.ledger.items(player).get(ItemKind.MATCH_TICKET, 0)
         except StoreError:
             return 0
+    # --- item cards ---------------------------------------------------------------------------------------
+    def items(self, player: str) -> dict[str, int]:
+        return {str(kind): n for kind, n in self.store.ledger.items(player).items()}
+
+    def buy_items(self, player: str, kind: str, count: int, price: int) -> tuple[int, int]:
+        if is_bot(player):
+            raise XuezhanError(ErrorCode.BAD_NAME, "bots buy no item cards")
+        return self.store.ledger.buy_items(player, ItemKind(kind), count, price)
+
+    def spend_item(self, player: str, kind: str, key: str) -> bool:
+        return self.store.ledger.spend_item(player, ItemKind(kind), key=key)
 
     def close(self) -> None:
         self.store.close()

@@ -52,11 +52,14 @@ from ..engine.views import SeatView
 from ..errors import IllegalActionError, XuezhanError
 from ..hints import hint_json
 from ..ids import ErrorCode
-from ..match import TIERS, RoomConfig, Tier
+from ..match import TIERS, ItemKind, ItemUse, RoomConfig, Tier
+from ..match.items import BEFORE_DEAL
 from ..runtime import HandDriver
+from ..tiles import tile_name
 from .bank import Account, Bank, RunningMatch, WaitingRoom, is_bot
 from .config import ServerConfig
 from .conn import Conn, Inbound
+from .items import ItemRequest, card_name, dealt_with, parse_item, spend_key
 from .journal import LogWriter
 from .outbound import DiscardPause
 from .play import ACTION_STEPS, TablePlay, counted_actions, hand_version
@@ -156,6 +159,7 @@ class Table(TablePlay):
             "hand_no": self.hand_no(),
             "seats": [self.out.seat_json(i, brief=True) for i in range(4)],
             "spectators": sum(1 for c in self.conns if c.seat is None),
+            **({"items": True} if self.room.items_allowed else {}),
         }
 
     # --- after a restart -------------------------------------------------------------------------------
@@ -240,9 +244,10 @@ class Table(TablePlay):
             raise XuezhanError(ErrorCode.LOG_MISMATCH, f"hand {logged.hand_no} was dealt to other seats")
         if logged.hand_no != match.hands_played + 1:
             raise XuezhanError(ErrorCode.LOG_MISMATCH, f"hand {logged.hand_no} is not the match's next hand")
-        actions = [Action.from_json(a) for a in logged.actions]
+        entries = [ItemUse.from_json(a) if a.get("type") == "item" else Action.from_json(a) for a in logged.actions]
         self.jiao_ma.resume(logged.start, accounts)  # the hand's bystanders, as its log names them
-        self.runtime.resume_hand(logged.seed, actions)
+        self.runtime.resume_hand(logged.seed, entries, **dealt_with(logged.start))
+        actions = self.runtime.driver.game.actions if self.runtime.driver is not None else ()
         # its first change shown (run) takes the last version of its last action's: above every one shown before
         self.version = hand_version(running.key, logged.hand_no, counted_actions(actions)) + ACTION_STEPS - 2
         self._shown = self.runtime.hand
@@ -459,6 +464,8 @@ class Table(TablePlay):
             await self._on_hint(conn)
         elif kind == "jiao_ma" and await self.jiao_ma.ask(conn):
             self.out.broadcast_room()
+        elif kind == "item":
+            await self.on_item_message(conn, msg.data)
 
     def _seated_in_hand(self, conn: Conn, kind: str) -> tuple[int, HandDriver] | None:
         """The connection's seat and the hand being played, or ``None`` after refusing ``kind``
@@ -508,6 +515,64 @@ class Table(TablePlay):
             self.out.broadcast_room()
         self._ok(conn, "action")
         self._discarded(shown)
+
+    # --- item cards (docs/rules.md §13, :mod:`xuezhan.server.items`) ---------------------------------------
+    async def on_item_message(self, conn: Conn, data: dict[str, Any]) -> None:
+        """A client's ``item`` message: a card of the deal kept for the next one, or a card of the
+        hand checked, spent, used, logged and shown; every refusal names the card."""
+        try:
+            req = parse_item(data)
+        except ProtocolError as exc:
+            self._refuse(conn, "item", exc.code, exc.message)
+            return
+        card = card_name(req.kind, conn)
+        try:
+            if conn.seat is None:
+                raise XuezhanError(ErrorCode.NOT_SEATED, "spectators use no item cards")
+            if not self.room.items_allowed:
+                raise XuezhanError(ErrorCode.ITEMS_NOT_ALLOWED, "this room does not allow item cards")
+            if req.kind in BEFORE_DEAL:
+                await self._item_for_the_deal(conn, req)
+            else:
+                await self._item_in_the_hand(conn, conn.seat, req)
+        except XuezhanError as exc:
+            self._refuse(conn, "item", exc.code, exc.message, card=card)
+
+    async def _item_for_the_deal(self, conn: Conn, req: ItemRequest) -> None:
+        if self.status is Status.PLAYING or self.status is Status.CLOSED:
+            raise XuezhanError(ErrorCode.NOT_NOW, f"a {req.kind} card is used before a hand is dealt")
+        player = conn.account.player
+        if req.kind in self.items.next_deal.get(player, {}):
+            raise XuezhanError(ErrorCode.ITEM_USED, f"a {req.kind} card is asked for this deal already")
+        owned: dict[str, int] = await self._write(self.bank.items, player)
+        if owned.get(str(req.kind), 0) < 1:
+            raise XuezhanError(ErrorCode.NO_ITEM, f"you hold no {req.kind} card")
+        self.items.ask(player, req)  # spent at the deal
+        self._ok(conn, "item")
+        self.out.broadcast_room()
+
+    async def _item_in_the_hand(self, conn: Conn, seat: int, req: ItemRequest) -> None:
+        driver, hand = self.driver, self.runtime.hand if self.runtime is not None else None
+        # never in a discard pause: a card used then would tell that its seat may claim the discard
+        if self.status is not Status.PLAYING or driver is None or hand is None or driver.over \
+                or self.pause is not None:
+            raise XuezhanError(ErrorCode.NOT_NOW, f"a {req.kind} card is used while a hand is played")
+        if seat in driver.game.pending() and req.version < self.pacer.since.get(seat, 0):
+            raise XuezhanError(ErrorCode.STALE, "the table has moved on since you chose that")
+        if self.log_failing:
+            raise XuezhanError(ErrorCode.DATABASE_ERROR, "the table waits for the database; try again soon")
+        hand.check_item(seat, req.kind, req.tile, req.wanted)
+        player = conn.account.player
+        await self._write(self.bank.spend_item, player, str(req.kind),
+                          spend_key(self.match_key, hand.hand_no, player, req.kind))
+        use = hand.use_item(seat, req.kind, req.tile, req.wanted)  # checked above: it cannot fail now
+        shown = await self._flush()
+        self._ok(conn, "item")  # used; shown once it is logged
+        if not shown:
+            return
+        if use.kind is ItemKind.SEEK and use.tile is not None and use.quarters is not None:
+            conn.send({"type": "seek", "tile": tile_name(use.tile), "quarters": list(use.quarters)})
+        self._changed()  # everyone's state: a swap's effect for the seat, the card's kind for the others
 
     async def _on_hint(self, conn: Conn) -> None:
         """The advisor's ranking of the seat's choices, from its own view only (:mod:`xuezhan.hints`),

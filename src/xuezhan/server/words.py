@@ -42,7 +42,7 @@ def wallet_text(entry: WalletEntry, lang: Lang) -> str:
                       hand_no=entry.hand_no or 0, count=amount)
     if entry.kind in ("entry", "refund", "prize"):  # a tournament's: ``room`` is its id
         return i18n.t(f"server.wallet.{entry.kind}", lang, amount=amount, tournament=entry.room or "?", count=amount)
-    kind = entry.kind if entry.kind in ("start", "relief") else "grant"
+    kind = entry.kind if entry.kind in ("start", "relief", "item") else "grant"
     return i18n.t(f"server.wallet.{kind}", lang, amount=amount, count=amount)
 
 

@@ -10,9 +10,11 @@ transfers of three reasons:
 - ``stake``: each losing participant → ``#table`` (what it actually paid);
 - ``winnings``: ``#table`` → each winning participant (its share of the stakes).
 
-``#table`` is back at zero after every settlement; ``#house`` holds the fees. So the sum
-of all players' balances plus the house's is exactly what the mint has issued, at all
-times (:meth:`Ledger.audit` checks this and more).
+``#table`` is back at zero after every settlement; ``#house`` holds the fees. Item cards
+bought in the shop (:meth:`Ledger.buy_items`) are paid by transfers of reason ``item`` from
+the buyer to ``#house``, each with its ``item_purchases`` row: the house's shop income is
+exactly what the cards sold cost. So the sum of all players' balances plus the house's is
+exactly what the mint has issued, at all times (:meth:`Ledger.audit` checks this and more).
 
 Every public method is one transaction. The methods that take a session ``s`` first are
 steps of a transaction someone else opened (a new account's opening grant, a tournament's
@@ -41,6 +43,7 @@ from .models import (
     CoinTransfer,
     HandPoints,
     HandRow,
+    ItemPurchase,
     ItemSpend,
     ItemStock,
     MatchRow,
@@ -54,12 +57,13 @@ FLOWS: Final[Mapping[str, tuple[str, str]]] = {
     "fee": ("player", "house"),
     "stake": ("player", "table"),
     "winnings": ("table", "player"),
+    "item": ("player", "house"),
     "entry": ("player", "house"),
     "refund": ("house", "player"),
     "prize": ("mint", "player"),
 }
 """Where each reason's coins go, payer to payee (the audit checks every transfer of these): the
-house takes fees and tournament entries and gives back refunds; the mint issues grants and prizes."""
+house takes fees, the shop's sales and tournament entries and gives back refunds; the mint issues grants and prizes."""
 
 
 def bet_on(reason: str, took_part: int | None, seat: int | None) -> bool:
@@ -240,6 +244,39 @@ class Ledger:
             else:
                 stock.quantity += quantity
 
+    def buy_items(self, name: str, kind: ItemKind, count: int, price: int) -> tuple[int, int]:
+        """``name`` buys ``count`` cards of ``kind`` at ``price`` coins each, in one transaction: the
+        coins to the house (a transfer of reason ``item``, memo ``<kind> x<count>``), the cards to
+        its stock, the purchase recorded. Returns its balance and its cards of ``kind`` after.
+        ``bad_amount`` for a count or a price that is not positive;
+        ``insufficient_balance`` (nothing changes) when its coins do not cover the cost."""
+        for what, value in (("count", count), ("price", price)):
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise StoreError(ErrorCode.BAD_AMOUNT, f"an item purchase needs a positive {what}, not {value!r}")
+        cost = count * price
+        with self._db.sessions.begin() as s:
+            acc = account_ids(s, [name])[name]
+            house = self._db.system_ids[HOUSE]
+            locked = self.lock_balances(s, [acc, house])
+            if locked[acc].coins < cost:
+                raise StoreError(ErrorCode.INSUFFICIENT_BALANCE, f"{count} {kind} card(s) cost {cost} coins; "
+                                                                 f"{name!r} has {locked[acc].coins}")
+            transfer = CoinTransfer(reason="item", memo=f"{kind} x{count}")
+            s.add(transfer)
+            s.flush()
+            net = {acc: -cost, house: cost}
+            self._post(s, transfer.id, net)
+            self.move(s, locked, net)
+            s.add(ItemPurchase(transfer_id=transfer.id, account_id=acc, kind=str(kind), count=count, price=price))
+            stock = s.get(ItemStock, (acc, str(kind)), with_for_update=True)
+            if stock is None:
+                stock = ItemStock(account_id=acc, kind=str(kind), quantity=count)
+                s.add(stock)
+            else:
+                stock.quantity += count
+            s.flush()
+            return locked[acc].coins, stock.quantity
+
     def items(self, name: str) -> dict[ItemKind, int]:
         with self._db.sessions() as s:
             acc = account_ids(s, [name])[name]
@@ -278,8 +315,10 @@ class Ledger:
 
         Every transfer is exactly two postings summing to zero; every balance is the sum of
         its postings; no player or house balance is below zero; the clearing account is at
-        zero; all balances together sum to zero (the mint's is minus everything issued).
-        Returns the totals: ``issued``, ``house``, ``players``.
+        zero; all balances together sum to zero (the mint's is minus everything issued); the
+        shop balances: every ``item`` transfer goes from a player to the house and is paid for
+        exactly one purchase of its amount (count × price).
+        Returns the totals: ``issued``, ``house``, ``players``, ``shop`` (the house's shop income).
         """
         with self._db.sessions() as s:
             bad = s.execute(
@@ -323,7 +362,8 @@ class Ledger:
             house = s.scalar(select(Balance.coins).where(Balance.account_id == self._db.system_ids[HOUSE])) or 0
             mint = s.scalar(select(Balance.coins).where(Balance.account_id == self._db.system_ids[MINT])) or 0
             self._audit_flows(s)
-            return {"issued": -mint, "house": house, "players": players}
+            shop = self._audit_shop(s)
+            return {"issued": -mint, "house": house, "players": players, "shop": shop}
 
     def _audit_flows(self, s: Session) -> None:
         """In ``s`` (the audit): each transfer of a reason in :data:`FLOWS` goes from the kind of account
@@ -342,3 +382,27 @@ class Ledger:
             if len(side) == 3 and (side[1], side[2]) != FLOWS[side[0]]:
                 raise StoreError(ErrorCode.AUDIT_FAILED, f"transfer {transfer} ({side[0]}) goes from {side[1]} to "
                                                          f"{side[2]}, not {' to '.join(FLOWS[side[0]])}")
+
+    def _audit_shop(self, s: Session) -> int:
+        """The shop's part of :meth:`audit`: its income, once every ``item`` transfer is found to be
+        a player's payment to the house for exactly one purchase of that cost."""
+        house = self._db.system_ids[HOUSE]
+        rows = s.execute(
+            select(CoinTransfer.id, Posting.account_id, Posting.amount, Account.kind)
+            .join(Posting, Posting.transfer_id == CoinTransfer.id)
+            .join(Account, Account.id == Posting.account_id)
+            .where(CoinTransfer.reason == "item")
+        ).all()
+        paid: dict[int, int] = {}
+        for transfer, acc, amount, kind in rows:
+            if (amount > 0 and acc != house) or (amount < 0 and kind != "player"):
+                raise StoreError(ErrorCode.AUDIT_FAILED, f"item transfer {transfer} is not a player's payment "
+                                                         "to the house")
+            if amount > 0:
+                paid[transfer] = amount
+        bought = {t: count * price for t, count, price in s.execute(
+            select(ItemPurchase.transfer_id, ItemPurchase.count, ItemPurchase.price)).all()}
+        if bought != paid:
+            wrong = sorted(set(bought.items()) ^ set(paid.items()))[0][0]
+            raise StoreError(ErrorCode.AUDIT_FAILED, f"item transfer {wrong} does not pay for its purchase")
+        return sum(paid.values())

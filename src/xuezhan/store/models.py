@@ -289,6 +289,25 @@ class ItemSpend(Base):
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), server_default=func.now())
 
 
+class ItemPurchase(Base):
+    """Item cards bought in the shop: ``count`` cards of ``kind`` at ``price`` coins each, paid by the
+    coin transfer ``transfer_id`` (reason ``item``, the buyer → the house)."""
+
+    __tablename__ = "item_purchases"
+    __table_args__ = (
+        CheckConstraint("count > 0", name="count_positive"),
+        CheckConstraint("price > 0", name="price_positive"),
+    )
+
+    id: Mapped[int] = mapped_column(BigId, primary_key=True)
+    transfer_id: Mapped[int] = mapped_column(BigId, ForeignKey("coin_transfers.id"), unique=True)
+    account_id: Mapped[int] = mapped_column(BigId, ForeignKey("accounts.id"), index=True)
+    kind: Mapped[str] = mapped_column(String(32))
+    count: Mapped[int] = mapped_column(Integer)
+    price: Mapped[int] = mapped_column(BigInteger)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), server_default=func.now())
+
+
 class Setting(Base):
     """A server-wide value kept with the data (e.g. the key that signs session tokens)."""
 

@@ -11,6 +11,7 @@ except that quick start then sends the player back to their newest quick table s
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import unicodedata
 from typing import Any, Final
@@ -132,13 +133,18 @@ async def _create(app: AppState, request: Request, quick: bool) -> Response:
     app.limited(request)
     data = await read_json(request)
     unknown = set(data) - {"name", "preset", "options", "coefficient", "fee", "hands", "public", "tier",
-                           "accept_risk"}
+                           "accept_risk", "items"}
     if unknown:
         raise XuezhanError(ErrorCode.BAD_ROOM, f"unknown field(s): {', '.join(sorted(unknown))[:100]}")
     accept_risk = data.pop("accept_risk", False)
     if not isinstance(accept_risk, bool):
         raise XuezhanError(ErrorCode.BAD_ROOM, "accept_risk must be true or false")
+    items = data.pop("items", False)
+    if not isinstance(items, bool):
+        raise XuezhanError(ErrorCode.BAD_ROOM, "items must be true or false")
     room, room_tier = tier_room(data, app.config, account.balance)
+    if items:  # item cards at this table (docs/rules.md §13)
+        room = dataclasses.replace(room, items_allowed=True)
     lang = lang_of(request, account)
     raw_name = data.get("name") or i18n.t("server.table_name", lang, name=account.nickname)
     if not isinstance(raw_name, str):

@@ -60,7 +60,8 @@ export async function loadLobby() {
   $("rooms-list").replaceChildren(...list.map((room) => el("li", { class: "room-item" },
     el("div", { class: "room-head" }, el("b", { text: room.name }), " ", el("span", { class: "code", text: room.code })),
     el("div", { class: "muted", text: t("lobby.room_line", { rules: room.rules, n: room.coefficient, fee: room.fee,
-      hand: room.hand_no || 0, hands: room.hands || 0 }) + (room.tier ? " · " + tierName(room.tier) : "") }),
+      hand: room.hand_no || 0, hands: room.hands || 0 }) + (room.tier ? " · " + tierName(room.tier) : "")
+      + (room.items ? " · " + t("items.badge") : "") }),
     el("div", { class: "muted", text: (room.seats || []).map((s) => (s.name ? (s.bot ? t("seat.bot") : s.name) : "·")).join(" / ") }),
     el("div", { class: "row" },
       el("button", { text: t("lobby.join"), on: { click: () => { location.hash = `#/t/${room.code}`; } } }),
@@ -225,6 +226,7 @@ export function createRoom(ev) {
     coefficient: Number($("room-n").value), fee: Number($("room-a").value), hands: Number($("room-hands").value),
     public: $("room-public").checked,
   };
+  if ($("room-items").checked) body.items = true;
   if (S.tiers && S.tiers.length) {
     // in a tiered lobby the stake (N and A) is the tier's
     body.tier = $("room-tier").value;

@@ -10,6 +10,7 @@ import { $ } from "./dom.js";
 import { initEffects } from "./effects.js";
 import { askHint } from "./hint.js";
 import { loadMessages, loadVocab, setLang, t } from "./i18n.js";
+import { initItems } from "./items.js";
 import { createRoom, initQueue, joinByCode, loadLobby, quickstart } from "./lobby.js";
 import { route } from "./router.js";
 import { closeDialogs, leaveTable, shareLink } from "./settlement.js";
@@ -46,6 +47,7 @@ function init() {
   for (const sel of document.querySelectorAll("select.lang-select")) sel.addEventListener("change", () => setLang(sel.value));
   window.addEventListener("hashchange", route);
   initEffects();
+  initItems();
   setInterval(() => { if (!$("table-view").hidden) renderClocks(); }, 250);
   setInterval(() => { if (!$("lobby-view").hidden) loadLobby(); }, 15000);
   // a spectator's link: /?watch=CODE opens that table to watch

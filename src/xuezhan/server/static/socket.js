@@ -7,6 +7,7 @@ import { hideMissed, showMissed, showReconnecting } from "./grace.js";
 import { trackReceived } from "./hand.js";
 import { onJiaoMa } from "./jiaoma.js";
 import { errorWords, t, term } from "./i18n.js";
+import { onItemsMessage } from "./items.js";
 import { logEvent } from "./log.js";
 import { route, showView } from "./router.js";
 import { closeDialogs } from "./settlement.js";
@@ -111,6 +112,7 @@ export async function onTableError(msg) {
 }
 
 export function onMessage(msg) {
+  onItemsMessage(msg);
   switch (msg.type) {
     case "hello":
       if (S.oldWs) { S.oldWs.close(); S.oldWs = null; }

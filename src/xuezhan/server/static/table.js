@@ -6,6 +6,7 @@ import { renderMine } from "./hand.js";
 import { renderHint } from "./hint.js";
 import { renderJiaoMa } from "./jiaoma.js";
 import { t, term } from "./i18n.js";
+import { renderItems } from "./items.js";
 import { seatInfo, seatName } from "./log.js";
 import { renderDialogs } from "./settlement.js";
 import { send } from "./socket.js";
@@ -31,6 +32,7 @@ export function renderAll() {
   renderMine();
   renderHint();
   renderJiaoMa();
+  renderItems();
   renderDialogs();
   renderClocks();
 }

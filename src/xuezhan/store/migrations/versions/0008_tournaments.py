@@ -1,10 +1,10 @@
 """Tournaments (比赛): ``tournaments`` keeps each one held (its entrants, rounds, tables and
 standings, as one JSON state beside its status), and coin transfers take the reasons of a
-tournament's coins: ``entry``, ``refund`` and ``prize`` (with those of the shop, ``item``, and
-of 叫马, ``jiao_ma``, so that the list holds whatever order the migrations that add them run in).
+tournament's coins: ``entry``, ``refund`` and ``prize``, and of 叫马, ``jiao_ma`` (0007 added
+the shop's ``item`` and gave the check the models' name).
 
 Revision ID: 0008
-Revises: 0006
+Revises: 0007
 """
 
 from __future__ import annotations
@@ -13,24 +13,22 @@ import sqlalchemy as sa
 from alembic import op
 
 revision = "0008"
-down_revision: str | None = "0006"
+down_revision: str | None = "0007"
 branch_labels: str | None = None
 depends_on: str | None = None
 
 BigId = sa.BigInteger().with_variant(sa.Integer(), "sqlite")
 
 REASONS = "reason IN ('grant', 'fee', 'stake', 'winnings', 'item', 'jiao_ma', 'entry', 'refund', 'prize')"
-BEFORE = "reason IN ('grant', 'fee', 'stake', 'winnings')"
+BEFORE = "reason IN ('grant', 'fee', 'stake', 'winnings', 'item')"  # as 0007 left it
+
+NAME = "ck_coin_transfers_reason"  # as the model names it (and 0007 named it)
 
 
-OLD_NAME = "ck_coin_transfers_ck_coin_transfers_reason"  # as 0001 named it (the naming convention applied twice)
-NEW_NAME = "ck_coin_transfers_reason"  # as the model names it
-
-
-def _reasons(old: str, new: str, check: str) -> None:
+def _reasons(check: str) -> None:
     with op.batch_alter_table("coin_transfers") as batch:
-        batch.drop_constraint(op.f(old), type_="check")
-        batch.create_check_constraint(op.f(new), check)
+        batch.drop_constraint(op.f(NAME), type_="check")
+        batch.create_check_constraint(op.f(NAME), check)
 
 
 def upgrade() -> None:
@@ -48,10 +46,10 @@ def upgrade() -> None:
         sa.UniqueConstraint("key", name=op.f("uq_tournaments_key")),
     )
     op.create_index(op.f("ix_tournaments_status"), "tournaments", ["status"])
-    _reasons(OLD_NAME, NEW_NAME, REASONS)
+    _reasons(REASONS)
 
 
 def downgrade() -> None:
-    _reasons(NEW_NAME, OLD_NAME, BEFORE)
+    _reasons(BEFORE)
     op.drop_index(op.f("ix_tournaments_status"), table_name="tournaments")
     op.drop_table("tournaments")

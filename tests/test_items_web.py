@@ -1,0 +1,318 @@
+"""Item cards at the web table (docs/rules.md §13): the shop, rooms that allow cards, each card
+played and each refusal, what the other seats are told, and a restart in the middle of a hand
+with cards used."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from test_restart import Back, Build, db, serve, stop
+from test_server import Client, make_app, parse_hand, table_of
+
+from xuezhan.match import ItemKind
+from xuezhan.server import ServerConfig
+from xuezhan.store import Store
+
+pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
+__all__ = ["db", "make_app", "serve"]  # the fixtures, from the server's and the restart's tests
+
+SLOW = {"turn_timeout": 60.0, "claim_timeout": 60.0, "choice_timeout": 60.0}
+"""A person's decisions wait for the person: on its turn nothing else moves."""
+PRICES = ServerConfig().item_prices()
+
+
+def buy(p: Client, kind: str, count: int = 1) -> Any:
+    return p.http.post("/api/items/buy", json={"kind": kind, "count": count})
+
+
+def owned(p: Client) -> dict[str, int]:
+    return {i["kind"]: i["owned"] for i in p.http.get("/api/items").json()["items"]}
+
+
+def use(p: Client, kind: str, **fields: Any) -> dict[str, Any]:
+    """Send an item card; the answer to it (``ok`` or ``error``)."""
+    version = p.state["version"] if p.state is not None else 0
+    p.send({"type": "item", "kind": kind, "version": version, **fields})
+    return p.wait_for(lambda m: m["type"] in ("ok", "error") and m.get("for") == "item")
+
+
+def refused(p: Client, kind: str, **fields: Any) -> str:
+    answer = use(p, kind, **fields)
+    assert answer["type"] == "error", answer
+    return str(answer["code"])
+
+
+def items_room(p: Client, **fields: Any) -> str:
+    r = p.http.post("/api/rooms", json={"items": True, "hands": 1, **fields})
+    assert r.status_code == 200, r.text
+    assert r.json()["room"]["items"] is True
+    code: str = r.json()["code"]
+    p.connect(code)
+    room = p.wait_for(lambda m: m["type"] == "room")["room"]
+    assert room["items"] == {"next_deal": []}
+    return code
+
+
+def to_my_turn(p: Client) -> dict[str, Any]:
+    """Answer the player's decisions (never winning, never claiming) until its own turn to discard."""
+    while True:
+        state = p.wait_for(lambda m: m["type"] == "state" and m["decision"] is not None and bool(m["view"]["legal"]))
+        legal = state["view"]["legal"]
+        if any(a["type"] == "discard" for a in legal):
+            p.drain()
+            assert p.state is not None
+            return p.state
+        pick = next((a for a in legal if a["type"] == "pass"), None) or next(
+            (a for a in legal if a["type"] == "dingque"), None) or legal[0]
+        pick = {k: v for k, v in pick.items() if k != "seat"}
+        p.send({"type": "action", "action": pick, "version": state["version"]})
+        p.wait_for(lambda m: m["type"] == "ok" and m["for"] == "action")
+
+
+def hand_tiles(state: dict[str, Any]) -> list[str]:
+    return parse_hand(state["view"]["hand"])
+
+
+def audit(app: Any) -> dict[str, int]:
+    totals: dict[str, int] = app.state.bank.store.ledger.audit()
+    assert totals["players"] + totals["house"] == totals["issued"]  # no coin made or lost
+    return totals
+
+
+# --- the shop ---------------------------------------------------------------------------------------------
+
+
+def test_the_shop_sells_cards_at_the_configs_prices(make_app: Callable[..., Any]) -> None:
+    app = make_app(item_price_seek=123)
+    ann = Client(app, "ann")
+    listed = ann.http.get("/api/items").json()["items"]
+    assert [i["kind"] for i in listed] == ["double", "flush", "swap", "random_swap", "seek", "match_ticket"]
+    assert {i["kind"]: i["price"] for i in listed}["seek"] == 123
+    assert all(i["owned"] == 0 for i in listed)
+    r = buy(ann, "seek", 3)
+    assert r.status_code == 200 and r.json() == {"coins": 20_000 - 369, "owned": 3}
+    r = buy(ann, "double")
+    assert r.json() == {"coins": 20_000 - 369 - PRICES[ItemKind.DOUBLE], "owned": 1}
+    assert owned(ann) == {"double": 1, "flush": 0, "swap": 0, "random_swap": 0, "seek": 3, "match_ticket": 0}
+    assert ann.http.get("/api/me").json()["coins"] == r.json()["coins"]
+    wallet = ann.http.get("/api/wallet").json()["ledger"]
+    assert [(e["reason"], e["delta"]) for e in wallet[:2]] == [("item", -PRICES[ItemKind.DOUBLE]), ("item", -369)]
+    assert "道具" in wallet[0]["text"]
+    assert audit(app)["shop"] == 369 + PRICES[ItemKind.DOUBLE]
+
+
+def test_the_shop_refuses_bad_purchases_and_changes_nothing(make_app: Callable[..., Any]) -> None:
+    app = make_app()
+    bo = Client(app, "bo")
+    cases = [
+        ({"kind": "golden_finger"}, 400, "bad_item"),  # not sold
+        ({"kind": "rocket"}, 400, "bad_item"),
+        ({"kind": 3}, 400, "bad_item"),
+        ({"kind": "seek", "count": 0}, 400, "bad_amount"),
+        ({"kind": "seek", "count": 100}, 400, "bad_amount"),
+        ({"kind": "seek", "count": True}, 400, "bad_amount"),
+        ({"kind": "seek", "count": "2"}, 400, "bad_amount"),
+        ({"kind": "seek", "price": 1}, 400, "bad_request"),
+        ({"kind": "match_ticket", "count": 5}, 409, "insufficient_balance"),  # 25,000 coins; bo has 20,000
+    ]
+    for body, status, code in cases:
+        r = bo.http.post("/api/items/buy", json=body)
+        assert (r.status_code, r.json()["error"]["code"]) == (status, code), body
+    r = bo.http.post("/api/items/buy", json={"kind": "match_ticket", "count": 5})
+    assert "25000" in r.json()["error"]["message"] and "20000" in r.json()["error"]["message"]
+    assert all(n == 0 for n in owned(bo).values())
+    assert bo.http.get("/api/me").json()["coins"] == 20_000
+    assert audit(app)["shop"] == 0
+    anonymous = app.state.runner.post("/api/items/buy", json={"kind": "seek"})
+    assert anonymous.status_code == 401
+    assert app.state.runner.get("/api/items").status_code == 401
+
+
+def test_bots_buy_no_cards(make_app: Callable[..., Any]) -> None:
+    app = make_app()
+    with pytest.raises(Exception) as exc:
+        app.state.bank.buy_items("bot:1", "seek", 1, 10)
+    assert getattr(exc.value, "code", None) == "bad_name"
+    assert app.state.bank.items("bot:1") == {}
+
+
+def test_only_rooms_made_with_items_allow_them(make_app: Callable[..., Any]) -> None:
+    app = make_app(**SLOW)
+    cy = Client(app, "cy")
+    assert buy(cy, "double").status_code == 200
+    r = cy.http.post("/api/rooms", json={"items": "yes"})
+    assert r.status_code == 400 and r.json()["error"]["code"] == "bad_room"
+    code = cy.http.post("/api/rooms", json={"hands": 1}).json()["code"]
+    assert "items" not in table_of(app, code).summary()
+    cy.connect(code)
+    room = cy.wait_for(lambda m: m["type"] == "room")["room"]
+    assert "items" not in room
+    assert refused(cy, "double") == "items_not_allowed"
+    assert owned(cy)["double"] == 1
+
+
+# --- the cards at a table -----------------------------------------------------------------------------------
+
+
+def test_each_card_and_each_refusal_at_an_items_table(make_app: Callable[..., Any]) -> None:
+    app = make_app(**SLOW)
+    dee = Client(app, "dee")
+    for kind in ("double", "flush", "swap", "random_swap", "seek"):
+        assert buy(dee, kind, 2).status_code == 200
+    code = items_room(dee)
+    watcher = Client(app, "eve")
+    watcher.connect(code)  # a spectator: told that cards were used, never what they did
+
+    # the cards of the deal, before it
+    assert refused(dee, "swap", tile="1m", wanted="2m") == "not_now"
+    assert refused(dee, "double", suit="x") == "bad_item"
+    assert refused(dee, "flush", suit="mp") == "bad_item"
+    assert refused(dee, "golden_finger") == "bad_item"
+    assert use(dee, "double")["type"] == "ok"
+    room = dee.wait_for(lambda m: m["type"] == "room")["room"]
+    assert room["items"]["next_deal"] == [{"seat": 0, "kind": "double"}]
+    assert refused(dee, "double") == "item_used"  # one of a kind per hand, though dee holds two
+    assert use(dee, "flush", suit="p")["type"] == "ok"
+    assert owned(dee)["double"] == 2  # spent when the hand is dealt
+    dee.send({"type": "start"})
+    first = dee.wait_for(lambda m: m["type"] == "state" and m["decision"] is not None)
+    assert first["view"]["phase"] == "dingque"  # the seat's turn has not come: the engine's code
+    assert refused(dee, "swap", tile=hand_tiles(first)[0], wanted="5s") == "not_your_turn"
+    state = to_my_turn(dee)
+    assert owned(dee)["double"] == 1 and owned(dee)["flush"] == 1 and owned(dee)["swap"] == 2
+    assert state["items"] == [{"player": "dee", "seat": 0, "kind": "flush", "suit": "p"},
+                              {"player": "dee", "seat": 0, "kind": "double"}]
+    assert refused(dee, "double") == "not_now"  # the deal is past
+
+    # the cards of the hand, on dee's turn
+    held = hand_tiles(state)
+    assert refused(dee, "swap", tile=held[0]) == "bad_item"  # a swap names the wanted tile
+    assert refused(dee, "swap", tile=held[0], wanted=held[0]) in ("same_tile", "tile_not_in_wall")
+    assert refused(dee, "swap", tile="9s" if "9s" not in held else "9m", wanted="1m") in (
+        "tile_not_in_hand",)
+    assert owned(dee)["swap"] == 2  # a refused card is not spent
+    done = None
+    for wanted in [f"{r}{s}" for s in "mps" for r in range(1, 10)]:
+        answer = use(dee, "swap", tile=held[0], wanted=wanted)
+        if answer["type"] == "ok":
+            done = wanted
+            break
+        assert answer["code"] in ("same_tile", "tile_not_in_wall"), answer
+    assert done is not None
+    state = dee.wait_for(lambda m: m["type"] == "state" and any(e["type"] == "swap" for e in m["events"]))
+    assert done in hand_tiles(state)
+    swap = next(e for e in state["events"] if e["type"] == "swap")
+    assert swap["tile"] == held[0] and swap["tiles"] == done
+    assert owned(dee)["swap"] == 1
+    assert refused(dee, "swap", tile=hand_tiles(state)[0], wanted=held[0]) == "item_used"
+    assert use(dee, "random_swap", tile=hand_tiles(state)[-1])["type"] == "ok"
+    state = dee.wait_for(lambda m: m["type"] == "state" and len(m["items"]) == 4)
+    assert refused(dee, "random_swap", tile=hand_tiles(state)[0]) == "item_used"
+    assert refused(dee, "seek") == "bad_item"  # a seek card names a tile
+    assert use(dee, "seek", tile="5p")["type"] == "ok"
+    seek = dee.wait_for(lambda m: m["type"] == "seek")
+    assert seek["tile"] == "5p" and len(seek["quarters"]) == 4 and 0 <= sum(seek["quarters"]) <= 4
+    state = dee.wait_for(lambda m: m["type"] == "state" and len(m["items"]) == 5)
+    assert refused(dee, "seek", tile="6p") == "item_used"
+    kinds = [i["kind"] for i in state["items"]]
+    assert kinds == ["flush", "double", "swap", "random_swap", "seek"]
+    assert state["items"][4]["quarters"] == seek["quarters"]
+    assert owned(dee) == {"double": 1, "flush": 1, "swap": 1, "random_swap": 1, "seek": 1, "match_ticket": 0}
+
+    # the spectator: every card's kind and seat, nothing else; no seek answer, no swap's tiles
+    seen = watcher.wait_for(lambda m: m["type"] == "state" and len(m.get("items", [])) == 5)
+    assert seen["items"] == [{"seat": 0, "kind": k} for k in kinds]
+    assert not [m for m in watcher.seen if m["type"] == "seek"]
+    for m in watcher.seen:
+        for e in m.get("events", []):
+            if e["type"] == "swap":
+                assert "tile" not in e and "tiles" not in e
+    assert refused(watcher, "seek", tile="1m") == "not_seated"
+
+    dee.send({"type": "trustee", "on": True})
+    end = dee.wait_for(lambda m: m["type"] == "hand_end", timeout=60.0)
+    assert refused(dee, "seek", tile="1m") == "not_now"  # between hands
+    # the double card: dee's result counts twice
+    (result,) = app.state.bank.store.hands.hand_results(int(table_of(app, code).match_key))
+    assert result.points()["dee"] == 2 * end["points"][0]
+    assert sum(result.points().values()) == 0 and sum(end["coins"]) == -sum(end["fees"])  # the cards move no coin
+    assert [u.kind for u in result.items] == ["flush", "double", "swap", "random_swap", "seek"]
+    audit(app)
+
+
+def test_a_card_the_player_does_not_hold_is_refused(make_app: Callable[..., Any]) -> None:
+    app = make_app(**SLOW)
+    fay = Client(app, "fay")
+    items_room(fay)
+    assert refused(fay, "double") == "no_item"
+    fay.send({"type": "start"})
+    state = to_my_turn(fay)
+    assert refused(fay, "seek", tile="1m") == "no_item"
+    assert refused(fay, "random_swap", tile=hand_tiles(state)[0]) == "no_item"
+    assert state["items"] == []
+
+
+def test_used_cards_survive_a_restart(serve: Build, db: str) -> None:
+    first = serve(db, **SLOW)
+    gus = Client(first, "gus")
+    for kind in ("double", "swap", "seek"):
+        buy(gus, kind, 2)
+    code = items_room(gus)
+    assert use(gus, "double")["type"] == "ok"
+    gus.send({"type": "start"})
+    state = to_my_turn(gus)
+    assert use(gus, "random_swap", tile=hand_tiles(state)[0])["type"] == "error"  # none bought: no_item
+    assert use(gus, "seek", tile="3s")["type"] == "ok"
+    seek = gus.wait_for(lambda m: m["type"] == "seek")
+    gus.wait_for(lambda m: m["type"] == "state" and len(m["items"]) == 2)
+    before = gus.state
+    assert before is not None
+    stop(first)
+
+    again = serve(db, **SLOW)
+    gus2 = Back(again, gus)
+    gus2.connect(code)
+    state = gus2.wait_for(lambda m: m["type"] == "state")
+    assert state["items"] == before["items"]  # the seek's answer too: the log replayed it
+    assert state["items"][1]["quarters"] == seek["quarters"]
+    assert state["view"]["hand"] == before["view"]["hand"]
+    assert refused(gus2, "seek", tile="4s") == "item_used"  # the card was used before the restart
+    assert owned(gus2)["seek"] == 1 and owned(gus2)["double"] == 1  # each spent once
+    assert use(gus2, "swap", tile=hand_tiles(state)[0], wanted=hand_tiles(state)[0])["type"] == "error"
+    gus2.send({"type": "trustee", "on": True})
+    end = gus2.wait_for(lambda m: m["type"] == "hand_end", timeout=60.0)
+    assert end is not None
+    stop(again)
+    store = Store(db)
+    try:
+        totals = store.ledger.audit()
+        assert totals["players"] + totals["house"] == totals["issued"]
+        assert totals["shop"] == 2 * sum(PRICES[k] for k in (ItemKind.DOUBLE, ItemKind.SWAP, ItemKind.SEEK))
+        assert store.rooms.running_matches() == []  # the match is over
+        (result,) = store.hands.hand_results(_match_id(store, code))
+        assert [(u.kind, u.seat) for u in result.items] == [(ItemKind.DOUBLE, 0), (ItemKind.SEEK, 0)]
+        record = store.hands.hand_record(_match_id(store, code), 1)
+        assert [i["kind"] for i in record["items"]] == ["double", "seek"]
+        assert record["items"][1]["quarters"] == seek["quarters"]
+    finally:
+        store.close()
+
+
+def _match_id(store: Store, code: str) -> int:
+    from test_restart import match_of
+
+    return match_of(store, code).id
+
+
+def test_the_prices_are_server_settings_of_at_least_one_coin() -> None:
+    assert ServerConfig.from_mapping({"item_price_seek": 7}).item_prices()[ItemKind.SEEK] == 7
+    with pytest.raises(ValueError):
+        ServerConfig(item_price_double=0)
+    with pytest.raises(Exception) as exc:
+        ServerConfig.from_mapping({"item_price_flush": 0})
+    assert getattr(exc.value, "code", None) == "bad_config"
+    with pytest.raises(Exception) as exc:
+        ServerConfig.from_mapping({"item_price_golden_finger": 5})  # not sold: no such setting
+    assert getattr(exc.value, "code", None) == "bad_config"
