@@ -1,14 +1,15 @@
 """The memory and speed of ``xuezhan simulate --out``, at a few sizes, this tree beside another.
 
     python benchmarks/simulate_memory.py [--sizes 1000,5000,20000] [--engine native] [--workers 1]
-                                         [--bots heuristic] [--base REV] [--json]
+                                         [--backend local] [--bots heuristic] [--base REV] [--json]
 
-Each run is ``python -m xuezhan simulate --games N --engine E --workers W --out FILE --json`` in a
-child process, alone, with its tree's sources first on ``PYTHONPATH``. Measured for each: the
-peak resident memory of the command's own process (``wait4``'s ``ru_maxrss``), the peak of the
-sum over it and its workers (``/proc``, sampled every 20 ms), its CPU seconds (workers
-included), hands per second of wall-clock time and per CPU second (the figure to compare on a
-shared machine), and the SHA-256 of the records written.
+Each run is ``python -m xuezhan simulate --games N --engine E --workers W --backend B --out FILE
+--json`` in a child process, alone, with its tree's sources first on ``PYTHONPATH``. Measured for
+each: the peak resident memory of the command's own process (``wait4``'s ``ru_maxrss``), the
+peak of the sum over it and every process below it (``/proc``, sampled every 20 ms: the local
+workers, or with Ray the whole local Ray started for the run), its CPU seconds (local workers
+included; Ray's processes are not), hands per second of wall-clock time and per CPU second (the
+figure to compare on a shared machine), and the SHA-256 of the records written.
 
 ``--base REV`` runs the same commands on revision ``REV`` too (exported by ``git archive`` into a
 temporary folder, its compiled core built there), in turn with this tree at each size, and
@@ -58,12 +59,12 @@ def tree_rss_kb(root: int) -> int:
     return total
 
 
-def run(tree: Path, games: int, engine: str, workers: int, bots: str) -> dict[str, Any]:
+def run(tree: Path, games: int, engine: str, workers: int, backend: str, bots: str) -> dict[str, Any]:
     """One ``simulate --out`` of ``tree``, measured."""
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "records.jsonl"
         cmd = [sys.executable, "-m", "xuezhan", "simulate", "--games", str(games), "--engine", engine,
-               "--workers", str(workers), "--bots", bots, "--out", str(out), "--json"]
+               "--workers", str(workers), "--backend", backend, "--bots", bots, "--out", str(out), "--json"]
         env = {**os.environ, "PYTHONPATH": str(tree / "src")}
         start = time.perf_counter()
         errors = (Path(tmp) / "stderr").open("w+b")
@@ -126,6 +127,7 @@ def main() -> None:
     parser.add_argument("--sizes", default="1000,5000,20000", help="hands of each run, comma-separated")
     parser.add_argument("--engine", default="native", choices=("python", "native"))
     parser.add_argument("--workers", type=int, default=1)
+    parser.add_argument("--backend", default="local", choices=("local", "ray"))
     parser.add_argument("--bots", default="heuristic")
     parser.add_argument("--base", default=None, help="a revision to run beside this tree (a commit, tag or branch)")
     parser.add_argument("--json", action="store_true")
@@ -135,9 +137,9 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         base = export(ns.base, Path(tmp) / "base") if ns.base else None
         for games in sizes:
-            row: dict[str, Any] = {"games": games, "this": run(HERE, games, ns.engine, ns.workers, ns.bots)}
+            row: dict[str, Any] = {"games": games, "this": run(HERE, games, ns.engine, ns.workers, ns.backend, ns.bots)}
             if base is not None:
-                before = row["base"] = run(base, games, ns.engine, ns.workers, ns.bots)
+                before = row["base"] = run(base, games, ns.engine, ns.workers, ns.backend, ns.bots)
                 now = row["this"]
                 row["memory_ratio"] = before["peak_tree_rss_mb"] / now["peak_tree_rss_mb"]
                 row["speed_per_cpu_second"] = now["hands_per_cpu_second"] / before["hands_per_cpu_second"]
@@ -145,10 +147,11 @@ def main() -> None:
                 row["same_bytes"] = before["out_sha256"] == now["out_sha256"]
             rows.append(row)
     if ns.json:
-        print(json.dumps({"engine": ns.engine, "workers": ns.workers, "bots": ns.bots, "base": ns.base,
+        print(json.dumps({"engine": ns.engine, "workers": ns.workers, "backend": ns.backend, "bots": ns.bots,
+                          "base": ns.base,
                           "runs": rows}, indent=2))
         return
-    print(f"simulate --out, {ns.engine} engine, {ns.workers} worker(s), bots {ns.bots}"
+    print(f"simulate --out, {ns.engine} engine, {ns.workers} worker(s) ({ns.backend}), bots {ns.bots}"
           + (f": this tree beside {ns.base}" if ns.base else ""))
     for row in rows:
         for name in ("base", "this"):
