@@ -88,21 +88,20 @@ def iter_shards(
     ahead: int | None = None,
 ) -> Generator[R, None, None]:
     """The results of :func:`map_shards`, one by one in the order of ``parts``, each as soon as
-    it and those before it are done. At most ``ahead`` shards (by default two per worker) are
-    started and not yet handed over: a slow shard holds back only those, and a caller that
-    writes each result out and drops it keeps memory flat however many shards the run has.
+    it and those before it are done. At most ``ahead`` shards (by default two per worker, or
+    per CPU of the Ray cluster ``RAY_ADDRESS`` names) are started and not yet handed over: a
+    slow shard holds back only those, and a caller that writes each result out and drops it
+    keeps memory flat however many shards the run has.
     Close it (``with contextlib.closing(...)``) to stop early: the shards not yet started are
     cancelled and the pool (or the Ray cluster started for the run) is shut down."""
     check_workers(workers, backend)
-    if ahead is None:
-        ahead = 2 * workers
-    if ahead < 1:
+    if ahead is not None and ahead < 1:
         raise ValueError("ahead must be at least 1")
     if backend == "ray":
         return _iter_ray(fn, parts, workers, on_done, ahead)
     if workers == 1 or len(parts) <= 1:
         return _iter_here(fn, parts, on_done)
-    return _iter_processes(fn, parts, workers, on_done, ahead)
+    return _iter_processes(fn, parts, workers, on_done, 2 * workers if ahead is None else ahead)
 
 
 def _iter_here(
@@ -148,7 +147,7 @@ def _run_shard(fn: Callable[[Shard], R], shard: Shard) -> R:
 
 def _iter_ray(
     fn: Callable[[Shard], R], parts: Sequence[Shard], workers: int, on_done: Callable[[Shard, R], None] | None,
-    ahead: int,
+    ahead: int | None,
 ) -> Generator[R, None, None]:
     try:
         import ray
@@ -167,6 +166,9 @@ def _iter_ray(
         started_ray = True
     running: dict[Any, int] = {}
     try:
+        if ahead is None:  # a running cluster spreads the tasks over all its CPUs, whatever the workers
+            resources: Any = ray.cluster_resources
+            ahead = 2 * max(workers, int(resources().get("CPU", workers)))
         task: Any = ray.remote(num_cpus=1)(_run_shard)
         done: dict[int, R] = {}
         started = 0
