@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
-import pytest
+from typing import Any
 
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from xuezhan import records
 from xuezhan.engine.actions import Action, ActionType
 from xuezhan.engine.game import Game
 from xuezhan.errors import RecordError
-from xuezhan.records import parse_record, record_json
+from xuezhan.records import json_line, parse_record, record_json, record_line
 from xuezhan.rules import Rules
 from xuezhan.tiles import parse_tile
 
@@ -65,9 +70,50 @@ def test_a_records_place_in_a_match_is_checked(place: dict[str, object]) -> None
 def test_a_json_line_splits_only_at_its_newline() -> None:
     import json
 
-    from xuezhan.records import json_line
-
     data = {"name": "甲\x85乙\u2028丙\u2029丁", "tab": "\t", "nl": "\n"}
     line = json_line(data)
     assert line.splitlines() == [line]  # no character other readers take for a line end
     assert json.loads(line) == data and "甲" in line  # UTF-8 kept, the same data read back
+
+
+# --- record_line: orjson where it writes json_line's bytes -----------------------------------------------------
+
+_TEXT = st.text(alphabet=st.sampled_from(list('ab1m9p ,:"\\\t\n\x85\u2028甲\ud800')), max_size=6)
+_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers(min_value=-(2**70), max_value=2**70) | _TEXT,
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(_TEXT, inner, max_size=4),
+    max_leaves=12,
+)
+
+
+@given(st.dictionaries(_TEXT, _VALUES, max_size=5))
+@settings(max_examples=300)
+def test_record_line_writes_json_line_bytes(data: dict[str, Any]) -> None:
+    assert record_line(data) == (json_line(data) + "\n").encode("utf-8")
+
+
+@pytest.mark.parametrize("data", [
+    {"seed": 2**64, "a": [1, 2]},  # beyond orjson's integers
+    {"a": "x, y: z"},  # separators inside a string
+    {"a": "\u2028", "b": "甲"},  # not ASCII
+    {"a": 'say "hi"\\'},  # escapes
+    {"a": "\ud800"},  # a lone surrogate
+    {"a": 1.5, "b": [0.1, -2.0]},  # floats
+    {"a": {}, "b": [], "c": [{}], "": ""},
+])
+def test_record_line_falls_back_where_orjson_would_differ(data: dict[str, Any]) -> None:
+    assert record_line(data) == (json_line(data) + "\n").encode("utf-8")
+
+
+def test_record_line_takes_orjson_for_a_played_record(monkeypatch: pytest.MonkeyPatch) -> None:
+    game = Game.new(Rules.preset("chengdu"), seed=8)
+    while not game.over:
+        seat = game.pending()[0]
+        game.apply(game.legal_actions(seat)[0])
+    record = {**record_json(game), "seed": 3, "match": {"seed": 1, "hand_no": 2}}
+    want = (json_line(record) + "\n").encode("utf-8")
+    monkeypatch.setattr(records, "json_line", lambda data: pytest.fail("json_line used for a plain record"))
+    assert record_line(record) == want
+    monkeypatch.undo()
+    monkeypatch.setattr(records, "_ORJSON", None)  # without orjson: the standard library's bytes
+    assert record_line(record) == want

@@ -4,6 +4,9 @@ workers and backend (in-process, local processes, a local Ray cluster)."""
 from __future__ import annotations
 
 import json
+from contextlib import closing
+from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -13,7 +16,7 @@ from xuezhan.errors import XuezhanError
 from xuezhan.match import hand_record
 from xuezhan.records import record_json
 from xuezhan.rules import Rules
-from xuezhan.scale import Shard, map_shards, shards
+from xuezhan.scale import Shard, iter_shards, map_shards, shards
 from xuezhan.selfplay import simulate
 
 BOTS = ["heuristic", "random", "heuristic", "random"]
@@ -47,6 +50,40 @@ def test_map_shards_returns_in_shard_order_and_reports_each() -> None:
     got = map_shards(square_sum, parts, workers=2, on_done=lambda shard, r: seen.append(shard.index))
     assert got == [square_sum(p) for p in parts]
     assert sorted(seen) == list(range(len(parts)))
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_iter_shards_hands_over_in_order_with_few_shards_ahead(workers: int) -> None:
+    parts = shards(60, 3)
+    finished: list[int] = []
+    got = []
+    with closing(iter_shards(square_sum, parts, workers=workers, ahead=3,
+                             on_done=lambda shard, r: finished.append(shard.index))) as results:
+        for k, result in enumerate(results):
+            assert len(finished) <= k + 3  # never more than `ahead` shards played and not yet taken
+            got.append(result)
+    assert got == [square_sum(p) for p in parts]
+
+
+@dataclass(frozen=True)
+class Mark:
+    """A shard's work that leaves a file behind (seen from any process)."""
+
+    folder: Path
+
+    def __call__(self, shard: Shard) -> int:
+        (self.folder / str(shard.index)).touch()
+        return shard.index
+
+
+def test_iter_shards_stops_when_closed(tmp_path: Path) -> None:
+    parts = shards(60, 3)
+    results = iter_shards(Mark(tmp_path), parts, workers=2, ahead=2)
+    assert next(results) == 0
+    results.close()  # the shards not started are cancelled; the pool is shut down
+    assert len(list(tmp_path.iterdir())) <= 3 < len(parts)
+    with pytest.raises(ValueError):
+        iter_shards(square_sum, parts, ahead=0)
 
 
 @pytest.mark.parametrize(("workers", "backend"), [(0, "local"), (2, "cluster")])

@@ -8,11 +8,13 @@ seat with an option passes; after the last action ``autoplay: "tsumogiri"`` deci
 
 from __future__ import annotations
 
+import importlib
 import json
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from types import ModuleType
 from typing import Any, Final
 
 from .engine.actions import Action, ActionType
@@ -56,6 +58,47 @@ def json_line(data: Any) -> str:
     only. They can stand only inside strings, where the escape reads back the same. Lone
     surrogates are escaped too (:func:`escape_surrogates`): the line always encodes as UTF-8."""
     return escape_surrogates(json.dumps(data, ensure_ascii=False).translate(_LINE_BREAKS))
+
+
+def _orjson() -> ModuleType | None:
+    try:
+        return importlib.import_module("orjson")
+    except ImportError:  # a dependency of the package; the core itself needs only the standard library
+        return None
+
+
+_ORJSON: Final = _orjson()
+_NOT_MARKS: Final = bytes(b for b in range(256) if b not in b'",:')
+
+
+def record_line(record: Mapping[str, Any]) -> bytes:
+    """``record`` as one line of a JSON-lines file, newline included: byte for byte
+    ``json_line(record) + "\\n"`` in UTF-8, as ``simulate --out`` writes it, several times faster.
+
+    orjson writes the record compactly and the separators get the standard library's spaces
+    back (``", "``, ``": "``), where that gives the same text: plain ASCII with no escape, no
+    comma or colon inside a string, integers within 64 bits. Anything else (a seed beyond 64
+    bits, text from outside, no orjson installed) is written by :func:`json_line`, and so is
+    anything with a decimal point: a record holds no float (orjson writes a float's text its
+    own way; one without a point, ``1e+16`` or NaN, would not be noticed)."""
+    raw = _compact(record)
+    # with no escape the quotes pair up, and a string free of , and : leaves "" among the marks
+    if (raw is not None and raw.isascii() and b"\\" not in raw and b"." not in raw
+            and b'"' not in raw.translate(None, _NOT_MARKS).replace(b'""', b"")):
+        return raw.replace(b",", b", ").replace(b":", b": ") + b"\n"
+    return (json_line(record) + "\n").encode("utf-8")
+
+
+def _compact(data: Any) -> bytes | None:
+    """``data`` as compact JSON by orjson, or ``None`` (no orjson, or a value it refuses: an
+    integer beyond 64 bits, a lone surrogate, a type it does not write)."""
+    if _ORJSON is None:
+        return None
+    try:
+        raw: bytes = _ORJSON.dumps(data)
+    except TypeError:
+        return None
+    return raw
 
 
 def _lone_surrogate(data: Any) -> str | None:

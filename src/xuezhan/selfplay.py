@@ -6,18 +6,20 @@ import math
 import random
 import time
 import zlib
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Generator, Sequence
+from contextlib import closing
 from dataclasses import dataclass, field
-from typing import Any
+from typing import IO, Any
 
 from .bots import DEFAULT_MAX_LINE, DEFAULT_TIMEOUT, Bot, bot_faults, close_bot, make_bot
 from .engine.game import Game
 from .errors import XuezhanError
 from .ids import ErrorCode, EventKind
 from .match import Hand, Match, RoomConfig, hand_record, hand_seed
+from .records import record_line
 from .rules import Rules
 from .runtime import HandDriver, MatchRuntime, Seat
-from .scale import Shard, check_workers, map_shards, shards
+from .scale import Shard, check_workers, iter_shards, shards
 
 PLAYERS = ("east", "south", "west", "north")
 """The players of a self-play match (the bots move between them with ``rotate``)."""
@@ -59,6 +61,9 @@ class Stats:
     seconds: float = 0.0
     records: list[dict[str, Any]] = field(default_factory=list)
     """The game record of every hand, when the run keeps them."""
+    record_lines: bytes = b""
+    """The game records of a shard's hands as JSON lines (UTF-8, :func:`xuezhan.records.record_line`),
+    when the run writes them out (``simulate(out=...)``): written as each shard comes, never merged."""
 
     def merge(self, other: Stats) -> None:
         """Add the hands of ``other`` (the next shard of the same run) after these."""
@@ -162,6 +167,9 @@ class SimulateShard:
     which gives the same hands, statistics and records."""
     bot_max_line: int = DEFAULT_MAX_LINE
     """The most bytes of one line of an outside bot (``cmd:``)."""
+    write_records: bool = False
+    """Encode the shard's records as JSON lines (:attr:`Stats.record_lines`), where they are played:
+    in the worker, which sends back bytes rather than records."""
 
     def __call__(self, shard: Shard, on_hand: Callable[[Hand], None] | None = None) -> Stats:
         if self.engine == "native":
@@ -181,20 +189,26 @@ class SimulateShard:
             return [owners[(s - shift) % 4] for s in range(4)]
 
         runtime = MatchRuntime(match, seats_for)
+        lines: list[bytes] = []
         for _ in shard:
             driver = runtime.start_hand()
             driver.run()
             hand = runtime.hand
             assert hand is not None
             stats.add(hand.game, [seat.name for seat in driver.seats])
-            if self.keep_records:
-                stats.records.append(hand_record(hand))
+            if self.keep_records or self.write_records:
+                record = hand_record(hand)
+                if self.keep_records:
+                    stats.records.append(record)
+                if self.write_records:
+                    lines.append(record_line(record))
             if on_hand is not None:
                 on_hand(hand)
             runtime.finish_hand()
         for seat in owners:
             stats.bot_faults[seat.name] = stats.bot_faults.get(seat.name, 0) + bot_faults(seat.bot)
             close_bot(seat.bot)
+        stats.record_lines = b"".join(lines)
         return stats
 
     def native(self, shard: Shard) -> Stats:
@@ -204,13 +218,20 @@ class SimulateShard:
 
         names = list(self.bot_names)
         stats = Stats(names)
-        hands = native.play_hands([hand_seed(self.seed, k + 1) for k in shard], self.rules, names,
-                                  records=self.keep_records)
+        records = self.keep_records or self.write_records
+        hands = native.play_hands([hand_seed(self.seed, k + 1) for k in shard], self.rules, names, records=records)
+        mapping = self.rules.to_mapping() if records else None  # once, not once a hand
+        lines: list[bytes] = []
         for k, h in zip(shard, hands, strict=True):
             stats.add_result(h.deltas, h.wins, h.exhausted, names)
-            if self.keep_records:
-                stats.records.append({**h.record(self.rules), "seed": h.seed,
-                                      "match": {"seed": self.seed, "hand_no": k + 1}})
+            if records:
+                record = {**h.record(self.rules, mapping=mapping), "seed": h.seed,
+                          "match": {"seed": self.seed, "hand_no": k + 1}}
+                if self.keep_records:
+                    stats.records.append(record)
+                if self.write_records:
+                    lines.append(record_line(record))
+        stats.record_lines = b"".join(lines)
         return stats
 
 
@@ -230,6 +251,7 @@ def simulate(
     bot_timeout: float = DEFAULT_TIMEOUT,
     engine: str = "python",
     bot_max_line: int = DEFAULT_MAX_LINE,
+    out: IO[bytes] | None = None,
 ) -> Stats:
     """Play ``games`` hands of one match on the match runtime: hand ``k`` is dealt from
     ``hand_seed(seed, k)`` exactly as in ``xuezhan play`` and ``xuezhan serve``, and the dealer
@@ -237,12 +259,16 @@ def simulate(
     :data:`SHARD_HANDS` hands: see :class:`SimulateShard`). With ``rotate`` the bots move one
     seat on every hand (for fair comparisons).
 
-    The shards run on ``workers`` through :func:`xuezhan.scale.map_shards` (``backend`` local
+    The shards run on ``workers`` through :func:`xuezhan.scale.iter_shards` (``backend`` local
     or ray) and are merged in order: the same statistics whatever the workers and backend.
     ``on_hand`` sees every hand and needs them in this process (``workers=1``, local);
-    ``keep_records`` keeps every hand's game record in :attr:`Stats.records` instead;
-    ``on_shard`` is told of each finished shard (progress). ``shard_hands`` is part of what
-    the run computes (the dealer is thrown afresh at each shard): keep the default to compare runs.
+    ``keep_records`` keeps every hand's game record in :attr:`Stats.records`; ``out`` gets them
+    written instead (``simulate --out``): JSON lines in the order of the hands, byte for byte
+    ``json_line(record)`` and a newline, written shard by shard as the shards are played and
+    never kept, so the memory of a run does not grow with ``games`` (only a few shards are
+    played ahead of the writing). ``on_shard`` is told of each finished shard (progress).
+    ``shard_hands`` is part of what the run computes (the dealer is thrown afresh at each
+    shard): keep the default to compare runs.
 
     ``bot_timeout``: seconds an outside bot (``cmd:``) has for each decision; ``bot_max_line``
     the most bytes of one of its lines (a longer one is its fault).
@@ -268,19 +294,29 @@ def simulate(
             raise XuezhanError(code, why)
     elif engine != "python":
         raise ValueError(f"no engine {engine!r}: python or native")
-    job = SimulateShard(tuple(bot_names), seed, rules, rotate, keep_records, bot_timeout, engine, bot_max_line)
+    job = SimulateShard(tuple(bot_names), seed, rules, rotate, keep_records, bot_timeout, engine, bot_max_line,
+                        write_records=out is not None)
     parts = shards(games, shard_hands)
     start = time.perf_counter()
-    if on_hand is not None:
-        results = []
-        for shard in parts:
-            results.append(job(shard, on_hand))
-            if on_shard is not None:
-                on_shard(shard, results[-1])
-    else:
-        results = map_shards(job, parts, workers=workers, backend=backend, on_done=on_shard)
     stats = Stats(list(bot_names))
-    for part in results:
-        stats.merge(part)
+    if on_hand is not None:
+        results = _with_hands(job, parts, on_hand, on_shard)
+    else:
+        results = iter_shards(job, parts, workers=workers, backend=backend, on_done=on_shard)
+    with closing(results):
+        for part in results:
+            if out is not None:
+                out.write(part.record_lines)
+                part.record_lines = b""
+            stats.merge(part)
     stats.seconds = time.perf_counter() - start
     return stats
+
+
+def _with_hands(job: SimulateShard, parts: Sequence[Shard], on_hand: Callable[[Hand], None],
+                on_shard: Callable[[Shard, Stats], None] | None) -> Generator[Stats, None, None]:
+    for shard in parts:
+        part = job(shard, on_hand)
+        if on_shard is not None:
+            on_shard(shard, part)
+        yield part

@@ -17,8 +17,8 @@ from ..errors import RecordError, XuezhanError
 from ..explain import explain_hand, item_lines
 from ..i18n import DEFAULT_LANG, Lang
 from ..ids import ErrorCode
-from ..match import Hand, hand_record
-from ..records import Record, RecordItem, json_line, loads_text, parse_record, replay, result_json
+from ..match import Hand
+from ..records import Record, RecordItem, loads_text, parse_record, replay, result_json
 from ..scale import Shard, check_workers
 from ..selfplay import Stats, simulate
 from . import _common
@@ -183,10 +183,10 @@ def simulate_cmd(games: int, bots: str, bot_timeout: float, bot_max_line: int, s
     if engine == "native" and refused is not None:
         click.echo(i18n.t("cli.simulate.python_engine", lang, why=refused), err=True)
     in_process = workers == 1 and backend == "local" and not use_native
-    sink: IO[str] | None = None
+    sink: IO[bytes] | None = None
     if out is not None:
         try:
-            sink = out.open("w", encoding="utf-8")
+            sink = out.open("wb")
         except OSError as exc:
             raise XuezhanError(ErrorCode.UNWRITABLE, i18n.t("cli.out.unwritable", lang, file=out,
                                                     problem=exc.strerror or str(exc))) from None
@@ -202,13 +202,12 @@ def simulate_cmd(games: int, bots: str, bot_timeout: float, bot_max_line: int, s
         task = progress.add_task("hands", total=games)
 
     def on_hand(hand: Hand) -> None:
-        if sink is not None:
-            sink.write(json_line(hand_record(hand)) + "\n")
-        if progress is not None:
-            progress.advance(task)
+        progress.advance(task)
+
+    per_hand = in_process and progress is not None  # the Python engine here: a bar that moves hand by hand
 
     def on_shard(shard: Shard, part: Stats) -> None:
-        if progress is not None and not in_process:
+        if progress is not None and not per_hand:
             progress.advance(task, shard.size)
 
     def unwritable(exc: OSError) -> XuezhanError:  # a full disk, a file that went away
@@ -216,13 +215,9 @@ def simulate_cmd(games: int, bots: str, bot_timeout: float, bot_max_line: int, s
                                                  problem=exc.strerror or str(exc)))
 
     try:
-        stats = simulate(games, names, seed=seed, rules=rules, on_hand=on_hand if in_process else None,
-                         workers=workers, backend=backend, keep_records=out is not None and not in_process,
-                         on_shard=on_shard, bot_timeout=bot_timeout, engine="native" if use_native else "python",
-                         bot_max_line=bot_max_line)
-        if sink is not None:
-            for record in stats.records:
-                sink.write(json_line(record) + "\n")
+        stats = simulate(games, names, seed=seed, rules=rules, on_hand=on_hand if per_hand else None,
+                         workers=workers, backend=backend, on_shard=on_shard, bot_timeout=bot_timeout,
+                         engine="native" if use_native else "python", bot_max_line=bot_max_line, out=sink)
     except OSError as exc:
         raise unwritable(exc) from None
     finally:

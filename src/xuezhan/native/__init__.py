@@ -30,7 +30,7 @@ from __future__ import annotations
 import dataclasses
 import importlib
 from array import array
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from types import ModuleType
@@ -180,24 +180,27 @@ class NativeHand:
     complete: bool = True
     """The hand is over (a hand played action by action may stop anywhere)."""
 
-    def record(self, rules: Rules) -> dict[str, Any]:
-        """The game record (``records.record_json`` of the same hand played by the Python engine)."""
+    def record(self, rules: Rules, *, mapping: dict[str, Any] | None = None) -> dict[str, Any]:
+        """The game record (``records.record_json`` of the same hand played by the Python engine).
+
+        ``mapping``: ``rules.to_mapping()`` made once by a caller that writes many records (it
+        costs more than the rest of a record); those records then share it."""
         if self.detail is None:
             raise XuezhanError(ErrorCode.NO_RECORD, "this hand was played without its record (records=False)")
         dice, layout, direction, actions_raw, events_raw, ledger_raw, winners_raw = self.detail
-        out: dict[str, Any] = {"rules": rules.to_mapping(), "dealer": self.dealer}
+        out: dict[str, Any] = {"rules": rules.to_mapping() if mapping is None else mapping, "dealer": self.dealer}
         if dice is not None:
             out["dice"] = list(dice)
-            out["wall_layout"] = format_tiles(list(layout), compact=False)
+            out["wall_layout"] = _wall(layout)
         else:  # a prepared deal: the hands by seat, then the wall
             tiles = list(layout)
             hands: list[str] = []
             for seat in range(4):
                 n = 14 if seat == self.dealer else 13
-                hands.append(format_tiles(tiles[:n], compact=False))
+                hands.append(_wall(tiles[:n]))
                 tiles = tiles[n:]
             out["hands"] = hands
-            out["wall"] = format_tiles(tiles, compact=False)
+            out["wall"] = _wall(tiles)
         if direction is not None and rules.exchange_three != "none":
             out["exchange_direction"] = _DIRECTION_NAMES[direction]
         out["actions"] = [_action_json(w) for w in _chunks(_words(actions_raw), 7)]
@@ -209,7 +212,7 @@ class NativeHand:
             "ledger": [e.to_json() for e in ledger],
             "deltas": list(self.deltas),
             "next_dealer": self.next_dealer,
-            "events": list(_events(_words(events_raw), winners, self)),
+            "events": _events(_words(events_raw), winners, self),
         }
         return out
 
@@ -218,9 +221,9 @@ def _words(raw: bytes) -> list[int]:
     return memoryview(raw).cast("q").tolist()
 
 
-def _chunks(words: list[int], n: int) -> Iterator[list[int]]:
-    for i in range(0, len(words), n):
-        yield words[i:i + n]
+def _chunks(words: list[int], n: int) -> Iterator[tuple[int, ...]]:
+    it = iter(words)
+    return zip(*[it] * n, strict=True)
 
 
 def _actions(words: list[int]) -> Iterator[Action]:
@@ -242,7 +245,12 @@ _NAMES: Final = tuple(tile_name(t) for t in range(27))
 _VOIDS: Final = (*SUITS, None)  # index -1: no void
 
 
-def _action_json(words: list[int]) -> dict[str, Any]:
+def _wall(tiles: Iterable[int]) -> str:
+    """``format_tiles(tiles, compact=False)``: every tile with its suit, in the order given."""
+    return "".join([_NAMES[t] for t in tiles])
+
+
+def _action_json(words: Sequence[int]) -> dict[str, Any]:
     """``Action.to_json`` of the core's packed action (checked equal by tests/test_native.py)."""
     seat, kind, tile, suit, a, b, c = words
     out: dict[str, Any] = {"seat": seat, "type": _TYPE_NAMES[kind]}
@@ -266,60 +274,61 @@ def _action_json(words: list[int]) -> dict[str, Any]:
 _SEAT_TILE: Final = frozenset({_E_ANGANG, _E_BUGANG_DECLARED, _E_BUGANG})
 
 
-def _events(words: list[int], winners: list[dict[str, Any]], hand: NativeHand) -> Iterator[dict[str, Any]]:
+def _events(words: list[int], winners: list[dict[str, Any]], hand: NativeHand) -> list[dict[str, Any]]:
     """The engine's events as ``views.event_json`` writes them, from the core's packed stream."""
+    out: list[dict[str, Any]] = []
+    add = out.append
     i = 0
     n = len(words)
     names = _NAMES
     kinds = EVENT_CODES  # a code's kind: its place (the same member as EventKind.<KIND>)
+    draw, discard, pay, turn = _E_DRAW, _E_DISCARD, _E_PAY, _E_TURN  # most of the stream, tested first
     while i < n:
         code = words[i]
         i += 1
-        if code == _E_DRAW:
-            yield {"type": kinds[code], "seat": words[i], "tile": names[words[i + 1]],
-                   "replacement": bool(words[i + 2])}
+        if code == draw:
+            add({"type": kinds[code], "seat": words[i], "tile": names[words[i + 1]], "replacement": words[i + 2] != 0})
             i += 3
-        elif code == _E_DISCARD:
-            yield {"type": kinds[code], "seat": words[i], "tile": names[words[i + 1]]}
+        elif code == discard:
+            add({"type": kinds[code], "seat": words[i], "tile": names[words[i + 1]]})
             i += 2
-        elif code == _E_PAY:
-            yield {"type": kinds[code], "from": words[i], "to": words[i + 1], "points": words[i + 2],
-                   "reason": REASONS[words[i + 3]]}
-            i += 4
-        elif code == _E_TURN:
-            yield {"type": kinds[code], "seat": words[i]}
+        elif code == turn:
+            add({"type": kinds[code], "seat": words[i]})
             i += 1
+        elif code == pay:
+            add({"type": kinds[code], "from": words[i], "to": words[i + 1], "points": words[i + 2],
+                 "reason": REASONS[words[i + 3]]})
+            i += 4
         elif code == _E_START:
-            yield {"type": kinds[code], "dealer": words[i], "wall": words[i + 1], "bystanders": words[i + 2]}
+            add({"type": kinds[code], "dealer": words[i], "wall": words[i + 1], "bystanders": words[i + 2]})
             i += 3
         elif code == _E_DEAL:
             k = words[i + 1]
-            yield {"type": kinds[code], "seat": words[i], "tiles": format_tiles(words[i + 2:i + 2 + k])}
+            add({"type": kinds[code], "seat": words[i], "tiles": format_tiles(words[i + 2:i + 2 + k])})
             i += 2 + k
         elif code in (_E_EXCHANGE_CHOSEN, _E_DINGQUE_CHOSEN):
-            yield {"type": kinds[code], "seat": words[i]}
+            add({"type": kinds[code], "seat": words[i]})
             i += 1
         elif code == _E_EXCHANGE:
-            yield {"type": kinds[code], "seat": words[i], "to": words[i + 1], "tiles": format_tiles(words[i + 2:i + 5])}
+            add({"type": kinds[code], "seat": words[i], "to": words[i + 1], "tiles": format_tiles(words[i + 2:i + 5])})
             i += 5
         elif code == _E_EXCHANGE_RECEIVED:
-            yield {"type": kinds[code], "seat": words[i], "tiles": format_tiles(words[i + 1:i + 4])}
+            add({"type": kinds[code], "seat": words[i], "tiles": format_tiles(words[i + 1:i + 4])})
             i += 4
         elif code == _E_EXCHANGE_DONE:
-            yield {"type": kinds[code], "direction": words[i]}
+            add({"type": kinds[code], "direction": words[i]})
             i += 1
         elif code == _E_DINGQUE:
-            yield {"type": kinds[code], "voids": [_VOIDS[v] for v in words[i:i + 4]]}
+            add({"type": kinds[code], "voids": [_VOIDS[v] for v in words[i:i + 4]]})
             i += 4
         elif code == _E_PASS_HU:
-            yield {"type": kinds[code], "seat": words[i], "tile": names[words[i + 1]]}
+            add({"type": kinds[code], "seat": words[i], "tile": names[words[i + 1]]})
             i += 2
         elif code in (_E_PENG, _E_ZHIGANG):
-            yield {"type": kinds[code], "seat": words[i], "tile": names[words[i + 1]],
-                   "from": words[i + 2]}
+            add({"type": kinds[code], "seat": words[i], "tile": names[words[i + 1]], "from": words[i + 2]})
             i += 3
         elif code in _SEAT_TILE:
-            yield {"type": kinds[code], "seat": words[i], "tile": names[words[i + 1]]}
+            add({"type": kinds[code], "seat": words[i], "tile": names[words[i + 1]]})
             i += 2
         elif code == _E_HU:
             w = winners[words[i]]
@@ -328,14 +337,15 @@ def _events(words: list[int], winners: list[dict[str, Any]], hand: NativeHand) -
                                   "extras": dict(w["extras"])}
             if words[i + 1] >= 0:
                 ev["robbing"] = bool(words[i + 1])
-            yield ev
+            add(ev)
             i += 2
         elif code == _E_WALL_EMPTY:
-            yield {"type": kinds[code]}
+            add({"type": kinds[code]})
         elif code == _E_END:
-            yield {"type": kinds[code], "deltas": list(hand.deltas), "next_dealer": hand.next_dealer}
+            add({"type": kinds[code], "deltas": list(hand.deltas), "next_dealer": hand.next_dealer})
         else:  # cannot happen: the stream comes from the core
             raise XuezhanError(ErrorCode.BAD_BATCH, f"unknown event code {code} from the compiled core")
+    return out
 
 
 def play_hands(
