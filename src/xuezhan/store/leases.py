@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any, Final
 
-from sqlalchemy import exists, func, select
+from sqlalchemy import exists, func, or_, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
@@ -230,6 +230,26 @@ class Leases:
         if row is None or row[1] is None:
             return None
         return Holder(row[0], aware(row[1]) > now, dict(row[2]) if row[2] else None)
+
+    def counts(self, owner: str, node: str) -> tuple[int, int]:
+        """How many rooms are open on every node (leased, live or lapsed), and how many of those on
+        other nodes than ``node`` count against ``owner``'s open rooms: as their node last wrote
+        (``counts`` in its summary), else (not written yet) each room ``owner`` made from the lobby."""
+        with self._db.sessions() as s:
+            total = s.scalar(select(func.count()).select_from(RoomLease).where(RoomLease.expires_at.is_not(None)))
+            rows = s.execute(
+                select(RoomLease.summary, Room.meta).join(Room, Room.id == RoomLease.room_id)
+                .where(RoomLease.expires_at.is_not(None), or_(RoomLease.node.is_(None), RoomLease.node != node),
+                       Room.meta["owner"].as_string() == owner)
+            ).all()
+        theirs = 0
+        for summary, meta in rows:
+            made = meta or {}
+            if summary is not None and "counts" in summary:
+                theirs += bool(summary["counts"])
+            elif summary is None and not (made.get("queue") or made.get("tournament") or made.get("closed")):
+                theirs += 1
+        return int(total or 0), theirs
 
     def listing(self) -> list[dict[str, Any]]:
         """What every node wrote of its rooms for the lobby, oldest room first (a lapsed lease's room
