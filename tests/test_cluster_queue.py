@@ -9,7 +9,9 @@ event loop, on one PostgreSQL schema, as ``xuezhan serve --node`` processes do."
 from __future__ import annotations
 
 import time
+import uuid
 from collections.abc import Callable, Iterator
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
@@ -22,7 +24,7 @@ from xuezhan.rules import Rules
 from xuezhan.server import ServerConfig, create_app
 from xuezhan.server.nodes import QUEUE, TOURNAMENTS, Node
 from xuezhan.server.queue_table import QueueTable
-from xuezhan.store import Lead, Store, StoreError
+from xuezhan.store import Lead, NodeFence, Store, StoreError
 from xuezhan.store.pgtemp import TempPostgres
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
@@ -32,8 +34,6 @@ SHORT = 0.3  # seconds a leader lease lasts in the store's tests
 
 @pytest.fixture
 def db(postgres: TempPostgres) -> str:
-    import uuid
-
     return postgres.create_schema(f"t_{uuid.uuid4().hex[:20]}")
 
 
@@ -135,6 +135,37 @@ def test_a_node_that_lost_the_lead_of_the_queue_seats_nobody(db: str) -> None:
         assert a.queue.status("ann") == (True, None)
         assert a.queue.leave("ann") and not a.queue.leave("ann")
         assert [q.player for q in a.queue.claim(newer, 0.0, 4)[0]] == ["bo", "cai", "dan"]
+    finally:
+        a.close()
+        b.close()
+
+
+def test_only_the_node_leading_the_tournaments_writes_them(db: str) -> None:
+    a, b = Store(db), Store(db)
+    fa, fb = NodeFence("a", 30.0), NodeFence("b", 30.0)
+    a.leases.install(fa)
+    b.leases.install(fb)
+    try:
+        starts = datetime.now(UTC) + timedelta(hours=1)
+        with pytest.raises(StoreError) as nobody:  # nobody leads them yet
+            a.tournaments.save("t1", "open", starts, {"entrants": []})
+        assert nobody.value.code == ErrorCode.LEASE_LOST
+        lead = a.leaders.hold(TOURNAMENTS, "a", SHORT)
+        assert lead is not None
+        fa.leads[TOURNAMENTS] = lead.token
+        a.tournaments.save("t1", "open", starts, {"entrants": ["ann"]})
+        with pytest.raises(StoreError):
+            b.tournaments.save("t1", "open", starts, {"entrants": []})
+        time.sleep(SHORT + 0.2)
+        taken = b.leaders.hold(TOURNAMENTS, "b", SHORT)
+        assert taken is not None
+        fb.leads[TOURNAMENTS] = taken.token
+        with pytest.raises(StoreError) as lost:  # a lost the lead: it writes nothing more
+            a.tournaments.save("t1", "open", starts, {"entrants": []})
+        assert lost.value.code == ErrorCode.LEASE_LOST
+        b.tournaments.save("t1", "open", starts, {"entrants": ["ann", "bo"]})
+        found = b.tournaments.get("t1")
+        assert found is not None and found.state["entrants"] == ["ann", "bo"]
     finally:
         a.close()
         b.close()

@@ -23,7 +23,8 @@ Two tasks are the cluster's, run by one node at a time under a leader lease each
 ``queue``, seating the people queued on every node (:mod:`xuezhan.server.cluster_queue`), and
 ``tournaments``, the tournaments' director (:class:`xuezhan.server.tournaments.TournamentDirector`),
 which moves on only while the node's lease is surely live by this machine's clock (renewed less
-than :data:`LEASE_SECONDS` ago), so a node that was paused stops it before another takes it up.
+than :data:`LEASE_SECONDS` ago), so a node that was paused stops it before another takes it up;
+and each of its writes checks the lease in its own transaction, as a room's do.
 Its requests (``/api/tournaments...``) on another node are redirected (307) to ``/n/NAME/...``.
 The limits ``max_rooms`` and ``max_open_rooms_per_account`` count the rooms of every node (from
 their leases).
@@ -38,6 +39,7 @@ from contextlib import suppress
 from typing import Any, Final
 
 from ..store import Lead, Leaders, Leases, NodeFence, QueueBook
+from ..store.tournaments import LEAD
 from .cluster_queue import SharedQueue
 from .lobby import Lobby, counts_against_owner
 from .table import Table
@@ -55,7 +57,7 @@ the name of the node that does (reach it at ``/n/NAME/ws/CODE``)."""
 TRY_AGAIN: Final = 4503
 """The close code of a table's socket while its room is being taken over: try again shortly."""
 QUEUE: Final = "queue"
-TOURNAMENTS: Final = "tournaments"
+TOURNAMENTS: Final = LEAD
 LEADS: Final = (QUEUE, TOURNAMENTS)
 """The tasks one node of a cluster runs at a time, by the name of their leader lease."""
 
@@ -145,10 +147,12 @@ class Node:
             if had is not None:
                 log.warning("node %s: %s is led by another node now", self.name, task)
                 del self.leads[task]
+                self.fence.leads.pop(task, None)
                 await self._stop(task)
             if lead is not None:
                 log.info("node %s: leading %s (token %d)", self.name, task, lead.token)
                 self.leads[task] = lead
+                self.fence.leads[task] = lead.token
                 await self._begin(task, lead)
 
     async def _begin(self, task: str, lead: Lead) -> None:

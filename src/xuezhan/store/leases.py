@@ -29,7 +29,7 @@ from sqlalchemy.orm import Session
 
 from ..ids import ErrorCode
 from .base import FENCE, Database, StoreError, aware
-from .models import MatchRow, Room, RoomLease
+from .models import LeaderLease, MatchRow, Room, RoomLease
 
 TAKE_AT_ONCE: Final = 64
 """Rooms one call of :meth:`Leases.take_lapsed` takes at most: the others are left to the other
@@ -65,6 +65,8 @@ class NodeFence:
         self.node = node
         self.seconds = seconds
         self.held: dict[str, int] = {}
+        self.leads: dict[str, int] = {}
+        """The cluster's tasks this node leads, with the token it took each with (:mod:`.leaders`)."""
 
     def until(self, now: datetime) -> datetime:
         return now + timedelta(seconds=self.seconds)
@@ -96,6 +98,14 @@ class NodeFence:
             .where(Room.id == room_id).with_for_update(read=True, of=RoomLease)
         ).first()
         self._check(None if row is None else (row[0], row[1], row[2]), f"room {room_id}")
+
+    def check_lead(self, s: Session, task: str) -> None:
+        row = s.execute(
+            select(LeaderLease.node, LeaderLease.token).where(LeaderLease.name == task).with_for_update(read=True)
+        ).first()
+        if row is None or row[0] != self.node or self.leads.get(task) != row[1]:
+            raise StoreError(ErrorCode.LEASE_LOST, f"{task} is led by node {None if row is None else row[0]}, "
+                                                   f"not by node {self.node}")
 
     def claim(self, s: Session, room_id: int, name: str) -> None:
         s.add(RoomLease(room_id=room_id, node=self.node, token=1, expires_at=self.until(db_now(s))))
