@@ -153,7 +153,12 @@ class Node:
                 log.info("node %s: leading %s (token %d)", self.name, task, lead.token)
                 self.leads[task] = lead
                 self.fence.leads[task] = lead.token
-                await self._begin(task, lead)
+                try:
+                    await self._begin(task, lead)
+                except Exception:  # begun again at the next look
+                    log.exception("node %s: taking up %s failed", self.name, task)
+                    del self.leads[task]
+                    self.fence.leads.pop(task, None)
 
     async def _begin(self, task: str, lead: Lead) -> None:
         queue = self.lobby.queue
