@@ -56,7 +56,8 @@ http {{
         proxy_next_upstream error timeout http_502 http_503;
         # any node: the lobby, accounts, and /ws/CODE (a node that does not run the room says which does)
         location / {{ proxy_pass http://xuezhan; }}
-        # one node by name: /n/NAME/ws/CODE reaches the node that runs the room
+        # one node by name: /n/NAME/ws/CODE reaches the node that runs the room, /n/NAME/api/tournaments the
+        # node that runs the tournaments
 {named}
     }}
 }}

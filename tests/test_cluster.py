@@ -27,6 +27,7 @@ import threading
 import time
 import uuid
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -89,20 +90,31 @@ def cluster_sh(*args: str) -> None:
     subprocess.run([str(ROOT / "scripts" / "cluster.sh"), *args], check=True, env=env, timeout=300)
 
 
-@pytest.fixture
-def cluster(postgres: TempPostgres, tmp_path: Path) -> Iterator[Cluster]:
-    folder = tmp_path / "cluster"
+@contextmanager
+def running(postgres: TempPostgres, folder: Path, nodes: int) -> Iterator[Cluster]:
     folder.mkdir()
     config = folder / "server.toml"
     config.write_text(CONFIG, encoding="utf-8")
     db = postgres.create_database(f"cluster_{uuid.uuid4().hex[:12]}")
-    port = free_ports(4)
+    port = free_ports(nodes + 1)
     try:
-        cluster_sh("up", "--nodes", "3", "--port", str(port), "--dir", str(folder), "--db", db,
+        cluster_sh("up", "--nodes", str(nodes), "--port", str(port), "--dir", str(folder), "--db", db,
                    "--config", str(config))
         yield Cluster(port, folder, json.loads((folder / "nodes.json").read_text()))
     finally:
         cluster_sh("down", "--dir", str(folder))
+
+
+@pytest.fixture
+def cluster(postgres: TempPostgres, tmp_path: Path) -> Iterator[Cluster]:
+    with running(postgres, tmp_path / "cluster", 3) as c:
+        yield c
+
+
+@pytest.fixture
+def pair(postgres: TempPostgres, tmp_path: Path) -> Iterator[Cluster]:
+    with running(postgres, tmp_path / "pair", 2) as c:
+        yield c
 
 
 def request(port: int, method: str, path: str, body: Any = None, cookie: str = "") -> tuple[int, Any, str]:
@@ -317,5 +329,79 @@ def test_a_node_killed_mid_hand_its_rooms_go_on_elsewhere_and_nothing_is_lost(cl
                                 if a["hand_no"] == hand.hand_no]
                         logged = [a for a in hand.record["actions"] if a.get("seat") == 0]
                         assert mine and subsequence(mine, logged), f"hand {hand.hand_no} lost an action of kim's"
+    finally:
+        store.close()
+
+
+def test_a_node_paused_past_its_leases_writes_nothing_more_for_its_rooms(pair: Cluster) -> None:
+    """SIGSTOP a node mid-hand until the other node has taken its room, then SIGCONT: it stops the
+    room's table (its page reconnects through the balancer), the lease stays the other node's, the
+    node sends a page that asks it for the room on, and the match ends with every hand settled once,
+    every action of the person's in the record, and the ledger balanced."""
+    db = pair.info["db"]
+    kim = Player(pair.port, "kim", trustee=False)
+    kim.start()
+    deadline = time.monotonic() + WAIT
+    while not (kim.in_hand and len(kim.seen.get(kim.hand_no, [])) >= 12 and len(kim.acked) >= 2):
+        assert time.monotonic() < deadline and not kim.over, "kim's hand did not get going"
+        time.sleep(0.02)
+    victim = holders(db)[kim.code]
+    assert victim is not None
+    pid = pair.node_pid(victim)
+    os.kill(pid, signal.SIGSTOP)
+    try:
+        paused_at = time.monotonic()
+        while holders(db).get(kim.code) in (None, victim):
+            assert time.monotonic() - paused_at < WAIT, "the paused node's room was not taken over"
+            time.sleep(0.1)
+        taker = holders(db)[kim.code]
+        token = lease_token(db, kim.code)
+    finally:
+        os.kill(pid, signal.SIGCONT)
+    log_file = pair.dir / f"{victim}.log"
+    stopped = f"room {kim.code} is run by another node now; its table stops here"
+    deadline = time.monotonic() + WAIT
+    while stopped not in log_file.read_text(encoding="utf-8", errors="replace"):
+        assert time.monotonic() < deadline, "the paused node did not stop the room's table"
+        time.sleep(0.1)
+    # asked directly for the room, the node that was paused sends the page to the one that runs it
+    # (or, once the match is over, knows no such room)
+    direct = f"ws://127.0.0.1:{pair.port}/n/{victim}/ws/{kim.code}"
+    with pytest.raises(ConnectionClosed) as moved, \
+            connect(direct, additional_headers={"Cookie": kim.cookie}, open_timeout=10) as ws:
+        while True:
+            ws.recv(timeout=WAIT)
+    closed = moved.value.rcvd
+    assert closed is not None
+    assert (closed.code, closed.reason) == (MOVED, taker) or (closed.code == 4404 and kim.code not in holders(db))
+    assert kim.thread is not None
+    kim.thread.join(4 * WAIT)
+    assert kim.over and kim.moved >= 1
+    assert (holders(db).get(kim.code), lease_token(db, kim.code)) in ((None, None), (taker, token))
+    store = Store(db, migrate_schema=False)
+    try:
+        store.ledger.audit()  # raises on any broken invariant
+        with Session(store.engine) as s:
+            match = s.scalars(select(MatchRow).join(Room, Room.id == MatchRow.room_id)
+                              .where(Room.name == kim.code)).one()
+            assert (match.status, match.hands_played) == ("finished", HANDS)
+            settled = s.scalar(select(func.count()).select_from(Settlement)
+                               .where(Settlement.key.like(f"match/{match.id}/hand/%")))
+            assert settled == HANDS
+        for hand in store.hands.hand_results(match.id):
+            mine = [{k: v for k, v in a.items() if k != "hand_no"} for a in kim.acked if a["hand_no"] == hand.hand_no]
+            logged = [a for a in hand.record["actions"] if a.get("seat") == 0]
+            assert subsequence(mine, logged), f"hand {hand.hand_no} lost an action of kim's"
+    finally:
+        store.close()
+
+
+def lease_token(db: str, code: str) -> int | None:
+    """The fencing token of room ``code``'s lease while it is to be played."""
+    store = Store(db, migrate_schema=False)
+    try:
+        with Session(store.engine) as s:
+            return s.scalar(select(RoomLease.token).join(Room, Room.id == RoomLease.room_id)
+                            .where(Room.name == code, RoomLease.expires_at.is_not(None)))
     finally:
         store.close()

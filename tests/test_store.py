@@ -111,7 +111,7 @@ def test_migrations_make_the_models_schema(url: str) -> None:
     try:
         assert current_revision(engine) is None
         migrate(engine)
-        assert current_revision(engine) == head_revision() == "0010"
+        assert current_revision(engine) == head_revision() == "0011"
         migrate(engine)  # a second run does nothing
         with engine.connect() as conn:
             diff = compare_metadata(MigrationContext.configure(conn, opts={"compare_type": True}), Base.metadata)

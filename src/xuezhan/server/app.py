@@ -203,7 +203,7 @@ def create_app(
 
         if not isinstance(bank, StoreBank):
             raise TypeError("a node of a cluster keeps its rooms' leases in the store")
-        the_node = Node(node, lobby, bank.store.leases)
+        the_node = Node(node, lobby, bank.store.leases, leaders=bank.store.leaders, queue=bank.store.queue)
     state = AppState(
         bank=the_bank,
         config=config,

@@ -7,8 +7,9 @@ characters.
 
 Limits: an account has at most ``[server] max_open_rooms_per_account`` rooms of its making open
 (:meth:`Lobby.open_rooms`; one more is ``too_many_open_rooms``), and the server at most
-``max_rooms`` tables (``too_many_rooms``, the last resort). A room nobody comes to closes by
-itself (:meth:`xuezhan.server.table.Table._idle_timeout`), and stays closed after a restart."""
+``max_rooms`` tables (``too_many_rooms``, the last resort); on a cluster, counted over every node.
+A room nobody comes to closes by itself (:meth:`xuezhan.server.table.Table._idle_timeout`), and
+stays closed after a restart."""
 
 from __future__ import annotations
 
@@ -70,6 +71,18 @@ class Cluster(Protocol):
         """The public rooms of every node."""
         ...
 
+    def counts(self, owner: str) -> tuple[int, int]:
+        """The rooms open on every node, and those on the other nodes counting against ``owner``."""
+        ...
+
+    def leads_now(self, task: str) -> bool:
+        """Whether this node runs the cluster's ``task`` (``tournaments``, ``queue``) now (not blocking)."""
+        ...
+
+    def leader(self, task: str) -> str | None:
+        """The node that runs the cluster's ``task`` now, if any."""
+        ...
+
 
 class Lobby:
     """The open tables, by code."""
@@ -116,14 +129,18 @@ class Lobby:
         the server has."""
         player = owner.player
         counted = not kind.by_server
+        rooms, elsewhere = len(self.tables), 0
+        if self.node is not None:  # a cluster's limits: the rooms of every node
+            everywhere, elsewhere = await asyncio.to_thread(self.node.counts, player)
+            rooms = max(rooms, everywhere)
         if counted:
-            held = len(self.open_rooms(player)) + self._making.get(player, 0)
+            held = len(self.open_rooms(player)) + self._making.get(player, 0) + elsewhere
             limit = self.config.max_open_rooms_per_account
             if held >= limit:
                 raise XuezhanError(ErrorCode.TOO_MANY_OPEN_ROOMS,
                                    f"you have {held} rooms open, as many as an account may ({limit}); finish or "
                                    "leave one first")
-        if len(self.tables) >= self.config.max_rooms:
+        if rooms >= self.config.max_rooms:
             raise XuezhanError(ErrorCode.TOO_MANY_ROOMS, "the server has as many rooms open as it takes; try later")
         if counted:
             self._making[player] = self._making.get(player, 0) + 1

@@ -7,7 +7,8 @@ and bots take the seats nobody filled. First come, first seated. A person is tol
 they sit by ``GET /api/queue`` and, on every lobby socket of theirs (``/ws/lobby``), by
 ``{"type": "matched", "table": code}``.
 
-The queue lives in memory: a restart empties it (the tables it made are carried on).
+The queue of a server alone lives in memory: a restart empties it (the tables it made are carried
+on). The nodes of a cluster share one queue in the database (:mod:`xuezhan.server.cluster_queue`).
 """
 
 from __future__ import annotations
@@ -83,7 +84,7 @@ class Matchmaker:
         self._task: asyncio.Task[None] | None = None
 
     # --- people ------------------------------------------------------------------------------------
-    def join(self, account: Account, key: QueueKey, room: RoomConfig, tier: Tier, lang: Lang) -> None:
+    async def join(self, account: Account, key: QueueKey, room: RoomConfig, tier: Tier, lang: Lang) -> None:
         """Queue ``account`` for ``key`` (again: its place is taken anew); seat groups in the background."""
         player = account.player
         self.waiting.pop(player, None)
@@ -94,9 +95,13 @@ class Matchmaker:
             self._task = asyncio.create_task(self._run(), name="queue")
         self._wake.set()
 
-    def leave(self, player: str) -> bool:
+    async def leave(self, player: str) -> bool:
         """Take ``player`` out of the queue; whether they were in it."""
         return self.waiting.pop(player, None) is not None
+
+    async def state(self, player: str) -> tuple[bool, str | None]:
+        """Whether ``player`` waits, and the code of the open table the queue seated them at (``GET /api/queue``)."""
+        return self.queued(player), self.table_of(player)
 
     def queued(self, player: str) -> bool:
         return player in self.waiting
@@ -149,14 +154,20 @@ class Matchmaker:
                 group, tickets = tickets[:SEATS], tickets[SEATS:]
                 await self._seat(group)
 
-    async def _seat(self, group: list[Ticket]) -> None:
+    async def _open(self, group: Sequence[Ticket]) -> Table | None:
+        """A queue table for ``group`` (the first at seat 0); ``None`` when none can be opened now."""
         first = group[0]
         name = i18n.t("server.table_name", first.lang, name=first.account.nickname)
         try:
-            table = await self.lobby.create(first.account, first.room, name, public=False, autostart=False,
-                                            tier=first.tier, people=[t.account for t in group[1:]], kind=QueueTable)
+            return await self.lobby.create(first.account, first.room, name, public=False, autostart=False,
+                                           tier=first.tier, people=[t.account for t in group[1:]], kind=QueueTable)
         except XuezhanError as exc:  # no room for a table now: they wait on, and are tried again
             log.warning("the queue could not open a table: %s", exc.message)
+            return None
+
+    async def _seat(self, group: list[Ticket]) -> None:
+        table = await self._open(group)
+        if table is None:
             again = asyncio.get_running_loop().time()
             for ticket in group:
                 if self.waiting.get(ticket.account.player) is ticket:

@@ -339,6 +339,9 @@ class TournamentDirector:
         self._lock = asyncio.Lock()
         self._wake = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
+        self.may_run: Callable[[], bool] = lambda: True
+        """Whether the director may move on now: on a node of a cluster, while the node surely leads
+        the tournaments (:mod:`xuezhan.server.nodes`)."""
 
     @property
     def configs(self) -> tuple[TournamentConfig, ...]:
@@ -375,7 +378,8 @@ class TournamentDirector:
             self._wake.clear()
             try:
                 async with self._lock:
-                    await self.step()
+                    if self.may_run():
+                        await self.step()
             except Exception:
                 log.exception("the tournaments could not move on")
             now = self.clock()

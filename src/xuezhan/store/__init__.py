@@ -19,8 +19,10 @@ from .accounts import Accounts, AccountSettings, PlayerInfo
 from .base import HOUSE, MINT, TABLE, StoreError
 from .db import current_revision, default_url, downgrade, head_revision, make_engine, migrate, normalise_url
 from .hands import HandHistory, Hands, LogItem, OpenHand
+from .leaders import Lead, Leaders
 from .leases import Leases, NodeFence
 from .ledger import Ledger, WalletLine
+from .queue import QueueBook, Queued
 from .rooms import ENDED_STATUSES, ResumableMatch, Rooms
 from .store import SettledHand, Store, settlement_key
 from .tournaments import Tournament, Tournaments
@@ -34,12 +36,16 @@ __all__ = [
     "Accounts",
     "HandHistory",
     "Hands",
+    "Lead",
+    "Leaders",
     "Leases",
     "Ledger",
     "LogItem",
     "NodeFence",
     "OpenHand",
     "PlayerInfo",
+    "QueueBook",
+    "Queued",
     "ResumableMatch",
     "Rooms",
     "SettledHand",

@@ -68,6 +68,11 @@ class Fence(Protocol):
         """A room made by this node: its lease, in the transaction that makes it."""
         ...
 
+    def check_lead(self, s: Session, task: str) -> None:
+        """This node leads the cluster's ``task`` (``tournaments``) with the token it took it with
+        (:mod:`xuezhan.store.leaders`); else ``lease_lost``."""
+        ...
+
 
 FENCE: Final = "xuezhan.fence"
 """The key of a store's sessions' ``info`` under which a node keeps its :class:`Fence`."""

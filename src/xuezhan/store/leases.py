@@ -23,13 +23,13 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any, Final
 
-from sqlalchemy import exists, func, select
+from sqlalchemy import exists, func, or_, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from ..ids import ErrorCode
 from .base import FENCE, Database, StoreError, aware
-from .models import MatchRow, Room, RoomLease
+from .models import LeaderLease, MatchRow, Room, RoomLease
 
 TAKE_AT_ONCE: Final = 64
 """Rooms one call of :meth:`Leases.take_lapsed` takes at most: the others are left to the other
@@ -65,6 +65,8 @@ class NodeFence:
         self.node = node
         self.seconds = seconds
         self.held: dict[str, int] = {}
+        self.leads: dict[str, int] = {}
+        """The cluster's tasks this node leads, with the token it took each with (:mod:`.leaders`)."""
 
     def until(self, now: datetime) -> datetime:
         return now + timedelta(seconds=self.seconds)
@@ -96,6 +98,14 @@ class NodeFence:
             .where(Room.id == room_id).with_for_update(read=True, of=RoomLease)
         ).first()
         self._check(None if row is None else (row[0], row[1], row[2]), f"room {room_id}")
+
+    def check_lead(self, s: Session, task: str) -> None:
+        row = s.execute(
+            select(LeaderLease.node, LeaderLease.token).where(LeaderLease.name == task).with_for_update(read=True)
+        ).first()
+        if row is None or row[0] != self.node or self.leads.get(task) != row[1]:
+            raise StoreError(ErrorCode.LEASE_LOST, f"{task} is led by node {None if row is None else row[0]}, "
+                                                   f"not by node {self.node}")
 
     def claim(self, s: Session, room_id: int, name: str) -> None:
         s.add(RoomLease(room_id=room_id, node=self.node, token=1, expires_at=self.until(db_now(s))))
@@ -230,6 +240,26 @@ class Leases:
         if row is None or row[1] is None:
             return None
         return Holder(row[0], aware(row[1]) > now, dict(row[2]) if row[2] else None)
+
+    def counts(self, owner: str, node: str) -> tuple[int, int]:
+        """How many rooms are open on every node (leased, live or lapsed), and how many of those on
+        other nodes than ``node`` count against ``owner``'s open rooms: as their node last wrote
+        (``counts`` in its summary), else (not written yet) each room ``owner`` made from the lobby."""
+        with self._db.sessions() as s:
+            total = s.scalar(select(func.count()).select_from(RoomLease).where(RoomLease.expires_at.is_not(None)))
+            rows = s.execute(
+                select(RoomLease.summary, Room.meta).join(Room, Room.id == RoomLease.room_id)
+                .where(RoomLease.expires_at.is_not(None), or_(RoomLease.node.is_(None), RoomLease.node != node),
+                       Room.meta["owner"].as_string() == owner)
+            ).all()
+        theirs = 0
+        for summary, meta in rows:
+            made = meta or {}
+            if summary is not None and "counts" in summary:
+                theirs += bool(summary["counts"])
+            elif summary is None and not (made.get("queue") or made.get("tournament") or made.get("closed")):
+                theirs += 1
+        return int(total or 0), theirs
 
     def listing(self) -> list[dict[str, Any]]:
         """What every node wrote of its rooms for the lobby, oldest room first (a lapsed lease's room

@@ -347,3 +347,39 @@ class TournamentRow(Base):
     starts_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
     state: Mapped[dict[str, Any]]
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), server_default=func.now())
+
+
+class LeaderLease(Base):
+    """A task of a cluster that one node runs at a time (``queue``: seating the queue, ``tournaments``:
+    the tournaments' director), under a lease like a room's (:mod:`xuezhan.store.leaders`): ``node``
+    holds it until ``expires_at`` and renews it; ``token`` goes up at each change of hands."""
+
+    __tablename__ = "leader_leases"
+
+    name: Mapped[str] = mapped_column(String(40), primary_key=True)
+    node: Mapped[str | None] = mapped_column(String(100))
+    token: Mapped[int] = mapped_column(BigInteger)
+    expires_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+
+
+QUEUE_STATES: Final = ("waiting", "seating", "seated")
+
+
+class QueueTicket(Base):
+    """One person in the queue of a cluster (:mod:`xuezhan.store.queue`): what they queue for (``tier``,
+    ``preset``, ``exchange_three``: the key; ``room``: the room they would sit in), their language,
+    since when (the database's time); ``state`` ``waiting``, ``seating`` (a table is being opened for
+    them) or ``seated`` at room ``table``."""
+
+    __tablename__ = "queue_tickets"
+    __table_args__ = (CheckConstraint("state IN ('waiting', 'seating', 'seated')", name="state"),)
+
+    player: Mapped[str] = mapped_column(String(64), primary_key=True)
+    tier: Mapped[str] = mapped_column(String(20))
+    preset: Mapped[str] = mapped_column(String(40))
+    exchange_three: Mapped[bool] = mapped_column(Boolean)
+    room: Mapped[dict[str, Any]]
+    lang: Mapped[str] = mapped_column(String(16))
+    since: Mapped[datetime] = mapped_column(DateTime(timezone=True), index=True)
+    state: Mapped[str] = mapped_column(String(10))
+    table: Mapped[str | None] = mapped_column(String(16))

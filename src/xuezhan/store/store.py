@@ -12,7 +12,10 @@ repository per concern, all on the same engine and session factory:
 - :attr:`Store.rooms` (:class:`~xuezhan.store.rooms.Rooms`): rooms, matches and their state,
   the running matches to carry on after a restart;
 - :attr:`Store.leases` (:class:`~xuezhan.store.leases.Leases`): which node of a cluster runs
-  each room, and the fence that keeps every other node from writing for it.
+  each room, and the fence that keeps every other node from writing for it;
+  :attr:`Store.leaders` (:class:`~xuezhan.store.leaders.Leaders`): which node runs each task of a
+  cluster run once (the queue's seating, the tournaments); :attr:`Store.queue`
+  (:class:`~xuezhan.store.queue.QueueBook`): the cluster's queue.
 - :attr:`Store.tournaments` (:class:`~xuezhan.store.tournaments.Tournaments`): tournaments held,
   their entries, refunds and prizes, the points their tables played for.
 
@@ -50,9 +53,11 @@ from .accounts import Accounts
 from .base import Database, StoreError, account_ids, canonical, lock_match
 from .db import make_engine, migrate
 from .hands import Hands
+from .leaders import Leaders
 from .leases import Leases
 from .ledger import Ledger
 from .models import MatchRow, Room, Settlement
+from .queue import QueueBook
 from .rooms import Rooms
 from .tournaments import Tournaments
 
@@ -102,6 +107,8 @@ class Store:
         self.hands = Hands(self._db)
         self.rooms = Rooms(self._db, self.ledger, self.hands)
         self.leases = Leases(self._db)
+        self.leaders = Leaders(self._db)
+        self.queue = QueueBook(self._db)
         self.tournaments = Tournaments(self._db, self.ledger)
 
     def close(self) -> None:

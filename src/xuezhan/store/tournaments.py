@@ -33,7 +33,7 @@ from sqlalchemy.orm import Session
 
 from ..ids import ErrorCode
 from ..match import ItemKind, MatchError
-from .base import HOUSE, MINT, Database, StoreError, account_ids, aware, json_object
+from .base import HOUSE, MINT, Database, StoreError, account_ids, aware, fence, json_object
 from .ledger import Ledger
 from .models import Account, CoinTransfer, HandPoints, HandRow, ItemSpend, ItemStock, MatchRow, Posting, Room
 from .models import TournamentRow as Row
@@ -59,6 +59,17 @@ def coin_key(key: str, reason: str, who: str) -> str:
     return f"tournament/{key}/{reason}/{who}"
 
 
+LEAD: Final = "tournaments"
+"""The leader lease under which one node of a cluster runs the tournaments (:mod:`.leaders`)."""
+
+
+def _led(s: Session) -> None:
+    """On a node of a cluster: it leads the tournaments (else ``lease_lost``, nothing written)."""
+    fenced = fence(s)
+    if fenced is not None:
+        fenced.check_lead(s, LEAD)
+
+
 class Tournaments:
     """Tournaments held, on ``db``; their coins and tickets through ``ledger``."""
 
@@ -72,6 +83,7 @@ class Tournaments:
         finished or was cancelled is not changed any more (``match_over``)."""
         data = json_object(state, ErrorCode.BAD_ROOM_META, "a tournament's state")
         with self._db.sessions.begin() as s:
+            _led(s)
             row = s.scalar(select(Row).where(Row.key == key).with_for_update())
             if row is None:
                 s.add(Row(key=key, status=status, starts_at=starts_at, state=data))
@@ -111,6 +123,7 @@ class Tournaments:
         ``min_players`` paid, cancel it and refund them; else it is running. One transaction; again
         after it has started, nothing moves. Returns the status and who paid, in the entrants' order."""
         with self._db.sessions.begin() as s:
+            _led(s)
             row = self._locked(s, key)
             state = dict(row.state)
             if row.status != "open":
@@ -130,6 +143,7 @@ class Tournaments:
     def cancel(self, key: str) -> None:
         """Cancel a tournament that is open or running and refund every entry taken (once)."""
         with self._db.sessions.begin() as s:
+            _led(s)
             row = self._locked(s, key)
             if row.status in ("finished", "cancelled"):
                 return
@@ -139,6 +153,7 @@ class Tournaments:
         """The tournament is over: each entrant's place (1..N), and the prize of each place that has
         one paid to whoever holds it; the prizes paid by entrant. Once: again, nothing moves."""
         with self._db.sessions.begin() as s:
+            _led(s)
             row = self._locked(s, key)
             state = dict(row.state)
             if row.status != "running":

@@ -49,20 +49,20 @@ async def join(app: AppState, request: Request) -> Response:
     if refused is not None:
         raise refused
     key = QueueKey(room_tier.id, room.rules.preset_name, exchange)
-    app.lobby.queue.join(account, key, room, room_tier, lang_of(request, account))
+    await app.lobby.queue.join(account, key, room, room_tier, lang_of(request, account))
     return JSONResponse({"queued": True})
 
 
 async def leave(app: AppState, request: Request) -> Response:
     account = await app.signed_in(request)
-    app.lobby.queue.leave(account.player)
+    await app.lobby.queue.leave(account.player)
     return JSONResponse({"queued": False})
 
 
 async def status(app: AppState, request: Request) -> Response:
     account = await app.signed_in(request)
-    queue = app.lobby.queue
-    return JSONResponse({"queued": queue.queued(account.player), "table": queue.table_of(account.player)})
+    queued, table = await app.lobby.queue.state(account.player)
+    return JSONResponse({"queued": queued, "table": table})
 
 
 def routes(app: AppState) -> list[BaseRoute]:
