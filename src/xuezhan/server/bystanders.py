@@ -41,7 +41,7 @@ from ..ids import ErrorCode
 from ..match import Hand, HandResult, Match
 from ..match.room import MAX_PEOPLE
 from ..tiles import tile_name
-from .bank import Account, Bank, Settled
+from .bank import Account, Bank, Settled, is_bot
 from .conn import Conn
 from .protocol import error_message
 from .status import Status
@@ -139,18 +139,19 @@ class JiaoMa:
         return list(self.asked)
 
     def take_pending(self, pending: object, accounts: Mapping[str, Account]) -> None:
-        """Ask again, after a restart, for the players of :meth:`pending_json` who have an account and
-        hold no seat; each bets only if it has come back to the room by the deal."""
+        """Ask again, after a restart, for the players of :meth:`pending_json` who hold no seat; each
+        bets only if it has come back to the room by the deal (its balance is read then; ``accounts``
+        names those it holds)."""
         t = self.table
         for player in pending if isinstance(pending, list) else ():
-            account = accounts.get(player) if isinstance(player, str) else None
-            if account is None or player in t.players or player in self.asked \
-                    or len(self.asked) >= MAX_BYSTANDERS:
+            if not isinstance(player, str) or not player or is_bot(player) or player in t.players \
+                    or player in self.asked or len(self.asked) >= MAX_BYSTANDERS:
                 continue
             self.asked.append(player)
             self.restored.add(player)
-            t.names[player] = account.nickname
-            t.balances[player] = account.balance
+            account = accounts.get(player)
+            if account is not None:
+                t.names[player] = account.nickname
 
     def gone(self, conn: Conn) -> None:
         """A connection left: between hands, its player's request goes with its last connection."""
