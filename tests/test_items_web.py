@@ -150,7 +150,7 @@ def test_only_rooms_made_with_items_allow_them(make_app: Callable[..., Any]) -> 
     assert "items" not in table_of(app, code).summary()
     cy.connect(code)
     room = cy.wait_for(lambda m: m["type"] == "room")["room"]
-    assert "items" not in room
+    assert "items" not in room and "tournament" not in room  # an ordinary table
     assert refused(cy, "double") == "items_not_allowed"
     assert owned(cy)["double"] == 1
 
