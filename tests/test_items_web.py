@@ -449,3 +449,32 @@ def test_cards_asked_for_the_next_deal_survive_a_restart(serve: Build, db: str) 
         assert time.monotonic() < deadline, "the spent cards stay in the room's metadata"
         time.sleep(0.02)
     audit(again)
+
+
+def test_a_waiting_rooms_cards_and_golden_finger_survive_a_restart(serve: Build, db: str) -> None:
+    first = serve(db, **SLOW)
+    max_ = Client(first, "max")
+    for kind in ("double", "golden_finger"):
+        buy(max_, kind)
+    code = items_room(max_)
+    assert use(max_, "double")["type"] == "ok"
+    assert use(max_, "golden_finger")["type"] == "ok"
+    max_.wait_for(lambda m: m["type"] == "room" and m["room"]["items"]["golden_fingers"] == [0])
+    assert first.state.bank.store.rooms.room_meta(code)["golden_fingers"] == {"match": "", "hand": 0,
+                                                                              "players": ["max"]}
+    stop(first)
+
+    again = serve(db, **SLOW)
+    max2 = Back(again, max_)
+    table = table_of(again, code)
+    assert table.status.value == "waiting" and table.items.golden == {"max"}
+    max2.connect(code)
+    room = max2.wait_for(lambda m: m["type"] == "room")["room"]
+    assert room["items"] == {"next_deal": [{"seat": 0, "kind": "double"}], "golden_fingers": [0]}
+    assert owned(max2)["golden_finger"] == 0 and owned(max2)["double"] == 1
+    max2.send({"type": "start"})
+    state = max2.wait_for(lambda m: m["type"] == "state")
+    assert state["items"] == [{"player": "max", "seat": 0, "kind": "double"}]
+    assert table.match is not None and table.match.golden_fingers == {"max"}  # carried into the match
+    assert owned(max2)["double"] == 0
+    audit(again)
