@@ -478,3 +478,24 @@ def test_a_waiting_rooms_cards_and_golden_finger_survive_a_restart(serve: Build,
     assert table.match is not None and table.match.golden_fingers == {"max"}  # carried into the match
     assert owned(max2)["double"] == 0
     audit(again)
+
+
+def test_a_swap_leaves_the_turns_clock_running(make_app: Callable[..., Any]) -> None:
+    app = make_app(**{**SLOW, "turn_timeout": 30.0})
+    ned = Client(app, "ned")
+    buy(ned, "swap")
+    code = items_room(ned)
+    ned.send({"type": "start"})
+    state = to_my_turn(ned)
+    assert state["timer"]["mine"] is True
+    table = table_of(app, code)
+    deadline = table.pacer.deadline[0]
+    time.sleep(1.2)
+    held = hand_tiles(state)
+    for wanted in [f"{r}{s}" for s in "mps" for r in range(1, 10)]:
+        if use(ned, "swap", tile=held[0], wanted=wanted)["type"] == "ok":
+            break
+    after = ned.wait_for(lambda m: m["type"] == "state" and any(e["type"] == "swap" for e in m["events"]))
+    assert table.pacer.deadline[0] == deadline  # the same decision: its clock runs on
+    assert after["timer"]["remaining_ms"] <= 30_000 - 1_000
+    assert after["timer"]["total_ms"] == 30_000

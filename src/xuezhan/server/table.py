@@ -175,8 +175,9 @@ class Table(TablePlay):
         key = running.key if running is not None else ""
         settled = match.hands_played if match is not None else 0
         deal = meta.get("next_deal")
+        asked_in = deal.get("match") if isinstance(deal, dict) else None  # "" asked in the waiting room
         if isinstance(deal, dict) and deal.get("hand") == settled + 1 and (running is None or running.hand is None) \
-                and deal.get("match") in (key, "" if settled == 0 else key):
+                and (asked_in == key or (asked_in == "" and settled == 0)):
             self.items.take_pending(deal.get("items"), self.players)
             self.jiao_ma.take_pending(deal.get("jiao_ma"), accounts)
         golden = meta.get("golden_fingers")
