@@ -157,7 +157,7 @@ export function riverEntry(sv, k) {
   return { tile, claimed, won: st === 2 || st === 3 };
 }
 
-// 金手指: the seats whose discards a golden finger marks, for everyone (room.items.golden_fingers)
+// The golden finger: the seats whose discards it marks, for everyone (room.items.golden_fingers)
 export function golden(i) {
   const items = S.room && S.room.items;
   return !S.replay && !!items && (items.golden_fingers || []).includes(i);
