@@ -1,7 +1,8 @@
 """Item cards in a real browser on a phone (390x844, zh-CN): a player makes an items room from the
-lobby, buys each card in the table's shop, plays the double and flush cards before the deal and
-the swap, random swap and seek cards during the hand, and plays the hand out; the hand's result
-lists every card, the coins spent are the shop's, and the books balance."""
+lobby, buys each card in the table's shop, plays the golden finger (its river marked), the double
+and flush cards before the deal and the swap, random swap and seek cards during the hand, and
+plays the hand out; the hand's result lists every card, the coins spent are the shop's, and the
+books balance."""
 
 from __future__ import annotations
 
@@ -72,6 +73,18 @@ def test_a_player_buys_and_uses_each_card_at_an_items_table(server: tuple[str, A
     spent = sum(prices[ItemKind(k)] for k in KINDS)
     assert app.state.bank.account("Lin").balance == 20_000 - spent
 
+    # the golden finger, played in the waiting room: the seat's river marked for as long as Lin stays
+    page.tap("[data-testid=item-buy-golden_finger]")
+    page.wait_for_function("document.querySelector('[data-testid=item-buy-golden_finger]').parentElement"
+                           ".textContent.includes('有 1 张')")
+    page.tap("[data-testid=item-use-golden_finger]")
+    page.wait_for_selector("#river-0[data-golden=true]", state="attached")
+    page.wait_for_function("document.querySelector('[data-testid=item-buy-golden_finger]').parentElement"
+                           ".textContent.includes('有 0 张')")
+    assert page.locator("[data-testid=item-use-golden_finger]").is_disabled()  # one shows already
+    spent += prices[ItemKind.GOLDEN_FINGER]
+    assert app.state.bank.account("Lin").balance == 20_000 - spent
+
     # before the deal: the double card, and the flush card in 筒
     page.tap("[data-testid=item-use-double]")
     page.select_option("[data-testid=item-suit]", "p")
@@ -117,6 +130,12 @@ def test_a_player_buys_and_uses_each_card_at_an_items_table(server: tuple[str, A
     page.tap("[data-testid=items-button]")
     assert page.locator("[data-testid=items]").is_hidden()
     _play_hand(page, "phone", True)
+    assert page.locator("#river-0").get_attribute("data-golden") == "true"
+    assert "金手指" in page.inner_text("#my-plate")
+    assert page.locator("#river-0 .rt").count() > 0  # Lin discarded: each of its discards glows gold
+    glow = page.eval_on_selector("#river-0 .rt .tile", "t => getComputedStyle(t).boxShadow")
+    assert "245, 197, 66" in glow, glow
+    assert all(not page.locator(f"#river-{k}").get_attribute("data-golden") for k in (1, 2, 3))
     result = app.state.bank.store.hands.hand_results(int(table.match_key))[0]
     assert [u.kind for u in result.items] == ["flush", "double", "swap", "random_swap", "seek"]
     totals = app.state.bank.store.ledger.audit()

@@ -1,7 +1,8 @@
 """A tournament in real browsers on phones (390x844, zh-CN): four guests enter a two-round
 tournament of one hand a round from the lobby's list (``tournaments``), one of them goes to
-its table from the standings page (``tournament-standings``) and back, and all four see the
-standings follow the rounds live, then the places and the prizes; the wallet shows the entry
+its table from the standings page (``tournament-standings``) and back, another stays at its
+table to its match's end and goes back from the dialog (``match-tournament``, no 再来一场), and
+all four see the standings follow the rounds live, then the places and the prizes; the wallet shows the entry
 and the prize, and the books balance.
 
 Nobody plays by hand here: each person's seat is played by its stand-in once its short time
@@ -99,6 +100,23 @@ def test_four_guests_enter_a_two_round_tournament_and_see_the_standings_and_priz
     first.screenshot(path=str(tmp_path / "tournament-table.png"))
     first.goto(url + "/#/tournament/cup")
     first.wait_for_selector("[data-testid=tournament-standings]", state="visible")
+
+    # another stays at its table to the end of its match: no 再来一场 there (the server would refuse
+    # it), the way back to the standings instead
+    second = pages[1]
+    second.click("[data-testid=tournament-table]")
+    second.wait_for_selector("[data-testid=table]", state="visible")
+    second.wait_for_selector("#settlement[open]", timeout=HAND_LIMIT * 1000)
+    second.click("#settle-look")
+    second.wait_for_selector("#match-end[open]", timeout=HAND_LIMIT * 1000)
+    assert second.locator("#match-again").is_hidden()
+    back = second.locator("#match-end [data-testid=match-tournament]")
+    assert back.is_visible() and back.inner_text() == "比赛名次"
+    _fits(second)
+    second.screenshot(path=str(tmp_path / "tournament-match-end.png"))
+    back.click()
+    second.wait_for_selector("[data-testid=tournament-standings]", state="visible")
+    assert second.evaluate("() => location.hash") == "#/tournament/cup"
 
     deadline = time.monotonic() + 4 * HAND_LIMIT
     rounds_seen: set[str] = set()

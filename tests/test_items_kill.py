@@ -115,7 +115,8 @@ def test_cards_used_before_a_kill_are_used_after_it(tmp_path: Path) -> None:
                 pass
         status, body, _ = served.request("GET", "/api/items", None, cookie)
         assert {i["kind"]: i["owned"] for i in body["items"]} == {
-            "double": 0, "flush": 0, "swap": 0, "random_swap": 0, "seek": 0, "match_ticket": 0}
+            "double": 0, "flush": 0, "swap": 0, "random_swap": 0, "seek": 0, "golden_finger": 0,
+            "match_ticket": 0}
     finally:
         served.kill()
     store = Store(db)

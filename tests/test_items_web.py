@@ -4,6 +4,7 @@ with cards used."""
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -51,7 +52,7 @@ def items_room(p: Client, **fields: Any) -> str:
     code: str = r.json()["code"]
     p.connect(code)
     room = p.wait_for(lambda m: m["type"] == "room")["room"]
-    assert room["items"] == {"next_deal": []}
+    assert room["items"] == {"next_deal": [], "golden_fingers": []}
     return code
 
 
@@ -88,14 +89,16 @@ def test_the_shop_sells_cards_at_the_configs_prices(make_app: Callable[..., Any]
     app = make_app(item_price_seek=123)
     ann = Client(app, "ann")
     listed = ann.http.get("/api/items").json()["items"]
-    assert [i["kind"] for i in listed] == ["double", "flush", "swap", "random_swap", "seek", "match_ticket"]
+    assert [i["kind"] for i in listed] == ["double", "flush", "swap", "random_swap", "seek", "golden_finger",
+                                           "match_ticket"]
     assert {i["kind"]: i["price"] for i in listed}["seek"] == 123
     assert all(i["owned"] == 0 for i in listed)
     r = buy(ann, "seek", 3)
     assert r.status_code == 200 and r.json() == {"coins": 20_000 - 369, "owned": 3}
     r = buy(ann, "double")
     assert r.json() == {"coins": 20_000 - 369 - PRICES[ItemKind.DOUBLE], "owned": 1}
-    assert owned(ann) == {"double": 1, "flush": 0, "swap": 0, "random_swap": 0, "seek": 3, "match_ticket": 0}
+    assert owned(ann) == {"double": 1, "flush": 0, "swap": 0, "random_swap": 0, "seek": 3, "golden_finger": 0,
+                          "match_ticket": 0}
     assert ann.http.get("/api/me").json()["coins"] == r.json()["coins"]
     wallet = ann.http.get("/api/wallet").json()["ledger"]
     assert [(e["reason"], e["delta"]) for e in wallet[:2]] == [("item", -PRICES[ItemKind.DOUBLE]), ("item", -369)]
@@ -107,7 +110,6 @@ def test_the_shop_refuses_bad_purchases_and_changes_nothing(make_app: Callable[.
     app = make_app()
     bo = Client(app, "bo")
     cases = [
-        ({"kind": "golden_finger"}, 400, "bad_item"),  # not sold
         ({"kind": "rocket"}, 400, "bad_item"),
         ({"kind": 3}, 400, "bad_item"),
         ({"kind": "seek", "count": 0}, 400, "bad_amount"),
@@ -148,7 +150,7 @@ def test_only_rooms_made_with_items_allow_them(make_app: Callable[..., Any]) -> 
     assert "items" not in table_of(app, code).summary()
     cy.connect(code)
     room = cy.wait_for(lambda m: m["type"] == "room")["room"]
-    assert "items" not in room
+    assert "items" not in room and "tournament" not in room  # an ordinary table
     assert refused(cy, "double") == "items_not_allowed"
     assert owned(cy)["double"] == 1
 
@@ -169,7 +171,7 @@ def test_each_card_and_each_refusal_at_an_items_table(make_app: Callable[..., An
     assert refused(dee, "swap", tile="1m", wanted="2m") == "not_now"
     assert refused(dee, "double", suit="x") == "bad_item"
     assert refused(dee, "flush", suit="mp") == "bad_item"
-    assert refused(dee, "golden_finger") == "bad_item"
+    assert refused(dee, "golden_finger") == "no_item"  # none bought
     assert use(dee, "double")["type"] == "ok"
     room = dee.wait_for(lambda m: m["type"] == "room")["room"]
     assert room["items"]["next_deal"] == [{"seat": 0, "kind": "double"}]
@@ -219,7 +221,8 @@ def test_each_card_and_each_refusal_at_an_items_table(make_app: Callable[..., An
     kinds = [i["kind"] for i in state["items"]]
     assert kinds == ["flush", "double", "swap", "random_swap", "seek"]
     assert state["items"][4]["quarters"] == seek["quarters"]
-    assert owned(dee) == {"double": 1, "flush": 1, "swap": 1, "random_swap": 1, "seek": 1, "match_ticket": 0}
+    assert owned(dee) == {"double": 1, "flush": 1, "swap": 1, "random_swap": 1, "seek": 1, "golden_finger": 0,
+                          "match_ticket": 0}
 
     # the spectator: every card's kind and seat, nothing else; no seek answer, no swap's tiles
     seen = watcher.wait_for(lambda m: m["type"] == "state" and len(m.get("items", [])) == 5)
@@ -313,6 +316,186 @@ def test_the_prices_are_server_settings_of_at_least_one_coin() -> None:
     with pytest.raises(Exception) as exc:
         ServerConfig.from_mapping({"item_price_flush": 0})
     assert getattr(exc.value, "code", None) == "bad_config"
+    assert ServerConfig.from_mapping({"item_price_golden_finger": 5}).item_prices()[ItemKind.GOLDEN_FINGER] == 5
     with pytest.raises(Exception) as exc:
-        ServerConfig.from_mapping({"item_price_golden_finger": 5})  # not sold: no such setting
+        ServerConfig.from_mapping({"item_price_golden_finger": 0})
     assert getattr(exc.value, "code", None) == "bad_config"
+
+
+# --- the golden finger; what a restart keeps of the cards asked for ----------------------------------------
+
+
+def golden(p: Client) -> list[int]:
+    """The seats a golden finger marks, from the player's latest ``room`` message."""
+    room = [m for m in p.seen if m["type"] == "room"][-1]["room"]
+    return list(room["items"]["golden_fingers"])
+
+
+def test_a_golden_finger_marks_the_seat_until_its_player_leaves(make_app: Callable[..., Any]) -> None:
+    app = make_app(**SLOW)
+    hal = Client(app, "hal")
+    assert buy(hal, "golden_finger", 2).status_code == 200
+    assert audit(app)["shop"] == 2 * PRICES[ItemKind.GOLDEN_FINGER]
+    code = items_room(hal, hands=2)
+    watcher = Client(app, "ivy")
+    watcher.connect(code)
+    watcher.wait_for(lambda m: m["type"] == "room")
+    assert refused(watcher, "golden_finger") == "not_seated"
+
+    # in the waiting room: spent once, shown to everyone; a second one while it shows is refused
+    hal.send({"type": "item", "kind": "golden_finger"})  # no version: it answers no decision
+    assert hal.wait_for(lambda m: m.get("for") == "item") == {"type": "ok", "for": "item"}
+    room = watcher.wait_for(lambda m: m["type"] == "room" and m["room"]["items"]["golden_fingers"])["room"]
+    assert room["items"]["golden_fingers"] == [0]
+    assert refused(hal, "golden_finger") == "item_used"
+    assert owned(hal)["golden_finger"] == 1
+
+    # it lasts through the match: the deal, the hand, between hands
+    hal.send({"type": "start"})
+    hal.wait_for(lambda m: m["type"] == "state")
+    table = table_of(app, code)
+    assert table.match is not None and table.match.golden_fingers == {"hal"}
+    assert refused(hal, "golden_finger") == "item_used"
+    hal.send({"type": "trustee", "on": True})
+    hal.wait_for(lambda m: m["type"] == "hand_end", timeout=60.0)
+    assert golden(hal) == [0]
+    store = app.state.bank.store
+    assert store.rooms.load_match(int(table.match_key)).golden_fingers == {"hal"}  # in the match's state
+
+    # leaving the seat ends it; sitting again shows none until another is played
+    hal.send({"type": "leave"})
+    hal.wait_for(lambda m: m.get("for") == "leave")
+    room = watcher.wait_for(lambda m: m["type"] == "room" and not m["room"]["items"]["golden_fingers"])["room"]
+    assert room["items"]["golden_fingers"] == []
+    assert table.match.golden_fingers == set()
+    hal.send({"type": "sit", "seat": 0})
+    hal.wait_for(lambda m: m.get("for") == "sit")
+    assert golden(hal) == []
+    assert use(hal, "golden_finger")["type"] == "ok"
+    watcher.wait_for(lambda m: m["type"] == "room" and m["room"]["items"]["golden_fingers"] == [0])
+    assert owned(hal)["golden_finger"] == 0  # each shown once, each a card
+    assert refused(hal, "golden_finger") == "item_used"
+    audit(app)
+
+
+def test_a_golden_finger_is_not_played_where_items_are_not_allowed(make_app: Callable[..., Any]) -> None:
+    app = make_app(**SLOW)
+    jo = Client(app, "jo")
+    buy(jo, "golden_finger")
+    jo.connect(jo.http.post("/api/rooms", json={"hands": 1}).json()["code"])
+    jo.wait_for(lambda m: m["type"] == "room")
+    assert refused(jo, "golden_finger") == "items_not_allowed"
+    assert owned(jo)["golden_finger"] == 1
+
+
+def test_a_golden_finger_played_during_a_hand_survives_a_restart(serve: Build, db: str) -> None:
+    first = serve(db, **SLOW)
+    kim = Client(first, "kim")
+    buy(kim, "golden_finger", 2)
+    code = items_room(kim)
+    kim.send({"type": "start"})
+    to_my_turn(kim)
+    assert use(kim, "golden_finger")["type"] == "ok"
+    kim.wait_for(lambda m: m["type"] == "room" and m["room"]["items"]["golden_fingers"] == [0])
+    stop(first)
+
+    again = serve(db, **SLOW)
+    kim2 = Back(again, kim)
+    kim2.connect(code)
+    room = kim2.wait_for(lambda m: m["type"] == "room")["room"]
+    assert room["status"] == "playing" and room["items"]["golden_fingers"] == [0]
+    assert refused(kim2, "golden_finger") == "item_used"
+    assert owned(kim2)["golden_finger"] == 1  # spent once
+    kim2.send({"type": "trustee", "on": True})
+    kim2.wait_for(lambda m: m["type"] == "hand_end", timeout=60.0)
+    audit(again)
+
+
+def test_cards_asked_for_the_next_deal_survive_a_restart(serve: Build, db: str) -> None:
+    first = serve(db, **SLOW)
+    lea = Client(first, "lea")
+    for kind in ("double", "flush", "golden_finger"):
+        buy(lea, kind)
+    code = items_room(lea, hands=2)
+    lea.send({"type": "start"})
+    lea.wait_for(lambda m: m["type"] == "state")
+    lea.send({"type": "trustee", "on": True})
+    lea.wait_for(lambda m: m["type"] == "hand_end", timeout=60.0)
+    assert use(lea, "double")["type"] == "ok"  # between hands: for the next deal
+    assert use(lea, "flush", suit="s")["type"] == "ok"
+    assert use(lea, "golden_finger")["type"] == "ok"
+    lea.wait_for(lambda m: m["type"] == "room" and len(m["room"]["items"]["next_deal"]) == 2
+                 and m["room"]["items"]["golden_fingers"] == [0])
+    stop(first)
+
+    again = serve(db, **SLOW)
+    lea2 = Back(again, lea)
+    table = table_of(again, code)
+    assert table.items.next_deal == {"lea": {ItemKind.DOUBLE: None, ItemKind.FLUSH: 2}}
+    assert owned(lea2)["double"] == 1 and owned(lea2)["flush"] == 1  # nothing spent before the deal
+    lea2.connect(code)  # a person back at the table: the next hand is dealt
+    room = lea2.wait_for(lambda m: m["type"] == "room")["room"]
+    assert room["status"] == "between"
+    assert room["items"] == {"next_deal": [{"seat": 0, "kind": "double"}, {"seat": 0, "kind": "flush"}],
+                             "golden_fingers": [0]}
+    state = lea2.wait_for(lambda m: m["type"] == "state" and m["hand_no"] == 2)
+    assert state["items"] == [{"player": "lea", "seat": 0, "kind": "flush", "suit": "s"},
+                              {"player": "lea", "seat": 0, "kind": "double"}]
+    assert owned(lea2)["double"] == 0 and owned(lea2)["flush"] == 0  # spent at the deal, once
+    assert golden(lea2) == [0]
+    assert "next_deal" not in table.pending_meta()  # spent: nothing is kept for a restart any more
+    deadline = time.monotonic() + 10.0
+    while "next_deal" in again.state.bank.store.rooms.room_meta(code):  # saved once the deal is done
+        assert time.monotonic() < deadline, "the spent cards stay in the room's metadata"
+        time.sleep(0.02)
+    audit(again)
+
+
+def test_a_waiting_rooms_cards_and_golden_finger_survive_a_restart(serve: Build, db: str) -> None:
+    first = serve(db, **SLOW)
+    max_ = Client(first, "max")
+    for kind in ("double", "golden_finger"):
+        buy(max_, kind)
+    code = items_room(max_)
+    assert use(max_, "double")["type"] == "ok"
+    assert use(max_, "golden_finger")["type"] == "ok"
+    max_.wait_for(lambda m: m["type"] == "room" and m["room"]["items"]["golden_fingers"] == [0])
+    assert first.state.bank.store.rooms.room_meta(code)["golden_fingers"] == {"match": "", "hand": 0,
+                                                                              "players": ["max"]}
+    stop(first)
+
+    again = serve(db, **SLOW)
+    max2 = Back(again, max_)
+    table = table_of(again, code)
+    assert table.status.value == "waiting" and table.items.golden == {"max"}
+    max2.connect(code)
+    room = max2.wait_for(lambda m: m["type"] == "room")["room"]
+    assert room["items"] == {"next_deal": [{"seat": 0, "kind": "double"}], "golden_fingers": [0]}
+    assert owned(max2)["golden_finger"] == 0 and owned(max2)["double"] == 1
+    max2.send({"type": "start"})
+    state = max2.wait_for(lambda m: m["type"] == "state")
+    assert state["items"] == [{"player": "max", "seat": 0, "kind": "double"}]
+    assert table.match is not None and table.match.golden_fingers == {"max"}  # carried into the match
+    assert owned(max2)["double"] == 0
+    audit(again)
+
+
+def test_a_swap_leaves_the_turns_clock_running(make_app: Callable[..., Any]) -> None:
+    app = make_app(**{**SLOW, "turn_timeout": 30.0})
+    ned = Client(app, "ned")
+    buy(ned, "swap")
+    code = items_room(ned)
+    ned.send({"type": "start"})
+    state = to_my_turn(ned)
+    assert state["timer"]["mine"] is True
+    table = table_of(app, code)
+    deadline = table.pacer.deadline[0]
+    time.sleep(1.2)
+    held = hand_tiles(state)
+    for wanted in [f"{r}{s}" for s in "mps" for r in range(1, 10)]:
+        if use(ned, "swap", tile=held[0], wanted=wanted)["type"] == "ok":
+            break
+    after = ned.wait_for(lambda m: m["type"] == "state" and any(e["type"] == "swap" for e in m["events"]))
+    assert table.pacer.deadline[0] == deadline  # the same decision: its clock runs on
+    assert after["timer"]["remaining_ms"] <= 30_000 - 1_000
+    assert after["timer"]["total_ms"] == 30_000

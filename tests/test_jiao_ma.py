@@ -24,7 +24,7 @@ from xuezhan.match import BystanderBet, HandResult, RoomConfig, Transfer, jiao_m
 from xuezhan.server.bank import Account
 from xuezhan.server.table import Status
 from xuezhan.store import Store
-from xuezhan.tiles import parse_tile
+from xuezhan.tiles import parse_tile, tile_name
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
 
@@ -312,3 +312,40 @@ def test_bets_never_make_a_hands_coins_sum_to_anything_but_the_fees(
     own = {p: sum(t.points for t in seat_transfers if t.payee == p) - sum(t.points for t in seat_transfers
                                                                           if t.payer == p) for p in SEATS}
     assert all(points[b.player] == own[SEATS[b.seat]] for b in placed)
+
+
+def test_a_request_between_hands_survives_a_restart(tmp_path: Path, serve: Callable[..., Any]) -> None:
+    db = f"sqlite:///{tmp_path / 'jiaoma-between.sqlite3'}"
+    app = serve(db, **FAST)
+    owner = Client(app, "olu")
+    code = owner.http.post("/api/quickstart", json=QUICK).json()["code"]
+    eve, fay = Client(app, "eve"), Client(app, "fay")
+    owner.connect(code)
+    owner.wait_for(lambda m: m["type"] == "hand_end", timeout=60)  # the stand-in plays it: the clocks are short
+    for c in (eve, fay):
+        c.connect(code, watch=True)
+        c.wait_for(lambda m: m["type"] == "room")
+        assert _ask(c)["type"] == "ok"  # between hands, for hand 2
+    assert table_of(app, code).status is Status.BETWEEN
+    assert app.state.bank.store.rooms.room_meta(code)["next_deal"] == {
+        "match": table_of(app, code).match_key, "hand": 2, "items": [], "jiao_ma": ["eve", "fay"]}
+    stop(app)
+
+    again = serve(db, **FAST)
+    table = table_of(again, code)
+    assert table.status is Status.BETWEEN and table.jiao_ma.asked == ["eve", "fay"]
+    eve2, owner2 = Back(again, eve), Back(again, owner)
+    eve2.connect(code, watch=True)  # eve comes back; fay does not
+    room = eve2.wait_for(lambda m: m["type"] == "room")["room"]
+    assert room["bystanders"] == ["eve", "fay"]
+    owner2.connect(code)
+    mine = eve2.wait_for(lambda m: m["type"] == "jiao_ma", timeout=60)
+    assert table.hand is not None and table.hand.hand_no == 2
+    [bet] = table.hand.bets  # fay, not back by the deal, bets on nothing
+    assert (bet.player, tile_name(bet.tile), bet.seat) == ("eve", mine["tile"], mine["seat"])
+    end = eve2.wait_for(lambda m: m["type"] == "hand_end", timeout=60)
+    [shown] = end["bystanders"]
+    assert shown["name"] == "eve" and again.state.bank.account("eve").balance == 20_000 + shown["coins"]
+    assert again.state.bank.account("fay").balance == 20_000
+    assert table.jiao_ma.asked == []
+    _audit(again)

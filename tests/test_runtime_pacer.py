@@ -6,8 +6,9 @@ import math
 
 import pytest
 
+from xuezhan.engine.actions import ActionType
 from xuezhan.engine.game import Phase
-from xuezhan.match import Match, RoomConfig
+from xuezhan.match import ItemKind, Match, RoomConfig
 from xuezhan.rules import Rules
 from xuezhan.runtime import EXPIRIES_TO_TRUSTEE, GRACE, Delays, HandDriver, MatchRuntime, Move, Pacer, Seat, TimeLimits
 from xuezhan.tui import TerminalTable
@@ -201,3 +202,33 @@ def test_the_terminal_paces_turns_only_and_hurries_once_the_human_is_out(bot_del
             now = wake
             waited += 1
     assert waited > 10
+
+
+def test_a_swap_card_on_the_turn_keeps_the_turns_clocks() -> None:
+    ann = Seat.of_person("ann", limits=LIMITS)
+    seats = {"ann": ann, **{p: Seat.of_bot("heuristic") for p in PEOPLE[1:]}}
+    runtime = MatchRuntime(Match(RoomConfig(rules=Rules.preset("chengdu"), items_allowed=True), PEOPLE, seed=3), seats)
+    driver = runtime.start_hand()
+    hand = runtime.hand
+    assert hand is not None
+    seat = person_seat(driver)
+    pacer = Pacer(DELAYS)
+    now = 0.0
+    while not (driver.game.phase is Phase.TURN and driver.game.turn == seat):
+        now = run_to(driver, pacer, seat, now)
+        if driver.game.phase is Phase.TURN and driver.game.turn == seat:
+            break
+        driver.act(seat)  # the person's 换三张, 定缺 or claim answer
+        now += 1.0
+    pacer.refresh(driver, now, version=10)
+    deadline, due, since = pacer.deadline[seat], pacer.due[seat], pacer.since[seat]
+    assert deadline == now + LIMITS.turn
+    held = sorted(set(driver.game.seat_state(seat).hand))
+    wanted = next(t for t in range(27) if t not in held and driver.game.can_swap(seat, held[0], t) is None)
+    hand.use_item(seat, ItemKind.SWAP, held[0], wanted)
+    assert driver.game.actions[-1].type is ActionType.SWAP
+    pacer.refresh(driver, now + 5.0, version=11)  # the changed hand is shown: the same decision
+    assert (pacer.deadline[seat], pacer.due[seat], pacer.since[seat]) == (deadline, due, since)
+    driver.submit(next(a for a in driver.legal(seat) if a.type is ActionType.DISCARD))
+    run_to(driver, pacer, seat, now + 6.0)  # the next decision of the seat starts its clocks afresh
+    assert pacer.deadline[seat] > deadline

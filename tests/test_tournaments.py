@@ -336,6 +336,8 @@ def test_a_tournament_from_entries_to_prizes(serve: Callable[..., Any], tmp_path
     table = app.state.lobby.tables[mine]
     assert isinstance(table, TournamentTable) and table.room.coefficient == 0
     assert sum(1 for p in table.players if p is not None and p.startswith("bot:")) >= 1
+    assert table.out.room_message()["room"]["tournament"] == "cup"  # the page's way back to the standings
+    assert table.meta()["tournament"] == "cup"
 
     done = wait_until(app, "cup", lambda b: b["status"] == "finished")
     held = app.state.lobby.tournaments.held["cup"]
@@ -429,6 +431,7 @@ def test_a_running_tournament_survives_a_restart(serve: Callable[..., Any], tmp_
     again = serve(db, cup)
     table = again.state.lobby.tables[code]
     assert isinstance(table, TournamentTable) and table.tournament == "cup"  # carried on as a table of the cup
+    assert table.out.room_message()["room"]["tournament"] == "cup"
     done = wait_until(again, "cup", lambda b: b["status"] == "finished")
     assert [s["place"] for s in done["standings"]] == [1, 2, 3, 4]
     assert [s["prize"] for s in done["standings"]] == [900, 100, 0, 0]

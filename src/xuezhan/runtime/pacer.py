@@ -13,7 +13,9 @@ A decision's clocks start when the pacer first sees it (:meth:`Pacer.refresh`): 
 that must decide gets a deadline (its person's time limit for the phase,
 :class:`~xuezhan.runtime.TimeLimits`; none without limits), a due time (when its bot, or its
 person's stand-in under 托管, acts) and the table version the decision began at (an answer
-older than that is stale). The same decision seen again keeps its clocks.
+older than that is stale). The same decision seen again keeps its clocks: a swap card used on
+the seat's turn (the engine's ``swap``) changes the hand, not the decision, so the turn's clocks
+run on (:func:`turn_began`).
 
 A person whose time runs out loses that decision only: the seat's stand-in takes it. 托管 (the
 stand-in takes every decision, after a bot's delay) starts when the person asks for it
@@ -25,9 +27,11 @@ is there to see it (a web page that lost its connection) changes nothing: the cl
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
+from ..engine.actions import Action, ActionType
 from ..engine.game import Phase
 from .driver import HandDriver
 from .seats import Seat
@@ -52,6 +56,15 @@ class Delays:
     unwatched: float | None = None
     """The turn's delay once no person at the table is still in the hand (every person has won
     or left), when shorter than ``turn``; ``None``: ``turn`` still."""
+
+
+def turn_began(actions: Sequence[Action]) -> int:
+    """The actions of the hand before the turn in play began: a swap card's swaps (the engine's
+    ``swap``, only ever on the seat's own turn) are the turn's, not a new decision."""
+    n = len(actions)
+    while n and actions[n - 1].type is ActionType.SWAP:
+        n -= 1
+    return n
 
 
 class Move(NamedTuple):
@@ -109,7 +122,7 @@ class Pacer:
             ctx: tuple[Any, ...] = ("claim", window.opened_at)
             delay = delays.claim
         elif phase is Phase.TURN:
-            ctx = ("turn", driver.seq)
+            ctx = ("turn", turn_began(game.actions))
             delay = delays.turn
             if delays.unwatched is not None and not any(
                     seat.is_person and game.active(s) for s, seat in enumerate(driver.seats)):

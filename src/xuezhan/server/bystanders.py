@@ -18,7 +18,9 @@ the hand ends; ``hand_end.bystanders`` then shows everyone each bet and its coin
 A restart mid-hand carries the bets on exactly: the hand's log names its bystanders
 (:func:`xuezhan.server.journal.hand_start`), and :meth:`JiaoMa.resume` seats them back in
 the match before the hand is dealt again from its seed. A request made between hands is
-the table's until the deal: a restart then forgets it (the person asks again).
+the table's until the deal, kept with the room's metadata (:meth:`JiaoMa.pending_json`): a
+restart asks again for it (:meth:`JiaoMa.take_pending`); a person it asked for who has not come
+back to the room by the deal bets on nothing.
 
 Decisions where the contract is silent: a request is answered ``ok`` again when repeated;
 a seated person (also in a second window that watches) is refused ``already_seated``; the
@@ -39,7 +41,7 @@ from ..ids import ErrorCode
 from ..match import Hand, HandResult, Match
 from ..match.room import MAX_PEOPLE
 from ..tiles import tile_name
-from .bank import Account, Bank, Settled
+from .bank import Account, Bank, Settled, is_bot
 from .conn import Conn
 from .protocol import error_message
 from .status import Status
@@ -67,6 +69,7 @@ class JiaoMaTable(Protocol):
     def match(self) -> Match | None: ...
     @property
     def hand(self) -> Hand | None: ...
+    async def keep_requests(self) -> None: ...
 
 
 Write = Callable[..., Awaitable[Any]]
@@ -87,6 +90,8 @@ class JiaoMa:
         self.running: dict[str, int | None] = {}
         """The match points each bystander of the hand in play had before it (``None``: none, it
         never sat in this match): a bet is settled by the hand, it counts for no match standing."""
+        self.restored: set[str] = set()
+        """Those of :attr:`asked` a restart asked again for: each bets only if it is back by the deal."""
 
     # --- who bets -------------------------------------------------------------------------------------
     def players(self) -> list[str]:
@@ -125,8 +130,28 @@ class JiaoMa:
             return False
         self.asked.append(player)
         t.names.setdefault(player, conn.account.nickname)
+        await t.keep_requests()  # kept for a restart before it is answered
         conn.send({"type": "ok", "for": KIND})
         return True
+
+    def pending_json(self) -> list[str]:
+        """The requests for the next hand as the room's metadata keeps them for a restart."""
+        return list(self.asked)
+
+    def take_pending(self, pending: object, accounts: Mapping[str, Account]) -> None:
+        """Ask again, after a restart, for the players of :meth:`pending_json` who hold no seat; each
+        bets only if it has come back to the room by the deal (its balance is read then; ``accounts``
+        names those it holds)."""
+        t = self.table
+        for player in pending if isinstance(pending, list) else ():
+            if not isinstance(player, str) or not player or is_bot(player) or player in t.players \
+                    or player in self.asked or len(self.asked) >= MAX_BYSTANDERS:
+                continue
+            self.asked.append(player)
+            self.restored.add(player)
+            account = accounts.get(player)
+            if account is not None:
+                t.names[player] = account.nickname
 
     def gone(self, conn: Conn) -> None:
         """A connection left: between hands, its player's request goes with its last connection."""
@@ -136,6 +161,7 @@ class JiaoMa:
             return
         if not any(c.account.player == player for c in t.conns if c is not conn):
             self.asked.remove(player)
+            self.restored.discard(player)
 
     # --- the hand -------------------------------------------------------------------------------------
     async def deal(self) -> None:
@@ -144,11 +170,14 @@ class JiaoMa:
         t = self.table
         match = t.match
         asked, self.asked = self.asked, []
+        restored, self.restored = self.restored, set()
         if match is None:
             return
         for player in asked:
             if player in match.people:
                 continue  # sat down meanwhile
+            if player in restored and not any(c.account.player == player for c in t.conns):
+                continue  # asked before a restart and not back since
             balance = await self._balance(player)
             if balance < self.min_balance():
                 for conn in t.conns:

@@ -34,8 +34,8 @@ _LIMIT_BOUNDS: Final = (
 settlements inside 64-bit columns (docs/options.md)."""
 
 SHOP: Final = (ItemKind.DOUBLE, ItemKind.FLUSH, ItemKind.SWAP, ItemKind.RANDOM_SWAP, ItemKind.SEEK,
-               ItemKind.MATCH_TICKET)
-"""The item cards the shop sells, in its order (the golden finger is not sold: the table shows none)."""
+               ItemKind.GOLDEN_FINGER, ItemKind.MATCH_TICKET)
+"""The item cards the shop sells, in its order (every kind there is)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -159,7 +159,7 @@ class ServerConfig:
     (:mod:`xuezhan.server.tournament_config`), not a ``[server]`` setting."""
     item_price_double: int = 2_000
     """The item shop's price of a double card (加倍卡), in coins (``GET /api/items``); this and the
-    five prices below are at least 1."""
+    six prices below are at least 1."""
     item_price_flush: int = 3_000
     """The price of a flush card (清一色卡)."""
     item_price_swap: int = 1_000
@@ -168,6 +168,9 @@ class ServerConfig:
     """The price of a random swap card (随机换牌卡)."""
     item_price_seek: int = 500
     """The price of a seek card (查找卡)."""
+    item_price_golden_finger: int = 1_000
+    """The price of a golden finger (金手指): the seat's discards marked while its player stays at
+    the table."""
     item_price_match_ticket: int = 5_000
     """The price of a match ticket (比赛卡), the entry to a tournament."""
 

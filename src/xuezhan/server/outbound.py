@@ -67,6 +67,7 @@ class TableFacts(Protocol):
     last_hand_end: dict[Lang, dict[str, Any]] | None
     jiao_ma: JiaoMa
     items: TableItems
+    tournament: str
 
     @property
     def config(self) -> ServerConfig: ...
@@ -81,6 +82,7 @@ class TableFacts(Protocol):
     def trustee(self, seat: int) -> bool: ...
     def bot_controls(self, seat: int) -> bool: ...
     def timeout_for(self, seat: int) -> float: ...
+    def golden_seats(self) -> list[int]: ...
 
 
 def marked_entry(entry: dict[str, Any]) -> dict[str, Any]:
@@ -159,16 +161,18 @@ class Outbound:
                 "bystanders": t.jiao_ma.names(lang),
                 "next_hand_ms": self.ms_until(t.next_hand_at) if t.status is Status.BETWEEN else None,
                 **self.items_json(),
+                **({"tournament": t.tournament} if t.tournament else {}),
             },
         }
 
     def items_json(self) -> dict[str, Any]:
         """At a table that allows item cards, ``items``: the cards asked for the next deal, as
-        everyone may see them (seat and kind); nothing at any other table."""
+        everyone may see them (seat and kind), and the seats a golden finger marks; nothing at any
+        other table."""
         t = self.table
         if not t.room.items_allowed:
             return {}
-        return {"items": {"next_deal": t.items.deal_public(list(t.players))}}
+        return {"items": {"next_deal": t.items.deal_public(list(t.players)), "golden_fingers": t.golden_seats()}}
 
     def hello(self, conn: Conn) -> dict[str, Any]:
         t = self.table

@@ -97,6 +97,9 @@ def delays_of(config: ServerConfig) -> Delays:
 class TablePlay:
     """A room's seats, its match and the hand being played, paced by the runtime's pacer."""
 
+    tournament: str = ""
+    """The id of the tournament this table plays a round of (``room.tournament``); ``""``: none."""
+
     def __init__(
         self,
         code: str,
@@ -227,6 +230,22 @@ class TablePlay:
         return MatchRuntime(match, self._seats_for, on_start=journal.begin, on_action=journal.action,
                             on_item=journal.item)
 
+    def golden_fingers(self) -> set[str]:
+        """The players showing a golden finger (金手指): the match's, or before the first match the
+        room's (:attr:`TableItems.golden`); only those in :attr:`players` are shown."""
+        match = self.match
+        return match.golden_fingers if match is not None else self.items.golden
+
+    def golden_seats(self) -> list[int]:
+        """``room.items.golden_fingers``: the seats whose discards a golden finger marks."""
+        golden = self.golden_fingers()
+        return [seat for seat, player in enumerate(self.players) if player is not None and player in golden]
+
+    async def keep_requests(self) -> None:
+        """Keep what a restart must not forget that no match state holds (the requests for the next
+        deal, the golden fingers shown during a hand): the room's table saves them with its
+        metadata (:meth:`xuezhan.server.table.Table.keep_requests`)."""
+
     async def _write(self, fn: Callable[..., T], *args: Any) -> T:
         """A write of the table's match: on the hand logs' writer thread when there is one (one
         writer, no lock waits), else on a worker thread."""
@@ -303,6 +322,7 @@ class TablePlay:
         return secrets.randbits(63)
 
     async def _start_match(self) -> None:
+        self.items.golden = set(self.golden_fingers())  # shown on, whatever becomes of the new match
         self.runtime = None
         self.journal = None
         self._shown = None
@@ -321,6 +341,12 @@ class TablePlay:
             self._tell_all(error_message(ErrorCode.DATABASE_ERROR, "the match could not be started; try again"))
             return
         self.runtime = self._new_runtime(match, key)
+        golden = self.items.golden & set(players)  # a golden finger lasts while its player stays
+        self.items.golden = set()
+        if golden:
+            for player in sorted(golden):
+                match.use_golden_finger(player)
+            await self._save_match()
         self.last_match_end = None
         self.match_coins = {}
         self.last_hand_end = None

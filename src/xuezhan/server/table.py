@@ -12,7 +12,10 @@ A server started again on the same database rebuilds every running match
 (:meth:`Table.restore`): the hand in progress is replayed from its log to its last
 applied action and play goes on; each person's open decision gets its time again, at least
 ``restart_grace`` seconds, before the stand-in may take it. A room still waiting for its match
-is listed again with its seats (:meth:`Table.waiting`).
+is listed again with its seats (:meth:`Table.waiting`). What neither the match's state nor the
+hand's log holds (the item cards and 叫马 asked for the next deal, the golden fingers shown during
+a hand or before the first match) is kept with the room's metadata (:meth:`Table.pending_meta`)
+and asked again for after a restart.
 
 A room nobody is connected to closes (:meth:`Table._idle_timeout`): at once when it waits for its
 match and no person holds a seat in it; after ``waiting_room_timeout`` while it waits for its match,
@@ -59,7 +62,7 @@ from ..tiles import tile_name
 from .bank import Account, Bank, RunningMatch, WaitingRoom, is_bot
 from .config import ServerConfig
 from .conn import Conn, Inbound
-from .items import ItemRequest, card_name, dealt_with, parse_item, spend_key
+from .items import ItemRequest, card_name, dealt_with, golden_key, parse_item, spend_key
 from .journal import LogWriter
 from .outbound import DiscardPause
 from .play import ACTION_STEPS, TablePlay, counted_actions, hand_version
@@ -105,6 +108,8 @@ class Table(TablePlay):
         self.waiting_since: float | None = time.time()
         """While the room waits for its match: since when (wall clock, seconds since the epoch) nobody
         has been connected to it (``None`` while someone is), kept with its seats for a restart."""
+        self._kept: dict[str, Any] = {}
+        """The :meth:`pending_meta` last saved with the room's metadata."""
 
     # --- outside: the manager and the websocket endpoint ----------------------------------------------
     def start_task(self) -> None:
@@ -135,14 +140,67 @@ class Table(TablePlay):
             meta["waiting_since"] = None if self.waiting_since is None else round(self.waiting_since, 3)
         elif self.status is Status.CLOSED and self.match is None:
             meta["closed"] = True
-        return meta
+        return {**meta, **self.pending_meta()}
+
+    def pending_meta(self) -> dict[str, Any]:
+        """What a restart must not forget that neither the match's state nor the hand's log holds,
+        each part only when there is something in it, tagged with its match (``""`` before the
+        first) and hand so that a restart takes it only where it still applies:
+        ``next_deal: {"match", "hand", "items": [{"player", "kind", "suit"}], "jiao_ma": [player]}``
+        (asked for hand ``hand``, not yet dealt) and ``golden_fingers: {"match", "hand", "players"}``
+        (who shows one while hand ``hand`` is played, or before the first match)."""
+        match = self.match
+        key = self.match_key if match is not None else ""
+        settled = match.hands_played if match is not None else 0
+        out: dict[str, Any] = {}
+        items, asked = self.items.pending_json(), self.jiao_ma.pending_json()
+        if items or asked:
+            out["next_deal"] = {"match": key, "hand": settled + 1, "items": items, "jiao_ma": asked}
+        if match is None or self.status is Status.PLAYING:  # between hands the match's state holds them
+            golden = sorted(p for p in self.golden_fingers() if p in self.players)
+            if golden:
+                out["golden_fingers"] = {"match": key, "hand": self.hand_no(), "players": golden}
+        return out
+
+    async def keep_requests(self) -> None:
+        """Save the room's metadata when :meth:`pending_meta` changed since it was last saved."""
+        if self.pending_meta() != self._kept:
+            await self._save_room()
+
+    def take_pending(self, meta: dict[str, Any], running: RunningMatch | None, accounts: dict[str, Account]) -> None:
+        """After a restart: ask again for what :meth:`pending_meta` kept where it still applies (the
+        requests for the next deal when it was not dealt; the golden fingers of the hand in play, or
+        of the room before its first match). A match's own state stands for the rest."""
+        match = running.match if running is not None else None
+        key = running.key if running is not None else ""
+        settled = match.hands_played if match is not None else 0
+        deal = meta.get("next_deal")
+        asked_in = deal.get("match") if isinstance(deal, dict) else None  # "" asked in the waiting room
+        if isinstance(deal, dict) and deal.get("hand") == settled + 1 and (running is None or running.hand is None) \
+                and (asked_in == key or (asked_in == "" and settled == 0)):
+            self.items.take_pending(deal.get("items"), self.players)
+            self.jiao_ma.take_pending(deal.get("jiao_ma"), accounts)
+        golden = meta.get("golden_fingers")
+        if not isinstance(golden, dict) or not isinstance(golden.get("players"), list):
+            return
+        shown = {p for p in golden["players"] if isinstance(p, str) and p in self.players and p not in self.left}
+        if match is None and golden.get("match") == "":
+            self.items.golden = shown
+        elif match is not None and running is not None and running.hand is not None \
+                and golden.get("match") == key and golden.get("hand") == running.hand.hand_no:
+            match.golden_fingers = shown  # newer than the match's state, saved before the hand
+        self._kept = self.pending_meta()
 
     async def _save_room(self) -> None:
-        """Keep the waiting room's seats (or that it closed) for a restart (:meth:`waiting`)."""
+        """Keep the room's metadata for a restart: the waiting room's seats (or that it closed)
+        (:meth:`waiting`), and :meth:`pending_meta`."""
+        meta = self.meta()
         try:
-            await asyncio.to_thread(self.bank.save_room, self.code, self.meta())
+            await asyncio.to_thread(self.bank.save_room, self.code, meta)
         except Exception:  # the seats are saved again with the next change
             log.exception("table %s: saving the room failed", self.code)
+            return
+        self._kept = {k: meta[k] for k in ("next_deal", "golden_fingers") if k in meta}
 
     def summary(self) -> dict[str, Any]:
         """The room as the lobby lists it (no secrets beyond the code of a public room)."""
@@ -186,6 +244,7 @@ class Table(TablePlay):
         table = cls(running.room_code, str(meta.get("name") or running.room_code), running.room, owner, bank,
                     config, public=bool(meta.get("public", True)), on_close=on_close, writer=writer, tier=room_tier)
         table.resume(running, accounts)
+        table.take_pending(meta, running, accounts)
         return table
 
     @classmethod
@@ -224,6 +283,7 @@ class Table(TablePlay):
         for player in filter(None, table.players):
             table.names[player] = accounts[player].nickname
             table.balances[player] = accounts[player].balance
+        table.take_pending(meta, None, accounts)
         return table
 
     def resume(self, running: RunningMatch, accounts: dict[str, Account]) -> None:
@@ -263,6 +323,7 @@ class Table(TablePlay):
                 continue
             if game.seat_state(seat).escaped:
                 self.left.add(sitting)
+                match.golden_fingers.discard(sitting)  # it left the table with its escape
 
     # --- the task ----------------------------------------------------------------------------------------
     async def run(self) -> None:
@@ -296,6 +357,7 @@ class Table(TablePlay):
                 except Exception:
                     log.exception("table %s: advancing failed", self.code)
                     await asyncio.sleep(0.05)
+                await self.keep_requests()  # a request withdrawn, spent at a deal, a golden finger gone
                 await self._check_idle(loop.time())
         except asyncio.CancelledError:
             raise
@@ -531,7 +593,9 @@ class Table(TablePlay):
                 raise XuezhanError(ErrorCode.NOT_SEATED, "spectators use no item cards")
             if not self.room.items_allowed:
                 raise XuezhanError(ErrorCode.ITEMS_NOT_ALLOWED, "this room does not allow item cards")
-            if req.kind in BEFORE_DEAL:
+            if req.kind is ItemKind.GOLDEN_FINGER:
+                await self._golden_finger(conn)
+            elif req.kind in BEFORE_DEAL:
                 await self._item_for_the_deal(conn, req)
             else:
                 await self._item_in_the_hand(conn, conn.seat, req)
@@ -548,8 +612,36 @@ class Table(TablePlay):
         if owned.get(str(req.kind), 0) < 1:
             raise XuezhanError(ErrorCode.NO_ITEM, f"you hold no {req.kind} card")
         self.items.ask(player, req)  # spent at the deal
+        await self.keep_requests()  # kept for a restart before it is answered
         self._ok(conn, "item")
         self.out.broadcast_room()
+
+    async def _golden_finger(self, conn: Conn) -> None:
+        """金手指: spent once, shown (``room.items.golden_fingers``) until the player leaves the seat;
+        kept for a restart by the match's state between hands, else by the room's metadata."""
+        player = conn.account.player
+        if self.status is Status.CLOSED:
+            raise XuezhanError(ErrorCode.NOT_NOW, "this room is closed")
+        golden = self.golden_fingers()
+        if player in golden:
+            raise XuezhanError(ErrorCode.ITEM_USED, "your golden finger shows already")
+        match = self.match
+        in_match = match is not None and self.status is not Status.FINISHED
+        await self._write(self.bank.spend_item, player, str(ItemKind.GOLDEN_FINGER), golden_key(self.code, player))
+        if in_match:
+            assert match is not None
+            match.use_golden_finger(player)  # the seat is the match's: it cannot fail
+        else:
+            golden.add(player)  # before the first match, or after the last (the next carries it on)
+        if self.status is Status.BETWEEN:
+            await self._save_match()
+        await self.keep_requests()
+        self._ok(conn, "item")
+        self.out.broadcast_room()
+
+    def _golden_gone(self, player: str) -> None:
+        """The player left its seat: its golden finger shows no more."""
+        self.golden_fingers().discard(player)
 
     async def _item_in_the_hand(self, conn: Conn, seat: int, req: ItemRequest) -> None:
         driver, hand = self.driver, self.runtime.hand if self.runtime is not None else None
@@ -685,6 +777,7 @@ class Table(TablePlay):
             return
         player = conn.account.player
         driver = self.driver
+        self._golden_gone(player)
         if self.status is Status.PLAYING and driver is not None:
             driver.escape(seat)  # 逃跑: the engine settles it (docs/rules.md §10)
             shown = await self._flush()

@@ -1,6 +1,7 @@
 // Item cards (道具) at a table that allows them: the shop and what you hold (GET /api/items, POST
 // /api/items/buy), the use buttons (an "item" message), a seek card's answer and the cards used this
-// hand (everyone's kind, your own cards whole). The server says when a card may be used.
+// hand (everyone's kind, your own cards whole), the golden finger (its marker is the table's, table.js).
+// The server says when a card may be used.
 
 import { refreshMe } from "./account.js";
 import { api, errText } from "./api.js";
@@ -65,6 +66,7 @@ function usable(kind) {
   const room = S.room;
   if (!room || S.seat === null || S.seat === undefined) return false;
   const playing = room.status === "playing";
+  if (kind === "golden_finger") return room.status !== "closed" && !((room.items && room.items.golden_fingers) || []).includes(S.seat);
   if (BEFORE_DEAL.includes(kind)) return !playing;
   if (!playing || !S.view) return false;
   if (kind === "seek") return true;

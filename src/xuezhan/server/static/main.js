@@ -44,6 +44,13 @@ function init() {
   $("settlement").addEventListener("cancel", (ev) => { ev.preventDefault(); S.lookAtTable = true; renderAll(); });
   $("match-again").addEventListener("click", () => { S.handEnd = null; S.matchEnd = null; closeDialogs(); send({ type: "start" }); });
   $("match-lobby").addEventListener("click", () => { closeDialogs(); leaveTable(); });
+  $("match-tournament").addEventListener("click", () => {
+    const cup = S.room && S.room.tournament;
+    S.handEnd = null;
+    S.matchEnd = null;
+    closeDialogs();
+    if (cup) location.hash = `#/tournament/${encodeURIComponent(cup)}`;
+  });
   for (const sel of document.querySelectorAll("select.lang-select")) sel.addEventListener("change", () => setLang(sel.value));
   window.addEventListener("hashchange", route);
   initEffects();

@@ -26,6 +26,10 @@ export function renderDialogs() {
   const end = $("match-end");
   if (!S.replay && S.matchEnd && S.room && S.room.status === "finished" && (S.lookAtTable || !he)) {
     $("standings").replaceChildren(...standingRows(S.matchEnd));
+    // a tournament's table plays one match: no 再来一场, the way back to its standings instead
+    const cup = S.room.tournament;
+    $("match-again").hidden = !!cup;
+    $("match-tournament").hidden = !cup;
     if (!end.open) end.showModal();
   } else if (end.open) {
     end.close();

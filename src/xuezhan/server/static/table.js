@@ -105,6 +105,7 @@ export function plate(i, sv) {
   if (sv && sv.void) badges.push(el("span", { class: `badge void-${sv.void}`, text: t("badge.void", { suit: t(`suit.${sv.void}`) }) }));
   if (sv && sv.won) badges.push(el("span", { class: "badge won", text: term("action", "hu") + (sv.wins > 1 ? `×${sv.wins}` : "") }));
   if (sv && sv.escaped) badges.push(el("span", { class: "badge escaped", text: term("reason", "escape") }));
+  if (golden(i)) badges.push(el("span", { class: "badge golden", text: term("item", "golden_finger") }));
   if (info && info.trustee) badges.push(el("span", { class: "badge trustee", text: t("badge.trustee") }));
   if (info && !info.bot && info.name && info.connected === false) badges.push(el("span", { class: "badge off", text: t("seat.away") }));
   if (info && info.ready && S.room && S.room.status === "between") badges.push(el("span", { class: "badge ready", text: t("seat.ready") }));
@@ -156,9 +157,18 @@ export function riverEntry(sv, k) {
   return { tile, claimed, won: st === 2 || st === 3 };
 }
 
+// The golden finger: the seats whose discards it marks, for everyone (room.items.golden_fingers)
+export function golden(i) {
+  const items = S.room && S.room.items;
+  return !S.replay && !!items && (items.golden_fingers || []).includes(i);
+}
+
 export function renderRiver(i) {
   const v = S.view;
   const node = $(`river-${rel(i)}`);
+  if (golden(i)) node.dataset.golden = "true";
+  else delete node.dataset.golden;
+  node.title = golden(i) ? term("item", "golden_finger") : "";
   if (!v) { node.replaceChildren(); return; }
   const sv = v.seats[i];
   const n = sv.river.length;
