@@ -36,10 +36,12 @@ from xuezhan.cli.games import load_hand
 from xuezhan.engine.actions import ActionType
 from xuezhan.engine.game import Game
 from xuezhan.errors import IllegalActionError, XuezhanError
+from xuezhan.match.items import ItemKind
 from xuezhan.records import load_record, parse_record, record_json, replay
 from xuezhan.rules import Rules
 from xuezhan.scoring import Meld, MeldKind, NoWin, Score, WinContext, score_win
 from xuezhan.server.conn import dumps
+from xuezhan.server.items import parse_item
 from xuezhan.server.protocol import CLIENT_TYPES, ClientMessage, parse_action, parse_client_message
 from xuezhan.tiles import format_tiles, parse_tile, parse_tiles, suit_index
 
@@ -280,6 +282,10 @@ FIELD_VALUES: dict[str, st.SearchStrategy[Any]] = {
     "seat": st.one_of(st.integers(-1, 5), st.integers(0, 3), scalars),
     "on": st.one_of(st.booleans(), scalars),
     "accept_risk": st.one_of(st.booleans(), scalars),
+    "kind": st.one_of(st.sampled_from([str(k) for k in ItemKind]), st.text(max_size=12), scalars),
+    "tile": st.one_of(st.sampled_from(["5m", "1p", "9s", "0m", "5z", ""]), st.text(max_size=4), scalars),
+    "wanted": st.one_of(st.sampled_from(["5m", "1p", "9s", "0m", "5z", ""]), st.text(max_size=4), scalars),
+    "suit": st.one_of(st.sampled_from(["m", "p", "s", "z", ""]), st.text(max_size=2), scalars),
 }
 
 
@@ -328,6 +334,14 @@ def test_fuzz_client_messages(text: str, max_bytes: int, seat: int, which: int) 
         return
     json.dumps(message.data, ensure_ascii=False).encode("utf-8")  # nothing read holds a lone surrogate
     assert isinstance(message, ClientMessage) and message.type in CLIENT_TYPES
+    if message.type == "item":  # read further by the table (xuezhan.server.items)
+        try:
+            request = parse_item(message.data)
+        except XuezhanError as exc:
+            assert_clear_error(exc)
+        else:
+            assert request.kind in ItemKind and request.suit in (None, 0, 1, 2)
+        return
     if message.type != "action":
         return
     try:

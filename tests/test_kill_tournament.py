@@ -26,9 +26,8 @@ from xuezhan.store.models import CoinTransfer, HandLog, HandRow, MatchRow, Settl
 
 NAMES = ("ann", "bo", "cai", "dee")
 ROUNDS, HANDS = 2, 2
-LEAD = 6.0  # seconds from the first start to the tournament's: time to sign four guests in
+LEAD = 12.0  # seconds from the first start to the tournament's: time to sign four guests in, on a busy machine too
 MIN_KILLS = 3  # while it runs
-MAX_LIVES = 60
 
 
 def tournament_config(starts: datetime) -> str:
@@ -71,13 +70,13 @@ def play(served: Served, rng: random.Random | None) -> tuple[list[bool], dict[st
         assert status == 200, body
     kills: list[bool] = []
     deadline = time.monotonic() + 4 * WAIT
-    for _ in range(MAX_LIVES):
+    while True:  # until it ends, or the deadline says it never will
         status, body, _ = served.request("GET", "/api/tournaments/cup")
         assert status == 200, body
         if body["status"] == "finished":
             break
         assert body["status"] in ("open", "running"), body
-        assert time.monotonic() < deadline, body
+        assert time.monotonic() < deadline, f"the tournament did not end: {body}"
         if rng is None or body["status"] != "running" or len(kills) >= MIN_KILLS + 3:
             time.sleep(0.1)
             continue
@@ -86,8 +85,6 @@ def play(served: Served, rng: random.Random | None) -> tuple[list[bool], dict[st
         _, _, in_hand = state(served.db)
         kills.append(in_hand)
         served.start()
-    else:
-        raise AssertionError("the tournament did not end")
     final = served.request("GET", "/api/tournaments/cup")[1]
     served.kill()
     return kills, final
