@@ -15,7 +15,8 @@ than ``--live`` tiles in the live wall, it counts:
 
 and per seat-hand ``seat_hands_dealt_in_late_ready`` (seat-hands with at least one such deal-in).
 The rate asked about is ``deal_ins / late_ready_discards`` and, per seat-hand, the last count
-over ``seat_hands``.
+over ``seat_hands``. It also gives the bot's CPU time per decision (median, p99, max) and,
+for an expert, the worlds of its searched decisions (``worlds_mean``).
 """
 
 from __future__ import annotations
@@ -23,6 +24,8 @@ from __future__ import annotations
 import argparse
 import json
 import random
+import statistics
+import time
 from typing import Any
 
 from xuezhan.bots import Bot, make_bot
@@ -57,7 +60,8 @@ def wins_on(game: Game, seat: int, tile: int) -> bool:
     return closeness(game, seat, counts) == -1
 
 
-def play(rules: Rules, seed: int, bots: list[Bot], mine: set[int], live_below: int, tally: dict[str, int]) -> None:
+def play(rules: Rules, seed: int, bots: list[Bot], mine: set[int], live_below: int, tally: dict[str, int],
+         times: list[float], worlds: list[int]) -> None:
     game = Game.new(rules, seed=seed)
     for s, b in enumerate(bots):
         start = getattr(b, "start_hand", None)
@@ -67,7 +71,13 @@ def play(rules: Rules, seed: int, bots: list[Bot], mine: set[int], live_below: i
     while not game.over:
         seat = next(s for s in game.pending() if game.legal_actions(s))
         view, legal = SeatView(game, seat), game.legal_actions(seat)
-        action = bots[seat].choose(view, legal)
+        bot = bots[seat]
+        t0 = time.process_time()
+        action = bot.choose(view, legal)
+        if seat in mine:
+            times.append((time.process_time() - t0) * 1000)
+            if getattr(bot, "worlds", 0):
+                worlds.append(getattr(bot, "worlds", 0))
         if seat in mine and action.type is ActionType.DISCARD and view.live < live_below:
             counts = view.counts
             ready: dict[int, bool] = {}
@@ -105,17 +115,26 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     rules = Rules.preset(args.rules)
     tally = dict.fromkeys(("late_ready_discards", "deal_ins", "avoidable", "seat_hands",
                            "seat_hands_dealt_in_late_ready", "points"), 0)
+    times: list[float] = []
+    worlds: list[int] = []
     for d in range(args.deals):
         seed = hand_seed(args.seed, d + 1)
         for first in (0, 1):
             mine = {first, first + 2}
             bots = [make_bot(args.bot if s in mine else args.against, random.Random(seed + s)) for s in range(4)]
-            play(rules, seed, bots, mine, args.live, tally)
+            play(rules, seed, bots, mine, args.live, tally, times, worlds)
     out: dict[str, Any] = {"bot": args.bot, "against": args.against, "deals": args.deals, "rules": args.rules,
                            "seed": args.seed, "live_below": args.live, **tally}
     out["deal_in_rate"] = tally["deal_ins"] / max(1, tally["late_ready_discards"])
     out["seat_hand_rate"] = tally["seat_hands_dealt_in_late_ready"] / max(1, tally["seat_hands"])
     out["points_per_hand"] = tally["points"] / max(1, tally["seat_hands"])
+    times.sort()
+    out["decisions"] = len(times)
+    out["decision_ms_median"] = statistics.median(times) if times else None
+    out["decision_ms_p99"] = times[min(len(times) - 1, int(0.99 * len(times)))] if times else None
+    out["decision_ms_max"] = times[-1] if times else None
+    out["searched_decisions"] = len(worlds)
+    out["worlds_mean"] = statistics.mean(worlds) if worlds else None
     if args.json:
         print(json.dumps(out))
     else:

@@ -250,6 +250,13 @@ def test_the_expert_says_how_many_worlds_it_searched() -> None:
     cands = bot.candidates(view, legal, bot.policy.choose(view, legal))
     bot.evaluate(view, cands)
     assert bot.worlds == max(2, -(-48 // (len(cands) * bot.wall_orders)))
+    bot.choose(view, legal)
+    assert bot.worlds == max(2, -(-48 // (len(bot.candidates(view, legal, bot.policy.choose(view, legal)))
+                                          * bot.wall_orders)))
+    first = Game.new(Rules.preset("qq"), seed=3)
+    seat = next(s for s in first.pending() if first.legal_actions(s))
+    bot.choose(SeatView(first, seat), first.legal_actions(seat))
+    assert bot.worlds == 0  # 换三张 or 定缺: nothing searched
 
 
 def test_worlds_are_dealt_by_what_the_discards_say() -> None:

@@ -222,7 +222,7 @@ class ExpertBot:
         self.margin = margin
         self.policy = HeuristicBot(rng)
         self.worlds = 0
-        """How many worlds the last searched decision dealt (0 before the first)."""
+        """How many worlds the last decision searched (0: it searched none)."""
         self._playout_bots: dict[bool, Bot] | None = None
         if self.native_playouts:
             prepare_bots()  # the compiled play-outs' tables, before the first decision and its time limit
@@ -456,6 +456,7 @@ class ExpertBot:
         return float(game.deltas()[seat])
 
     def choose(self, view: SeatView, legal: Sequence[Action]) -> Action:
+        self.worlds = 0
         if len(legal) == 1:
             return legal[0]
         choice = self.policy.choose(view, legal)

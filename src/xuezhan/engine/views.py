@@ -125,9 +125,11 @@ def sample_world(view: SeatView, rng: random.Random, visible: Sequence[int] | No
         take: list[int] = []
         rest: list[int] = []
         if weights is not None:
-            rate = [0.0 if no_void and t // 9 == void else x for t, x in enumerate(weights[o])]
             # weighted draws without replacement: the n smallest exponential keys of each rate
-            keys = [rng.expovariate(rate[t]) if rate[t] > 0 else math.inf for t in pool]
+            scale = [math.inf if x <= 0 or (no_void and t // 9 == void) else 1.0 / x
+                     for t, x in enumerate(weights[o])]
+            log, draw = math.log, rng.random
+            keys = [scale[t] * (1e-300 - log(1.0 - draw())) for t in pool]
             order = sorted(range(len(pool)), key=keys.__getitem__)
             chosen = set(order[:n])
             take = [pool[i] for i in order[:n]]
