@@ -18,7 +18,11 @@ legal actions only. Where the compiled core is built the play-outs run in it
 (:func:`xuezhan.native.play_outs`: the same bots and deltas, each play-out some hundred times
 as fast), and each sampled world is played under ``wall_orders`` orders of its live wall (a
 world is dealt in Python, the play-outs are the cheap part): a searched decision takes about
-7 ms of one core (p99 about 11 ms). In Python a play-out takes about 3 ms, so without the
+twice as long as 0.4.0's 7 ms (p99 38 ms over all decisions on a loaded machine, where 0.4.0's
+measured 16 ms; docs/bots.md). The worlds are dealt by what each opponent's discards say
+(:meth:`ExpertBot.world_weights`), late in the wall a close hand weighs danger
+(:meth:`ExpertBot.danger_cost`), and kongs are taken on expected points (``kong_margin``);
+:class:`Expert04Bot` keeps the expert of 0.4.0. In Python a play-out takes about 3 ms, so without the
 core the default is :data:`PYTHON_PLAYOUTS` (12, one order a world: p99 about 25 ms, max
 44 ms), within the 50 ms of one core; the decisions then differ from an install with the
 core (fewer worlds), each still a function of the seed, the view and the legal actions.
