@@ -7,8 +7,8 @@ import random
 
 import pytest
 
-from xuezhan.bots import BOTS, ExpertBot, HeuristicBot, make_bot
-from xuezhan.bots.expert import Evaluation, HandValue
+from xuezhan.bots import BOTS, Expert04Bot, ExpertBot, HeuristicBot, make_bot
+from xuezhan.bots.expert import PLAYOUTS_0_4, Evaluation, HandValue
 from xuezhan.engine import Game, sample_world, seat_view_json
 from xuezhan.engine.actions import Action, ActionType
 from xuezhan.engine.views import SeatView
@@ -206,3 +206,133 @@ def test_discards_near_ready_are_searched_among_the_closest(preset: str, seed: i
                 searched += len(cands) > 1
         game.apply(choice)
     assert searched > 0 and unsearched > 0
+
+
+def play_hand_digest(name: str, preset: str, seed: int) -> str:
+    """A digest of every action of one hand played by four bots ``name`` (each seeded from ``seed``)."""
+    import hashlib
+
+    game = Game.new(Rules.preset(preset), seed=seed)
+    bots = [make_bot(name, random.Random(seed * 4 + s)) for s in range(4)]
+    for s, bot in enumerate(bots):
+        assert isinstance(bot, ExpertBot)
+        bot.start_hand(seed * 31 + s)
+    actions = []
+    while not game.over:
+        seat = next(s for s in game.pending() if game.legal_actions(s))
+        action = bots[seat].choose(SeatView(game, seat), game.legal_actions(seat))
+        actions.append(f"{seat}:{action}")
+        game.apply(action)
+    return hashlib.sha256(";".join(actions).encode()).hexdigest()[:16]
+
+
+@pytest.mark.parametrize(("preset", "seed", "digest"), [
+    ("qq", 7, "e2dfab85b5618b2d"), ("chengdu", 8, "7abf5ac4a9dbd70b"), ("qq", 9, "4d9beac2e6f16590"),
+])
+def test_expert_0_4_plays_as_released(preset: str, seed: int, digest: str) -> None:
+    """``expert-0.4`` is the expert of 0.4.0: these hands, played by four of it on the compiled
+    core, were recorded from the expert as released, action for action."""
+    from xuezhan import native
+
+    assert native.available()
+    bot = make_bot("expert-0.4")
+    assert isinstance(bot, Expert04Bot) and bot.name == "expert-0.4" and "expert-0.4" in BOTS
+    assert bot.playouts == PLAYOUTS_0_4 and not bot.read_worlds and bot.defence_live == 0
+    assert play_hand_digest("expert-0.4", preset, seed) == digest
+    assert play_hand_digest("expert", preset, seed) != digest  # the expert of today decides otherwise
+
+
+def test_the_expert_says_how_many_worlds_it_searched() -> None:
+    game, seat = searched_positions("qq", 3, 1)[0]
+    bot = ExpertBot(random.Random(0), playouts=48)
+    assert bot.worlds == 0
+    view, legal = SeatView(game, seat), game.legal_actions(seat)
+    cands = bot.candidates(view, legal, bot.policy.choose(view, legal))
+    bot.evaluate(view, cands)
+    assert bot.worlds == max(2, -(-48 // (len(cands) * bot.wall_orders)))
+    bot.choose(view, legal)
+    assert bot.worlds == max(2, -(-48 // (len(bot.candidates(view, legal, bot.policy.choose(view, legal)))
+                                          * bot.wall_orders)))
+    first = Game.new(Rules.preset("qq"), seed=3)
+    seat = next(s for s in first.pending() if first.legal_actions(s))
+    bot.choose(SeatView(first, seat), first.legal_actions(seat))
+    assert bot.worlds == 0  # 换三张 or 定缺: nothing searched
+
+
+def test_worlds_are_dealt_by_what_the_discards_say() -> None:
+    """A seat is dealt fewer tiles of the suit it has been discarding, and of the tiles it
+    discarded itself; with a weight of zero on a suit it is dealt none of it while other tiles last."""
+    game = Game.new(Rules.preset("qq"), seed=12)
+    bot = HeuristicBot(random.Random(0))
+    while not game.over and game.live > 40:
+        seat = next(s for s in game.pending() if game.legal_actions(s))
+        game.apply(bot.choose(SeatView(game, seat), game.legal_actions(seat)))
+    me = 0
+    view = SeatView(game, me)
+    expert = ExpertBot(random.Random(0))
+    weights = expert.world_weights(view)
+    assert weights is not None and weights[me] == [1.0] * 27
+    for o in (1, 2, 3):
+        river = view.river(o)
+        for t in set(river):
+            assert weights[o][t] < 1.0
+    assert Expert04Bot(random.Random(0)).world_weights(view) is None
+    # a weight of zero on a suit keeps it from a seat
+    o = 1
+    zero = [[1.0] * 27 for _ in range(4)]
+    zero[o] = [0.0 if t // 9 == 2 else 1.0 for t in range(27)]
+    for r in range(8):
+        world = sample_world(view, random.Random(r), None, zero)
+        assert world.tile_total() == 108
+        assert seat_view_json(world, me) == seat_view_json(game, me)
+        assert not any(world.seat_state(o).counts[18:27])
+    # the weights shift what a seat holds, on average, away from what it threw
+    thrown = set(view.river(o))
+    uniform = weighted = 0
+    for r in range(200):
+        uniform += sum(sample_world(view, random.Random(r)).seat_state(o).counts[t] for t in thrown)
+        weighted += sum(sample_world(view, random.Random(r), None, weights).seat_state(o).counts[t] for t in thrown)
+    assert weighted < uniform
+
+
+def test_late_in_the_wall_a_close_hand_weighs_danger() -> None:
+    game = Game.new(Rules.preset("qq"), seed=21)
+    bot = HeuristicBot(random.Random(0))
+    expert = ExpertBot(random.Random(0))
+    old = Expert04Bot(random.Random(0))
+    weighed = 0
+    while not game.over:
+        seat = next(s for s in game.pending() if game.legal_actions(s))
+        view, legal = SeatView(game, seat), game.legal_actions(seat)
+        cost = expert.danger_cost(view)
+        threats, visible = bot.threats(view), view.visible_counts()
+        for t in range(27):
+            assert old.danger_cost(view)(t) == 0.0
+            if view.live >= expert.defence_live:
+                assert cost(t) == 0.0
+            else:
+                d = bot.danger(view, t, threats, visible)
+                assert cost(t) == pytest.approx(expert.danger_weight * bot.stake(view) * d)
+                weighed += d > 0
+        game.apply(bot.choose(view, legal))
+    assert weighed > 0
+
+
+def test_kongs_are_taken_on_expected_points(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A kong that beats the heuristic's choice on the mean is taken, however wide the error; any
+    other candidate needs ``margin`` standard errors (as 0.4.0 asked of a kong too)."""
+    positions = searched_positions("qq", 3, 40) + searched_positions("chengdu", 8, 40)
+    game, seat = next((g, s) for g, s in positions if any(a.type is ActionType.GANG for a in g.legal_actions(s)))
+    view, legal = SeatView(game, seat), game.legal_actions(seat)
+
+    def narrow_win(self: ExpertBot, view: SeatView, cands: list[Action],
+                   playouts: int | None = None) -> list[Evaluation]:
+        return [Evaluation(a, 0.0, 0.0 if k == 0 else 0.5, 0.0 if k == 0 else 1.0, 8) for k, a in enumerate(cands)]
+
+    monkeypatch.setattr(ExpertBot, "evaluate", narrow_win)
+    for cls, moves in ((ExpertBot, True), (Expert04Bot, False)):
+        bot = cls(random.Random(0))
+        choice = bot.policy.choose(view, legal)
+        cands = bot.candidates(view, legal, choice)
+        assert any(a.type is ActionType.GANG for a in cands)
+        assert (bot.choose(view, legal) != choice) is moves

@@ -1,6 +1,7 @@
 """Bots behind one protocol: a seat view and the legal actions in, one action out.
 
-A bot by name (docs/interfaces.md §3, bots): ``random``, ``heuristic``, ``expert``, ``cmd:COMMAND``
+A bot by name (docs/interfaces.md §3, bots): ``random``, ``heuristic``, ``expert``, ``expert-0.4`` (the
+expert as released in 0.4.0, a yardstick), ``cmd:COMMAND``
 (an outside program speaking the JSON-lines bot protocol, :mod:`xuezhan.bots.outside`)
 or ``policy:FILE`` (a trained policy, :mod:`xuezhan.bots.policy`, needs PyTorch).
 """
@@ -13,7 +14,7 @@ from collections.abc import Callable
 from ..errors import XuezhanError
 from ..ids import ErrorCode
 from .base import Bot
-from .expert import ExpertBot
+from .expert import Expert04Bot, ExpertBot
 from .heuristic import HeuristicBot
 from .outside import DEFAULT_TIMEOUT, OutsideBot, check_max_line
 from .protocol import DEFAULT_MAX_LINE
@@ -23,6 +24,7 @@ BOTS: dict[str, Callable[[random.Random], Bot]] = {
     "random": RandomBot,
     "heuristic": HeuristicBot,
     "expert": ExpertBot,
+    "expert-0.4": Expert04Bot,
 }
 
 PREFIXES = ("cmd:", "policy:")
@@ -60,5 +62,5 @@ def close_bot(bot: Bot) -> None:
         close()
 
 
-__all__ = ["BOTS", "DEFAULT_MAX_LINE", "DEFAULT_TIMEOUT", "PREFIXES", "Bot", "ExpertBot", "HeuristicBot", "OutsideBot",
-           "RandomBot", "bot_faults", "check_max_line", "close_bot", "make_bot"]
+__all__ = ["BOTS", "DEFAULT_MAX_LINE", "DEFAULT_TIMEOUT", "PREFIXES", "Bot", "Expert04Bot", "ExpertBot", "HeuristicBot",
+           "OutsideBot", "RandomBot", "bot_faults", "check_max_line", "close_bot", "make_bot"]

@@ -128,7 +128,7 @@ def _after(view: SeatView, action: Action, counts: list[int], n: int, meld_suits
     return shanten(counts, n, meld_suits=meld_suits, void=void), n, meld_suits
 
 
-def advise(view: SeatView, legal: Sequence[Action], *, seed: int = 0, playouts: int = 2 * PLAYOUTS) -> Advice:
+def advise(view: SeatView, legal: Sequence[Action], *, seed: int = 0, playouts: int = PLAYOUTS) -> Advice:
     """The expert's ranking of ``legal`` for the seat of ``view`` (see the module docstring).
     Deterministic for a ``seed``; ``playouts`` is the search budget of the searched choices."""
     if not legal:

@@ -18,7 +18,11 @@ legal actions only. Where the compiled core is built the play-outs run in it
 (:func:`xuezhan.native.play_outs`: the same bots and deltas, each play-out some hundred times
 as fast), and each sampled world is played under ``wall_orders`` orders of its live wall (a
 world is dealt in Python, the play-outs are the cheap part): a searched decision takes about
-7 ms of one core (p99 about 11 ms). In Python a play-out takes about 3 ms, so without the
+twice as long as 0.4.0's 7 ms (p99 38 ms over all decisions on a loaded machine, where 0.4.0's
+measured 16 ms; docs/bots.md). The worlds are dealt by what each opponent's discards say
+(:meth:`ExpertBot.world_weights`), late in the wall a close hand weighs danger
+(:meth:`ExpertBot.danger_cost`), and kongs are taken on expected points (``kong_margin``);
+:class:`Expert04Bot` keeps the expert of 0.4.0. In Python a play-out takes about 3 ms, so without the
 core the default is :data:`PYTHON_PLAYOUTS` (12, one order a world: p99 about 25 ms, max
 44 ms), within the 50 ms of one core; the decisions then differ from an install with the
 core (fewer worlds), each still a function of the seed, the view and the legal actions.
@@ -35,7 +39,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from ..engine.actions import Action, ActionType
-from ..engine.game import Game
+from ..engine.game import RIVER_OPEN, Game
 from ..engine.views import SeatView, reshuffle_wall, sample_world
 from ..hand import shanten, winning_tiles
 from ..native import HEURISTIC, HEURISTIC_QUICK, available, play_outs, playout_state, prepare_bots
@@ -43,9 +47,11 @@ from .base import Bot
 from .heuristic import HeuristicBot, wait_points
 
 _MASK = (1 << 64) - 1
-PLAYOUTS = 384
+PLAYOUTS = 768
 """Play-outs per searched decision by default where the compiled core is built (a sampled
-world about 0.05 ms, a play-out about 0.015 ms in the core, on one core)."""
+world about 0.1 ms, a play-out about 0.015 ms in the core, on one core)."""
+PLAYOUTS_0_4 = 384
+"""The same as released in 0.4.0 (:class:`Expert04Bot`)."""
 PYTHON_PLAYOUTS = 12
 """Play-outs per searched decision by default without the compiled core (about 3 ms a
 play-out in Python)."""
@@ -175,8 +181,21 @@ def _mix(seed: int, step: int) -> int:
 
 class ExpertBot:
     name = "expert"
-    danger_weight = 0.0
-    """Points (in base scores) one unit of danger costs a discard that keeps the hand close."""
+    core_playouts = PLAYOUTS
+    """The default budget where the compiled core runs the play-outs."""
+    danger_weight = 3.0
+    """Points (in ×1 hands, :meth:`HeuristicBot.stake`) one unit of danger costs a discard that
+    keeps the hand close, late in the wall (``defence_live``)."""
+    defence_live = 20
+    """Below this many live tiles a ready hand, or one a step from ready, weighs each discard's
+    danger (``danger_weight``) in choosing which to keep and which to search; 0: never."""
+    read_worlds = True
+    """Deal the sampled worlds by what each opponent's discards say (:meth:`world_weights`)
+    rather than uniformly."""
+    kong_margin: float | None = 0.0
+    """A kong, or the discard that declines one, is taken on expected points: it needs to beat
+    the heuristic's choice by only this many standard errors (``margin`` elsewhere; ``None``:
+    ``margin`` for kongs too)."""
     native_playouts = True
     """Play the play-outs on the compiled core where it is built and holds the world
     (:func:`xuezhan.native.play_outs`): the same heuristic, the same deltas, in C."""
@@ -196,7 +215,7 @@ class ExpertBot:
     def __init__(self, rng: random.Random, *, playouts: int | None = None, margin: float = 1.5) -> None:
         if playouts is None:  # the default budget: what one core does in well under 50 ms
             native = self.native_playouts and available()
-            playouts = PLAYOUTS if native else PYTHON_PLAYOUTS
+            playouts = self.core_playouts if native else PYTHON_PLAYOUTS
             if not native:
                 self.wall_orders = 1  # in Python a world costs little more than a play-out
         if playouts < 2:
@@ -206,6 +225,8 @@ class ExpertBot:
         self.playouts = playouts
         self.margin = margin
         self.policy = HeuristicBot(rng)
+        self.worlds = 0
+        """How many worlds the last decision searched (0: it searched none)."""
         self._playout_bots: dict[bool, Bot] | None = None
         if self.native_playouts:
             prepare_bots()  # the compiled play-outs' tables, before the first decision and its time limit
@@ -253,13 +274,16 @@ class ExpertBot:
             return [choice]
         out = [choice]
         if best <= 1:
-            # the discards that keep the hand closest, by their worth two draws ahead
+            # the discards that keep the hand closest, by their worth two draws ahead (less their
+            # danger late in the wall)
+            danger = self.danger_cost(view)
+
             def worth(a: Action) -> tuple[float, int]:
                 t = a.tile or 0
                 counts[t] -= 1
                 v = hv.value(counts)
                 counts[t] += 1
-                return (-v, t)
+                return (danger(t) - v, t)
 
             ranked = sorted(by_sh[best], key=worth)
         else:  # further away: the safest first
@@ -297,16 +321,14 @@ class ExpertBot:
         finalists = by_sh[best]
         if choice not in finalists:
             return choice  # the heuristic folds or follows a plan: the search weighs that below
-        threats = self.policy.threats(view)
-        visible = view.visible_counts()
-        base = self.policy.stake(view)
+        danger = self.danger_cost(view)
 
         def worth(a: Action) -> float:
             t = a.tile or 0
             counts[t] -= 1
             v = hv.value(counts)
             counts[t] += 1
-            return v - self.danger_weight * base * self.policy.danger(view, t, threats, visible)
+            return v - danger(t)
 
         scored = [(worth(a), a) for a in finalists]
         top = max(v for v, _ in scored)
@@ -314,6 +336,58 @@ class ExpertBot:
         if top <= ref + 1e-9:
             return choice
         return next(a for v, a in scored if v == top)
+
+    def danger_cost(self, view: SeatView) -> Callable[[int], float]:
+        """The points a discard of each tile is expected to cost in deal-ins, for a hand close
+        to ready: ``danger_weight`` ×1 hands a unit of the heuristic's danger once fewer than
+        ``defence_live`` tiles are left in the wall, nothing before."""
+        if view.live >= self.defence_live or self.danger_weight <= 0:
+            return lambda t: 0.0
+        threats = self.policy.threats(view)
+        visible = view.visible_counts()
+        unit = self.danger_weight * self.policy.stake(view)
+        return lambda t: unit * self.policy.danger(view, t, threats, visible)
+
+    def world_weights(self, view: SeatView) -> list[list[float]] | None:
+        """For each seat, a weight per tile kind for dealing its concealed tiles in a sampled
+        world (:func:`~xuezhan.engine.views.sample_world`), or ``None`` (uniform, ``read_worlds``
+        off). A seat is less likely to hold a suit it has been discarding (its void's discards
+        excepted: those say nothing), still less a tile it discarded itself, and a seat that
+        let a tile go by without a peng seldom holds a pair of it."""
+        if not self.read_worlds:
+            return None
+        me = view.seat
+        out: list[list[float]] = []
+        passed = [0] * 27  # copies of each tile discarded and left in a river (nobody claimed it)
+        for o in range(4):
+            for t, st in zip(view.river(o), view.river_state(o), strict=True):
+                if st == RIVER_OPEN:
+                    passed[t] += 1
+        for o in range(4):
+            w = [1.0] * 27
+            if o != me:
+                void = view.voids()[o]
+                river = view.river(o)
+                by_suit = [0, 0, 0]
+                for t in river:
+                    if t // 9 != void:
+                        by_suit[t // 9] += 1
+                for t in range(27):
+                    w[t] = self.suit_decay ** by_suit[t // 9]
+                for t in set(river):
+                    w[t] *= self.own_discard
+                for t in range(27):
+                    if passed[t] and t not in river:
+                        w[t] *= self.passed_tile
+            out.append(w)
+        return out
+
+    suit_decay = 0.9
+    """A seat's weight for a suit, per tile of that suit it has discarded (its void's aside)."""
+    own_discard = 0.5
+    """The weight of a tile a seat has discarded (it kept none of it, as a rule)."""
+    passed_tile = 0.8
+    """The weight of a tile others discarded and a seat let go by."""
 
     # --- search ------------------------------------------------------------------------------------
     def evaluate(self, view: SeatView, candidates: Sequence[Action], playouts: int | None = None) -> list[Evaluation]:
@@ -329,8 +403,10 @@ class ExpertBot:
         results: list[list[float]] = [[] for _ in candidates]
         bots = self.playout_codes(seat)
         visible = view.visible_counts()
+        weights = self.world_weights(view)
+        self.worlds = worlds
         for _ in range(worlds):
-            world = sample_world(view, rng, visible)
+            world = sample_world(view, rng, visible) if weights is None else sample_world(view, rng, visible, weights)
             state = playout_state(world) if self.native_playouts else None
             seeds = [rng.getrandbits(64) | 1 if r else 0 for r in range(orders)]  # 0: the wall as dealt
             rows: list[float]
@@ -384,6 +460,7 @@ class ExpertBot:
         return float(game.deltas()[seat])
 
     def choose(self, view: SeatView, legal: Sequence[Action]) -> Action:
+        self.worlds = 0
         if len(legal) == 1:
             return legal[0]
         choice = self.policy.choose(view, legal)
@@ -394,6 +471,21 @@ class ExpertBot:
             return choice
         evals = self.evaluate(view, cands)
         best = max(evals[1:], key=lambda e: e.diff)
-        if best.diff > 0 and best.diff > self.margin * best.stderr:
+        kong = any(a.type is ActionType.GANG for a in cands)
+        margin = self.kong_margin if kong and self.kong_margin is not None else self.margin
+        if best.diff > 0 and best.diff > margin * best.stderr:
             return best.action
         return choice
+
+
+class Expert04Bot(ExpertBot):
+    """The expert as released in 0.4.0, kept as a yardstick (``expert-0.4``): the same search
+    with 0.4.0's knobs, uniform worlds, no defence, a kong on the common margin and 384
+    play-outs a searched decision. Its decisions are pinned by a test."""
+
+    name = "expert-0.4"
+    core_playouts = PLAYOUTS_0_4
+    danger_weight = 0.0
+    defence_live = 0
+    read_worlds = False
+    kong_margin = None

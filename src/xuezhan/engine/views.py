@@ -11,6 +11,7 @@ afresh) and :func:`reshuffle_wall`.
 
 from __future__ import annotations
 
+import math
 import random
 from collections.abc import Sequence
 
@@ -63,7 +64,8 @@ def reshuffle_wall(game: Game, seed: int) -> None:
     st.wall = [*st.wall[:head], *live, *st.wall[tail:]]  # a new list: copies share the old
 
 
-def sample_world(view: SeatView, rng: random.Random, visible: Sequence[int] | None = None) -> Game:
+def sample_world(view: SeatView, rng: random.Random, visible: Sequence[int] | None = None,
+                 weights: Sequence[Sequence[float]] | None = None) -> Game:
     """A copy of the game in which every tile ``view``'s seat cannot see is dealt afresh:
     one world the seat cannot tell from the real one (determinization, for search).
 
@@ -78,7 +80,10 @@ def sample_world(view: SeatView, rng: random.Random, visible: Sequence[int] | No
     bystanders' tiles. Secret state of the others (a passed win, a pending choice, answers
     given in an open claim window) is reset, and the window's claimants are worked out
     again from the dealt hands. ``visible`` is ``view.visible_counts()`` when the caller has it
-    already (a search samples many worlds of one view)."""
+    already (a search samples many worlds of one view). ``weights``, when given, holds for each
+    seat a weight per tile kind: that seat's concealed tiles are then drawn in proportion to
+    them (without replacement; a weight of 0 is drawn only when nothing else is left), so that
+    a world follows what a seat's discards and claims say of its hand."""
     state = viewed_state(view)
     me = view.seat
     g = Game.from_state(state.copy())
@@ -119,7 +124,17 @@ def sample_world(view: SeatView, rng: random.Random, visible: Sequence[int] | No
         no_void = void is not None and bool(s.river) and s.river[-1] // 9 != void
         take: list[int] = []
         rest: list[int] = []
-        if not no_void:
+        if weights is not None:
+            # weighted draws without replacement: the n smallest exponential keys of each rate
+            scale = [math.inf if x <= 0 or (no_void and t // 9 == void) else 1.0 / x
+                     for t, x in enumerate(weights[o])]
+            log, draw = math.log, rng.random
+            keys = [scale[t] * (1e-300 - log(1.0 - draw())) for t in pool]
+            order = sorted(range(len(pool)), key=keys.__getitem__)
+            chosen = set(order[:n])
+            take = [pool[i] for i in order[:n]]
+            rest = [t for i, t in enumerate(pool) if i not in chosen]
+        elif not no_void:
             take, rest = pool[:n], pool[n:]
         else:
             for t in pool:
