@@ -306,25 +306,27 @@ class Hands:
 
     # --- settled hands ----------------------------------------------------------------------------------------
     @staticmethod
-    def record_hand(s: Session, match_id: int, result: HandResult) -> HandRow:
-        """In ``s`` (a settlement): the record of the settled hand ``result``."""
-        hand = HandRow(match_id=match_id, hand_no=result.hand_no, seed=result.seed, dealer=result.dealer,
-                       record=result.record, result=result.to_json())
-        s.add(hand)
-        s.flush()
-        return hand
+    def record_hand(s: Session, match_id: int, result: HandResult, payload: Mapping[str, Any] | None = None) -> int:
+        """In ``s`` (a settlement): the record of the settled hand ``result`` (``payload``: its
+        :meth:`~xuezhan.match.HandResult.to_json` when already made); returns the hand's id."""
+        hand_id: int = s.connection().execute(
+            insert(HandRow).returning(HandRow.id),
+            {"match_id": match_id, "hand_no": result.hand_no, "seed": result.seed, "dealer": result.dealer,
+             "record": result.record, "result": result.to_json() if payload is None else payload},
+        ).scalar_one()
+        return hand_id
 
     @staticmethod
     def record_points(
         s: Session, hand_id: int, result: HandResult, ids: Mapping[str, int], coins: CoinSettlement
     ) -> dict[str, int]:
-        """In ``s`` (a settlement): each participant's points, fee and coins in hand ``hand_id``;
-        returns the points by participant."""
+        """In ``s`` (a settlement): each participant's points, fee and coins in hand ``hand_id``, in one
+        statement; returns the points by participant."""
         points = result.points()
         seats = {p: i for i, p in enumerate(result.seating)}
-        s.add_all([
-            HandPoints(hand_id=hand_id, account_id=ids[p], seat=seats.get(p), points=points[p],
-                       fee=coins.fees[i], coins=coins.changes[i])
+        s.connection().execute(insert(HandPoints), [
+            {"hand_id": hand_id, "account_id": ids[p], "seat": seats.get(p), "points": points[p],
+             "fee": coins.fees[i], "coins": coins.changes[i]}
             for i, p in enumerate(result.participants)
         ])
         return points
@@ -341,8 +343,8 @@ class Hands:
     @staticmethod
     def close_log(s: Session, match_id: int, hand_no: int) -> None:
         """In ``s`` (a settlement): the hand's log (if it was logged) takes no more actions."""
-        s.execute(update(HandLog).where(HandLog.match_id == match_id, HandLog.hand_no == hand_no)
-                  .values(settled_at=func.now()))
+        s.connection().execute(update(HandLog).where(HandLog.match_id == match_id, HandLog.hand_no == hand_no)
+                               .values(settled_at=func.now()))
 
     def hand_results(self, match_id: int) -> list[HandResult]:
         with self._db.sessions() as s:
