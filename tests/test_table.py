@@ -14,6 +14,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from xuezhan.match import RoomConfig
 from xuezhan.records import parse_record
 from xuezhan.server.bank import LogEntry
@@ -146,5 +148,45 @@ def test_a_table_that_stops_waiting_does_not_hold_up_the_others() -> None:
         await asyncio.wait_for(asyncio.gather(first, kept), WAIT)
         assert bank.batches == [["1"], ["2", "3"]]  # one group commit for the two waiting
         await writer.close()
+
+    asyncio.run(scenario())
+
+
+def test_the_hand_log_writer_meets_the_loop_once_per_batch() -> None:
+    from xuezhan.server.journal import LogWriter
+
+    class Bank:
+        def __init__(self) -> None:
+            self.done: list[list[str] | str] = []
+
+        def write_log(self, entries: list[tuple[str, LogEntry]]) -> None:
+            self.done.append([key for key, _ in entries])
+
+    async def scenario() -> None:
+        bank = Bank()
+        writer = LogWriter(bank)  # type: ignore[arg-type]
+        loop = asyncio.get_running_loop()
+        wakeups = 0
+        threadsafe = loop.call_soon_threadsafe
+
+        def counted(*args: Any, **kwargs: Any) -> Any:
+            nonlocal wakeups
+            wakeups += 1
+            return threadsafe(*args, **kwargs)
+
+        loop.call_soon_threadsafe = counted  # type: ignore[method-assign]
+        # fifty tables flush in one turn of the loop: one batch, one transaction, one wake-up
+        await asyncio.wait_for(asyncio.gather(*(writer.write(str(k), [("action", 1, 0, {})]) for k in range(50))),
+                               WAIT)
+        assert bank.done == [[str(k) for k in range(50)]] and wakeups == 1
+        # a call between two runs of logs keeps its place: three steps, each told as it is done
+        first = writer.write("a", [("action", 1, 1, {})])
+        call = writer.call(bank.done.append, "call")
+        last = writer.write("b", [("action", 1, 1, {})])
+        await asyncio.wait_for(asyncio.gather(first, call, last), WAIT)
+        assert bank.done[1:] == [["a"], "call", ["b"]] and wakeups == 4
+        await writer.close()
+        with pytest.raises(RuntimeError):
+            await writer.write("c", [])
 
     asyncio.run(scenario())

@@ -186,7 +186,7 @@ class Ledger:
         """In ``s``: the coins of a hand's participants (``ids``), the house's and the table's (and the
         mint's, to grant coins in the same transaction), their balances locked in account-id order (as
         :meth:`lock_balances`, without loading them as objects)."""
-        system = [self._db.system_ids[HOUSE], self._db.system_ids[TABLE], *([self._db.system_ids[MINT]] if mint else [])]
+        system = [self._db.system_ids[k] for k in ((HOUSE, TABLE, MINT) if mint else (HOUSE, TABLE))]
         order = sorted({*ids, *system})
         rows = s.connection().execute(
             select(Balance.account_id, Balance.coins).where(Balance.account_id.in_(order))

@@ -199,11 +199,11 @@ class Store:
         people = result.participants
         ids = account_ids(s, people)
         locked = self.ledger.lock_hand_balances(s, ids.values(), mint=bool(top_up))
-        for name, coins in top_up.items():
+        for name, full in top_up.items():
             acc = ids.get(name)
-            if acc is not None and locked[acc] < coins // 2:
-                self.ledger.issue(s, acc, coins - locked[acc], None, "grant")
-                locked[acc] = coins
+            if acc is not None and locked[acc] < full // 2:
+                self.ledger.issue(s, acc, full - locked[acc], None, "grant")
+                locked[acc] = full
         coins = result.coins(config, {p: locked[ids[p]] for p in people})
 
         hand_id = self.hands.record_hand(s, match_id, result, payload)
