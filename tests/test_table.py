@@ -174,7 +174,7 @@ def test_the_hand_log_writer_meets_the_loop_once_per_batch() -> None:
             wakeups += 1
             return threadsafe(*args, **kwargs)
 
-        loop.call_soon_threadsafe = counted  # type: ignore[method-assign]
+        loop.call_soon_threadsafe = counted  # type: ignore[method-assign,assignment]
         # fifty tables flush in one turn of the loop: one batch, one transaction, one wake-up
         await asyncio.wait_for(asyncio.gather(*(writer.write(str(k), [("action", 1, 0, {})]) for k in range(50))),
                                WAIT)
