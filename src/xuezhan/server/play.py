@@ -391,10 +391,7 @@ class TablePlay:
                 conn.seat = None  # an escaper left the table with the hand
         self.seat_conn = {s: c for s, c in self.seat_conn.items() if c.seat == s}
         self.out.broadcast_room()
-        for conn in list(self.conns):
-            conn.send(self.out.hand_end_for(conn))
-            if self.last_match_end is not None:
-                conn.send(self.last_match_end[conn.lang])
+        self.out.broadcast_hand_end()
 
     async def _settle(self, result: HandResult) -> Settled | None:
         assert self.match is not None
