@@ -49,6 +49,13 @@ from .models import (
     Settlement,
 )
 
+# a hand's settlement's statements, made once (a statement kept keeps its cache key)
+_LOCK_COINS = (select(Balance.account_id, Balance.coins).where(Balance.account_id.in_(bindparam("ids", expanding=True)))
+               .order_by(Balance.account_id).with_for_update())
+_ADD_TRANSFERS = insert(CoinTransfer).returning(CoinTransfer.id, sort_by_parameter_order=True)
+_ADD_POSTINGS = insert(Posting)
+_SET_COINS = update(Balance).where(Balance.account_id == bindparam("acc")).values(coins=bindparam("new_coins"))
+
 FLOWS: Final[Mapping[str, tuple[str, str]]] = {
     "grant": ("mint", "player"),
     "fee": ("player", "house"),
@@ -188,10 +195,7 @@ class Ledger:
         :meth:`lock_balances`, without loading them as objects)."""
         system = [self._db.system_ids[k] for k in ((HOUSE, TABLE, MINT) if mint else (HOUSE, TABLE))]
         order = sorted({*ids, *system})
-        rows = s.connection().execute(
-            select(Balance.account_id, Balance.coins).where(Balance.account_id.in_(order))
-            .order_by(Balance.account_id).with_for_update()
-        ).all()
+        rows = s.connection().execute(_LOCK_COINS, {"ids": order}).all()
         return {acc: coins for acc, coins in rows}
 
     def pay_hand(
@@ -218,7 +222,7 @@ class Ledger:
         conn = s.connection()
         if moves:
             transfer_ids = conn.execute(
-                insert(CoinTransfer).returning(CoinTransfer.id, sort_by_parameter_order=True),
+                _ADD_TRANSFERS,
                 [{"key": None, "settlement_id": settlement_id, "reason": reason, "memo": key} for *_, reason in moves],
             ).scalars().all()
             postings: list[dict[str, int]] = []
@@ -227,7 +231,7 @@ class Ledger:
                              {"transfer_id": transfer_id, "account_id": payee, "amount": amount}]
                 net[payer] = net.get(payer, 0) - amount
                 net[payee] = net.get(payee, 0) + amount
-            conn.execute(insert(Posting), postings)
+            conn.execute(_ADD_POSTINGS, postings)
         return net
 
     @staticmethod
@@ -241,10 +245,7 @@ class Ledger:
                 after[acc] += value
                 changed.append({"acc": acc, "new_coins": after[acc]})
         if changed:
-            s.connection().execute(
-                update(Balance).where(Balance.account_id == bindparam("acc")).values(coins=bindparam("new_coins")),
-                changed,
-            )
+            s.connection().execute(_SET_COINS, changed)
         return after
 
     @staticmethod

@@ -39,7 +39,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from sqlalchemy import Engine, insert, select, update
+from sqlalchemy import Engine, bindparam, insert, select, update
 from sqlalchemy.engine import URL
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
@@ -55,6 +55,15 @@ from .ledger import Ledger
 from .models import MatchRow, Room, Settlement
 from .rooms import Rooms
 from .tournaments import Tournaments
+
+# the settlement's own statements, made once (a statement kept keeps its cache key)
+_LOCK_MATCH = (select(MatchRow.hands_played, MatchRow.status, Room.config).join(Room, Room.id == MatchRow.room_id)
+               .where(MatchRow.id == bindparam("match_id")).with_for_update(of=MatchRow))
+_SETTLEMENT_BY_KEY = select(Settlement.payload_sha256, Settlement.hand_id).where(Settlement.key == bindparam("key"))
+_ADD_SETTLEMENT = insert(Settlement).returning(Settlement.id)
+_MOVE_MATCH_ON = (update(MatchRow).where(MatchRow.id == bindparam("match_id"))
+                  .values(hands_played=bindparam("hands_played"), status=bindparam("status")))
+_MOVE_MATCH_ON_WITH_STATE = _MOVE_MATCH_ON.values(state=bindparam("state"))
 
 
 @dataclass(frozen=True, slots=True)
@@ -140,11 +149,7 @@ class Store:
         try:
             with self._db.sessions.begin() as s:
                 # the match's row and its room's rules in one statement, on the connection (as lock_match)
-                row = s.connection().execute(
-                    select(MatchRow.hands_played, MatchRow.status, Room.config)
-                    .join(Room, Room.id == MatchRow.room_id).where(MatchRow.id == match_id)
-                    .with_for_update(of=MatchRow)
-                ).first()
+                row = s.connection().execute(_LOCK_MATCH, {"match_id": match_id}).first()
                 if row is None:
                     raise StoreError(ErrorCode.UNKNOWN_MATCH, f"no match {match_id}")
                 fenced = fence(s)
@@ -171,9 +176,7 @@ class Store:
 
     def _find_settlement(self, s: Session, key: str, digest: str, match_id: int,
                          result: HandResult) -> SettledHand | None:
-        found = s.connection().execute(
-            select(Settlement.payload_sha256, Settlement.hand_id).where(Settlement.key == key)
-        ).first()
+        found = s.connection().execute(_SETTLEMENT_BY_KEY, {"key": key}).first()
         if found is None:
             return None
         if found[0] != digest:
@@ -208,8 +211,7 @@ class Store:
 
         hand_id = self.hands.record_hand(s, match_id, result, payload)
         settlement_id: int = s.connection().execute(
-            insert(Settlement).returning(Settlement.id),
-            {"key": key, "hand_id": hand_id, "payload_sha256": digest},
+            _ADD_SETTLEMENT, {"key": key, "hand_id": hand_id, "payload_sha256": digest}
         ).scalar_one()
         self._fault("hand")
 
@@ -222,14 +224,14 @@ class Store:
         points = self.hands.record_points(s, hand_id, result, ids, coins)
         # the hand's log (if it was logged) is closed by the same commit that settles it
         self.hands.close_log(s, match_id, result.hand_no)
-        changes: dict[str, Any] = {"hands_played": result.hand_no}
+        # the match was running (checked under its lock): it runs on, or this was its last hand
+        changes: dict[str, Any] = {"match_id": match_id, "hands_played": result.hand_no,
+                                   "status": "finished" if result.hand_no >= config.hands else "running"}
         if state is not None:
             if state["hands_played"] != result.hand_no:
                 raise StoreError(ErrorCode.STALE_MATCH, "the match state given is not the one after this hand")
             changes["state"] = state
-        if result.hand_no >= config.hands:
-            changes["status"] = "finished"
-        s.connection().execute(update(MatchRow).where(MatchRow.id == match_id).values(**changes))
+        s.connection().execute(_MOVE_MATCH_ON if state is None else _MOVE_MATCH_ON_WITH_STATE, changes)
         self._fault("commit")
         return SettledHand(
             key, match_id, result.hand_no,
