@@ -190,3 +190,28 @@ def test_the_hand_log_writer_meets_the_loop_once_per_batch() -> None:
             await writer.write("c", [])
 
     asyncio.run(scenario())
+
+
+def test_the_end_of_a_hand_is_encoded_once_per_language() -> None:
+    from types import SimpleNamespace
+
+    from xuezhan.i18n import Lang
+    from xuezhan.server.bank import Account
+    from xuezhan.server.outbound import Outbound
+
+    langs: tuple[Lang, ...] = ("zh-CN", "en", "zh-CN", "en")
+    conns = [Conn(Account(f"p{k}", f"p{k}", 0), lang=lang) for k, lang in enumerate(langs)]
+    table = SimpleNamespace(
+        conns=set(conns), status=Status.FINISHED, next_hand_at=0.0, now=lambda: 0.0,
+        last_hand_end={lang: {"type": "hand_end", "lang": lang} for lang in ("zh-CN", "zh-TW", "en")},
+        last_match_end={lang: {"type": "match_end", "lang": lang} for lang in ("zh-CN", "zh-TW", "en")},
+    )
+    Outbound(table).broadcast_hand_end()
+    sent = [[str(conn.outbox.get_nowait()) for _ in range(2)] for conn in conns]
+    for conn, (hand_end, match_end) in zip(conns, sent, strict=True):
+        assert json.loads(hand_end) == {"type": "hand_end", "lang": conn.lang, "next_hand_ms": None}
+        assert json.loads(match_end) == {"type": "match_end", "lang": conn.lang}
+        assert conn.outbox.empty()
+    # the same text, not an equal one: each message was encoded once for everyone of a language
+    assert sent[0][0] is sent[2][0] and sent[0][1] is sent[2][1] and sent[1][0] is sent[3][0]
+    assert sent[0][0] != sent[1][0]
