@@ -5,12 +5,12 @@ applied (its ``on_start`` and ``on_action`` hooks); the table flushes the journa
 shows the change to anyone, so what people saw is what a restarted server rebuilds
 (:meth:`xuezhan.runtime.MatchRuntime.resume_hand`). One :class:`LogWriter` per server
 writes what every table flushes at about the same time in one transaction (a group
-commit), so many tables cost about as much as one; the event loop hands it a batch at a
-time, so the writer's thread and the loop meet once per batch, never once per action. A
-failed write is kept and tried again at the next flush; it never stops the table. The
-tables' other writes (a match opened or saved, a hand settled) run on the same thread
-(:meth:`LogWriter.call`): one writer, so no write ever waits on SQLite's lock (whose busy
-handler sleeps in steps of up to 100 ms).
+commit), so many tables cost about as much as one; the event loop hands it what its tables
+flushed once per turn of the loop, so the writer's thread and the loop meet once per batch,
+never once per action. A failed write is kept and tried again at the next flush; it never
+stops the table. The tables' other writes (a match opened or saved, a hand settled) run on
+the same thread (:meth:`LogWriter.call`): one writer, so no write ever waits on SQLite's
+lock (whose busy handler sleeps in steps of up to 100 ms).
 """
 
 from __future__ import annotations
@@ -63,20 +63,17 @@ class LogWriter:
     """Writes the entries that tables hand it on one thread of its own, in group commits.
 
     The event loop gathers the jobs of its tables (hand logs to write, calls to make) and hands
-    them to the thread a batch at a time: everything submitted in one turn of the loop, and
-    whatever gathers while the thread writes the batch before. One batch is at the thread at a
-    time; each run of hand logs in it is one transaction. So a batch costs one hand-off to the
-    thread (a put on a :class:`queue.SimpleQueue`, no lock or condition of its own) and one
-    wake-up of the loop to hear how it went, however many tables it serves: the thread and the
-    loop meet once per batch, not once per action."""
+    them to the thread once per turn of the loop, all at once, through a :class:`queue.SimpleQueue`
+    (no lock or condition of its own). The thread takes everything handed over by the time it is
+    free, and each run of hand logs in it is one transaction; it tells the loop of each run in one
+    wake-up. So the thread and the loop meet once per batch, however many tables it serves,
+    never once per action, and the thread never waits for the loop to be given its next batch."""
 
     def __init__(self, bank: Bank) -> None:
         self.bank = bank
         self._queue: queue.SimpleQueue[tuple[asyncio.AbstractEventLoop, list[_Job]] | None] = queue.SimpleQueue()
         self._gathered: dict[asyncio.AbstractEventLoop, list[_Job]] = {}
         """The jobs of each loop not handed to the thread yet (touched on that loop only)."""
-        self._busy: set[asyncio.AbstractEventLoop] = set()
-        """The loops with a batch at the thread."""
         self._thread: threading.Thread | None = None
         self._start = threading.Lock()
         self._closing = False
@@ -87,32 +84,22 @@ class LogWriter:
         loop = asyncio.get_running_loop()
         done: asyncio.Future[Any] = loop.create_future()
         jobs = self._gathered.get(loop)
-        if jobs is None:
+        if jobs is None:  # the first of this turn of the loop: handed over at its end
             jobs = self._gathered[loop] = []
-            if loop not in self._busy:  # else the batch at the thread hands this one over when it is done
-                loop.call_soon(self._hand_over, loop)
+            loop.call_soon(self._hand_over, loop)
         jobs.append((kind, a, b, done))
         return done
 
     def _hand_over(self, loop: asyncio.AbstractEventLoop) -> None:
-        """On ``loop``: give the thread what the loop gathered, unless a batch of its is there."""
-        if loop in self._busy:
-            return
+        """On ``loop``: give the thread what the loop gathered in its last turn."""
         jobs = self._gathered.pop(loop, None)
         if not jobs:
             return
-        self._busy.add(loop)
         with self._start:
             if self._thread is None:
                 self._thread = threading.Thread(target=self._run, name="hand-log", daemon=True)
                 self._thread.start()
         self._queue.put((loop, jobs))
-
-    def _finished(self, loop: asyncio.AbstractEventLoop, outcomes: list[_Outcome]) -> None:
-        """On ``loop``: its batch is done; tell the tables of the last of it, hand over the next."""
-        self._busy.discard(loop)
-        _resolve(outcomes)
-        self._hand_over(loop)
 
     async def write(self, key: str, entries: list[LogEntry]) -> None:
         """Write ``entries`` of match ``key``; returns once they are committed (raises if refused)."""
@@ -124,16 +111,28 @@ class LogWriter:
         return result
 
     def _run(self) -> None:
-        """The writer's thread: each batch handed over, in order, until told to stop."""
+        """The writer's thread: everything handed over by the time it is free, each loop's jobs in
+        their order, until told to stop."""
         while True:
             item = self._queue.get()
-            if item is None:
+            batches: dict[asyncio.AbstractEventLoop, list[_Job]] = {}
+            stop = False
+            while item is not None:
+                batches.setdefault(item[0], []).extend(item[1])
+                try:
+                    item = self._queue.get_nowait()
+                except queue.Empty:
+                    break
+            else:
+                stop = True
+            for loop, jobs in batches.items():
+                self._work(loop, jobs)
+            if stop:
                 return
-            self._work(*item)
 
     def _work(self, loop: asyncio.AbstractEventLoop, jobs: list[_Job]) -> None:
         """Do ``jobs`` in order, each run of hand logs in one group commit, and tell the tables of
-        each run or call as soon as it is done (the last with the end of the batch)."""
+        each run or call as soon as it is done."""
         i = 0
         while i < len(jobs):
             kind, a, b, done = jobs[i]
@@ -150,10 +149,7 @@ class LogWriter:
                     j += 1
                 outcomes = self._write_logs(jobs[i:j])
             with contextlib.suppress(RuntimeError):  # a closed loop: nobody waits any more
-                if j < len(jobs):
-                    loop.call_soon_threadsafe(_resolve, outcomes)
-                else:
-                    loop.call_soon_threadsafe(self._finished, loop, outcomes)
+                loop.call_soon_threadsafe(_resolve, outcomes)
             i = j
 
     def _write_logs(self, batch: list[_Job]) -> list[_Outcome]:
