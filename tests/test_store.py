@@ -249,6 +249,26 @@ def test_settle_the_002_example(store: Store) -> None:
     assert store.ledger.audit() == {"issued": 400000, "house": 1600, "players": 398400, "shop": 0}
 
 
+def test_a_settlement_tops_up_in_its_own_transaction_and_reads_the_balances_back(store: Store) -> None:
+    # bo and cai hold less than half of 50,000: each is given what it lacks before it pays; dan does not
+    for p, coins in (("ann", 100_000), ("bo", 20_000), ("cai", 24_999), ("dan", 25_000)):
+        store.accounts.create_account(p, coins)
+    store.rooms.create_room("r", RoomConfig(Rules.preset("qq"), coefficient=200, fee=400, hands=2))
+    match_id, _ = store.rooms.start_match("r", list(PLAYERS), seed=1)
+    floats = {"bo": 50_000, "cai": 50_000, "dan": 50_000}
+    settled = store.settle_hand(match_id, zimo_54(1, PLAYERS), top_up=floats)
+    assert settled.changes == {"ann": 10400, "bo": -4000, "cai": -4000, "dan": -4000}
+    assert settled.balances == {"ann": 110400, "bo": 46000, "cai": 46000, "dan": 21000}
+    assert settled.balances == store.ledger.balances(PLAYERS)
+    assert sorted((r, a) for _, r, a in store.ledger.postings("cai")) == [("fee", -400), ("grant", 24_999),
+                                                                         ("grant", 25_001), ("stake", -3600)]
+    assert [r for _, r, _ in store.ledger.postings("dan")] == ["grant", "fee", "stake"]
+    # a retry is told the same balances, and tops nobody up again
+    again = store.settle_hand(match_id, zimo_54(1, PLAYERS), top_up=floats)
+    assert again.replayed and again.balances == settled.balances
+    assert store.ledger.audit() == {"issued": 169_999 + 30_000 + 25_001, "house": 1600, "players": 223_400}
+
+
 def test_settle_a_player_who_cannot_pay(store: Store) -> None:
     match_id, _ = setup_match(store)
     store.accounts.create_account("poor", 1000)

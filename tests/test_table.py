@@ -14,6 +14,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from xuezhan.match import RoomConfig
 from xuezhan.records import parse_record
 from xuezhan.server.bank import LogEntry
@@ -148,3 +150,68 @@ def test_a_table_that_stops_waiting_does_not_hold_up_the_others() -> None:
         await writer.close()
 
     asyncio.run(scenario())
+
+
+def test_the_hand_log_writer_meets_the_loop_once_per_batch() -> None:
+    from xuezhan.server.journal import LogWriter
+
+    class Bank:
+        def __init__(self) -> None:
+            self.done: list[list[str] | str] = []
+
+        def write_log(self, entries: list[tuple[str, LogEntry]]) -> None:
+            self.done.append([key for key, _ in entries])
+
+    async def scenario() -> None:
+        bank = Bank()
+        writer = LogWriter(bank)  # type: ignore[arg-type]
+        loop = asyncio.get_running_loop()
+        wakeups = 0
+        threadsafe = loop.call_soon_threadsafe
+
+        def counted(*args: Any, **kwargs: Any) -> Any:
+            nonlocal wakeups
+            wakeups += 1
+            return threadsafe(*args, **kwargs)
+
+        loop.call_soon_threadsafe = counted  # type: ignore[method-assign,assignment]
+        # fifty tables flush in one turn of the loop: one batch, one transaction, one wake-up
+        await asyncio.wait_for(asyncio.gather(*(writer.write(str(k), [("action", 1, 0, {})]) for k in range(50))),
+                               WAIT)
+        assert bank.done == [[str(k) for k in range(50)]] and wakeups == 1
+        # a call between two runs of logs keeps its place: three steps, each told as it is done
+        first = writer.write("a", [("action", 1, 1, {})])
+        call = writer.call(bank.done.append, "call")
+        last = writer.write("b", [("action", 1, 1, {})])
+        await asyncio.wait_for(asyncio.gather(first, call, last), WAIT)
+        assert bank.done[1:] == [["a"], "call", ["b"]] and wakeups == 4
+        await writer.close()
+        with pytest.raises(RuntimeError):
+            await writer.write("c", [])
+
+    asyncio.run(scenario())
+
+
+def test_the_end_of_a_hand_is_encoded_once_per_language() -> None:
+    from types import SimpleNamespace
+
+    from xuezhan.i18n import Lang
+    from xuezhan.server.bank import Account
+    from xuezhan.server.outbound import Outbound
+
+    langs: tuple[Lang, ...] = ("zh-CN", "en", "zh-CN", "en")
+    conns = [Conn(Account(f"p{k}", f"p{k}", 0), lang=lang) for k, lang in enumerate(langs)]
+    table = SimpleNamespace(
+        conns=set(conns), status=Status.FINISHED, next_hand_at=0.0, now=lambda: 0.0,
+        last_hand_end={lang: {"type": "hand_end", "lang": lang} for lang in ("zh-CN", "zh-TW", "en")},
+        last_match_end={lang: {"type": "match_end", "lang": lang} for lang in ("zh-CN", "zh-TW", "en")},
+    )
+    Outbound(table).broadcast_hand_end()
+    sent = [[str(conn.outbox.get_nowait()) for _ in range(2)] for conn in conns]
+    for conn, (hand_end, match_end) in zip(conns, sent, strict=True):
+        assert json.loads(hand_end) == {"type": "hand_end", "lang": conn.lang, "next_hand_ms": None}
+        assert json.loads(match_end) == {"type": "match_end", "lang": conn.lang}
+        assert conn.outbox.empty()
+    # the same text, not an equal one: each message was encoded once for everyone of a language
+    assert sent[0][0] is sent[2][0] and sent[0][1] is sent[2][1] and sent[1][0] is sent[3][0]
+    assert sent[0][0] != sent[1][0]

@@ -5,10 +5,12 @@ applied (its ``on_start`` and ``on_action`` hooks); the table flushes the journa
 shows the change to anyone, so what people saw is what a restarted server rebuilds
 (:meth:`xuezhan.runtime.MatchRuntime.resume_hand`). One :class:`LogWriter` per server
 writes what every table flushes at about the same time in one transaction (a group
-commit), so many tables cost about as much as one. A failed write is kept and tried again
-at the next flush; it never stops the table. The tables' other writes (a match opened or
-saved, a hand settled) run on the same thread (:meth:`LogWriter.call`): one writer, so no
-write ever waits on SQLite's lock (whose busy handler sleeps in steps of up to 100 ms).
+commit), so many tables cost about as much as one; the event loop hands it what its tables
+flushed once per turn of the loop, so the writer's thread and the loop meet once per batch,
+never once per action. A failed write is kept and tried again at the next flush; it never
+stops the table. The tables' other writes (a match opened or saved, a hand settled) run on
+the same thread (:meth:`LogWriter.call`): one writer, so no write ever waits on SQLite's
+lock (whose busy handler sleeps in steps of up to 100 ms).
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import queue
 import threading
 from collections.abc import Callable
 from typing import Any, TypeVar
@@ -57,33 +60,51 @@ def _resolve(outcomes: list[_Outcome]) -> None:
             done.set_exception(error)
 
 
+def _nothing() -> None:
+    """A call that does nothing: what :meth:`LogWriter.close` waits for, behind every job before it."""
+
+
 class LogWriter:
-    """Writes the entries that tables hand it on one thread of its own, everything waiting at the
-    moment in one transaction (a group commit). A table waits only for the write of its entries,
-    and every table of a commit hears of it in one wake-up of the event loop: an action costs one
-    transaction shared with every other table, and no thread hand-off of its own."""
+    """Writes the entries that tables hand it on one thread of its own, in group commits.
+
+    The event loop gathers the jobs of its tables (hand logs to write, calls to make) and hands
+    them to the thread once per turn of the loop, all at once, through a :class:`queue.SimpleQueue`
+    (no lock or condition of its own). The thread takes everything handed over by the time it is
+    free, and each run of hand logs in it is one transaction; it tells the loop of each run in one
+    wake-up. So the thread and the loop meet once per batch, however many tables it serves,
+    never once per action, and the thread never waits for the loop to be given its next batch."""
 
     def __init__(self, bank: Bank) -> None:
         self.bank = bank
-        self._ready = threading.Condition()
-        self._jobs: list[_Job] = []
-        self._loops: list[asyncio.AbstractEventLoop] = []
+        self._queue: queue.SimpleQueue[tuple[asyncio.AbstractEventLoop, list[_Job]] | None] = queue.SimpleQueue()
+        self._gathered: dict[asyncio.AbstractEventLoop, list[_Job]] = {}
+        """The jobs of each loop not handed to the thread yet (touched on that loop only)."""
         self._thread: threading.Thread | None = None
+        self._start = threading.Lock()
         self._closing = False
 
     def _submit(self, kind: str, a: Any, b: Any) -> asyncio.Future[Any]:
+        if self._closing:
+            raise RuntimeError("the hand-log writer is closed")
         loop = asyncio.get_running_loop()
         done: asyncio.Future[Any] = loop.create_future()
-        with self._ready:
-            if self._closing:
-                raise RuntimeError("the hand-log writer is closed")
-            self._jobs.append((kind, a, b, done))
-            self._loops.append(loop)
+        jobs = self._gathered.get(loop)
+        if jobs is None:  # the first of this turn of the loop: handed over at its end
+            jobs = self._gathered[loop] = []
+            loop.call_soon(self._hand_over, loop)
+        jobs.append((kind, a, b, done))
+        return done
+
+    def _hand_over(self, loop: asyncio.AbstractEventLoop) -> None:
+        """On ``loop``: give the thread what the loop gathered in its last turn."""
+        jobs = self._gathered.pop(loop, None)
+        if not jobs:
+            return
+        with self._start:
             if self._thread is None:
                 self._thread = threading.Thread(target=self._run, name="hand-log", daemon=True)
                 self._thread.start()
-            self._ready.notify()
-        return done
+        self._queue.put((loop, jobs))
 
     async def write(self, key: str, entries: list[LogEntry]) -> None:
         """Write ``entries`` of match ``key``; returns once they are committed (raises if refused)."""
@@ -95,18 +116,26 @@ class LogWriter:
         return result
 
     def _run(self) -> None:
-        """The writer's thread: take everything queued, write it, tell the tables, until closed."""
+        """The writer's thread: everything handed over by the time it is free, each loop's jobs in
+        their order, until told to stop."""
         while True:
-            with self._ready:
-                while not self._jobs and not self._closing:
-                    self._ready.wait()
-                if not self._jobs:
-                    return
-                jobs, self._jobs = self._jobs, []
-                loops, self._loops = self._loops, []
-            self._work(jobs, loops)
+            item = self._queue.get()
+            batches: dict[asyncio.AbstractEventLoop, list[_Job]] = {}
+            stop = False
+            while item is not None:
+                batches.setdefault(item[0], []).extend(item[1])
+                try:
+                    item = self._queue.get_nowait()
+                except queue.Empty:
+                    break
+            else:
+                stop = True
+            for loop, jobs in batches.items():
+                self._work(loop, jobs)
+            if stop:
+                return
 
-    def _work(self, jobs: list[_Job], loops: list[asyncio.AbstractEventLoop]) -> None:
+    def _work(self, loop: asyncio.AbstractEventLoop, jobs: list[_Job]) -> None:
         """Do ``jobs`` in order, each run of hand logs in one group commit, and tell the tables of
         each run or call as soon as it is done."""
         i = 0
@@ -124,19 +153,9 @@ class LogWriter:
                 while j < len(jobs) and jobs[j][0] == "log":
                     j += 1
                 outcomes = self._write_logs(jobs[i:j])
-            self._tell(loops[i:j], outcomes)
-            i = j
-
-    @staticmethod
-    def _tell(loops: list[asyncio.AbstractEventLoop],
-              outcomes: list[_Outcome]) -> None:
-        """One wake-up of each event loop for every outcome it waits for."""
-        by_loop: dict[asyncio.AbstractEventLoop, list[_Outcome]] = {}
-        for loop, outcome in zip(loops, outcomes, strict=True):
-            by_loop.setdefault(loop, []).append(outcome)
-        for loop, told in by_loop.items():
             with contextlib.suppress(RuntimeError):  # a closed loop: nobody waits any more
-                loop.call_soon_threadsafe(_resolve, told)
+                loop.call_soon_threadsafe(_resolve, outcomes)
+            i = j
 
     def _write_logs(self, batch: list[_Job]) -> list[_Outcome]:
         try:
@@ -155,11 +174,15 @@ class LogWriter:
         return [(done, None, None) for _, _, _, done in batch]
 
     async def close(self) -> None:
-        """Finish what is queued and stop the thread."""
-        with self._ready:
-            self._closing = True
-            self._ready.notify()
-            thread = self._thread
+        """Finish what is gathered and handed over, and stop the thread."""
+        if self._closing:
+            return
+        last = self._submit("call", _nothing, ())  # behind every job of this loop
+        self._closing = True
+        with contextlib.suppress(Exception):
+            await last
+        self._queue.put(None)
+        thread = self._thread
         if thread is not None:
             await asyncio.to_thread(thread.join)
 

@@ -65,6 +65,7 @@ class TableFacts(Protocol):
     hand_key: int
     next_hand_at: float
     last_hand_end: dict[Lang, dict[str, Any]] | None
+    last_match_end: dict[Lang, dict[str, Any]] | None
     jiao_ma: JiaoMa
     items: TableItems
     tournament: str
@@ -362,9 +363,29 @@ class Outbound:
                     text = texts[conn.lang] = dumps(self.room_message(conn.lang))
                 conn.send_text(text)
 
-    def hand_end_for(self, conn: Conn) -> dict[str, Any]:
+    def hand_end_for(self, conn: Conn, now: float | None = None) -> dict[str, Any]:
+        """The end of the hand as ``conn`` is told it (its clock read at ``now``, the table's when not given)."""
         t = self.table
         assert t.last_hand_end is not None
         msg = dict(t.last_hand_end[conn.lang if conn.lang in LANGS else "zh-CN"])
-        msg["next_hand_ms"] = self.ms_until(t.next_hand_at) if t.status is Status.BETWEEN else None
+        msg["next_hand_ms"] = self.ms_until(t.next_hand_at, now) if t.status is Status.BETWEEN else None
         return msg
+
+    def broadcast_hand_end(self) -> None:
+        """The end of the hand, and of the match when it is over, to every connection: each message
+        encoded once per language (the clock read once for all)."""
+        t = self.table
+        now = t.now()
+        texts: dict[Lang, str] = {}
+        match_end: dict[Lang, str] = {}
+        for conn in list(t.conns):
+            lang = conn.lang
+            text = texts.get(lang)
+            if text is None:
+                text = texts[lang] = dumps(self.hand_end_for(conn, now))
+            conn.send_text(text)
+            if t.last_match_end is not None:
+                end = match_end.get(lang)
+                if end is None:
+                    end = match_end[lang] = dumps(t.last_match_end[lang])
+                conn.send_text(end)

@@ -424,10 +424,7 @@ class TablePlay:
                 conn.seat = None  # an escaper left the table with the hand
         self.seat_conn = {s: c for s, c in self.seat_conn.items() if c.seat == s}
         self.out.broadcast_room()
-        for conn in list(self.conns):
-            conn.send(self.out.hand_end_for(conn))
-            if self.last_match_end is not None:
-                conn.send(self.last_match_end[conn.lang])
+        self.out.broadcast_hand_end()
 
     async def _settle(self, result: HandResult) -> Settled | None:
         assert self.match is not None
@@ -459,6 +456,17 @@ class TablePlay:
         """The balance a seat here needs: the tier's minimum, else the room's fee (at least one coin)."""
         return seat_minimum(self.room, self.tier)
 
+    def _accounts(self, players: list[str]) -> dict[str, Account | None]:
+        """The accounts of ``players`` (on the writer's thread); one that cannot be read is left out:
+        the balance the table knows stands, and the next hand reads it again."""
+        out: dict[str, Account | None] = {}
+        for player in players:
+            try:
+                out[player] = self.bank.account(player)
+            except Exception:
+                log.exception("table %s: reading %s's balance failed", self.code, player)
+        return out
+
     def _refuse_short(self, conn: Conn, balance: int) -> None:
         need = self._min_balance()
         t = self.tier
@@ -473,15 +481,11 @@ class TablePlay:
         match = self.match
         if match is None or self.status is not Status.BETWEEN:
             return
-        for player in self.players:  # coins may have moved elsewhere too (another table, relief)
-            if player is not None and not is_bot(player):
-                try:
-                    account = await self._write(self.bank.account, player)
-                except Exception:  # the balance the table knows stands; the next hand reads again
-                    log.exception("table %s: reading %s's balance failed", self.code, player)
-                    continue
-                if account is not None:
-                    self.balances[player] = account.balance
+        # coins may have moved elsewhere too (another table, relief): every person's read in one call
+        people = [p for p in self.players if p is not None and not is_bot(p)]
+        for player, account in (await self._write(self._accounts, people)).items():
+            if account is not None:
+                self.balances[player] = account.balance
         short = [(seat, player) for seat, player in enumerate(self.players)
                  if player is not None and not is_bot(player) and self.balances.get(player, 0) < self._min_balance()]
         if not short:

@@ -227,18 +227,14 @@ class StoreBank:
         self.store.rooms.save_match(int(key), match)
 
     def settle_hand(self, key: str, result: HandResult, match: Match) -> Settled:
-        bots = [p for p in result.participants if is_bot(p)]
-        if bots:
-            for bot, coins in self.store.ledger.balances(bots).items():
-                if coins < BOT_FLOAT // 2:
-                    self.store.ledger.grant(bot, BOT_FLOAT - coins)
-        done = self.store.settle_hand(int(key), result, match)
+        # one transaction: the bots topped up, the hand paid and recorded, the balances read back
+        top_up = {p: BOT_FLOAT for p in result.participants if is_bot(p)}
+        done = self.store.settle_hand(int(key), result, match, top_up=top_up)
         people = result.participants
-        balances = self.store.ledger.balances(people)
         return Settled(
             changes=tuple(done.changes[p] for p in people),
             fees=tuple(done.fees[p] for p in people),
-            balances=tuple(None if is_bot(p) else balances[p] for p in people),
+            balances=tuple(None if is_bot(p) else done.balances[p] for p in people),
             replayed=done.replayed,
         )
 

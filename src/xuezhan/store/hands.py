@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import func, insert, select, update
+from sqlalchemy import bindparam, func, insert, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
@@ -58,6 +58,15 @@ class OpenHand:
     start: dict[str, Any]
     actions: tuple[dict[str, Any], ...]
 
+
+# the statements of the hot paths (an action logged, a hand settled), made once: a statement kept
+# keeps its cache key, so running it again costs no building and no key
+_ADD_ACTIONS = insert(HandAction)
+_ADD_HAND = insert(HandRow).returning(HandRow.id)
+_ADD_POINTS = insert(HandPoints)
+_CLOSE_LOG = (update(HandLog)
+              .where(HandLog.match_id == bindparam("log_match"), HandLog.hand_no == bindparam("log_hand"))
+              .values(settled_at=func.now()))
 
 LogItem = tuple[str, int, int, int, Mapping[str, Any]]
 """A hand-log entry for :meth:`Hands.write_log`: ``("begin", match_id, hand_no, seed, start)`` or
@@ -262,7 +271,7 @@ class Hands:
                 tails[(match_id, hand_no)] = (log_id, count + 1)
             if rows:
                 try:
-                    s.connection().execute(insert(HandAction), rows)  # on the connection: no ORM bookkeeping
+                    s.connection().execute(_ADD_ACTIONS, rows)  # on the connection: no ORM bookkeeping
                 except IntegrityError:  # another writer got there first
                     raise StoreError(ErrorCode.ACTION_CONFLICT, "a logged action was written by someone else") from None
         with self._tails_lock:
@@ -306,25 +315,27 @@ class Hands:
 
     # --- settled hands ----------------------------------------------------------------------------------------
     @staticmethod
-    def record_hand(s: Session, match_id: int, result: HandResult) -> HandRow:
-        """In ``s`` (a settlement): the record of the settled hand ``result``."""
-        hand = HandRow(match_id=match_id, hand_no=result.hand_no, seed=result.seed, dealer=result.dealer,
-                       record=result.record, result=result.to_json())
-        s.add(hand)
-        s.flush()
-        return hand
+    def record_hand(s: Session, match_id: int, result: HandResult, payload: Mapping[str, Any] | None = None) -> int:
+        """In ``s`` (a settlement): the record of the settled hand ``result`` (``payload``: its
+        :meth:`~xuezhan.match.HandResult.to_json` when already made); returns the hand's id."""
+        hand_id: int = s.connection().execute(
+            _ADD_HAND,
+            {"match_id": match_id, "hand_no": result.hand_no, "seed": result.seed, "dealer": result.dealer,
+             "record": result.record, "result": result.to_json() if payload is None else payload},
+        ).scalar_one()
+        return hand_id
 
     @staticmethod
     def record_points(
         s: Session, hand_id: int, result: HandResult, ids: Mapping[str, int], coins: CoinSettlement
     ) -> dict[str, int]:
-        """In ``s`` (a settlement): each participant's points, fee and coins in hand ``hand_id``;
-        returns the points by participant."""
+        """In ``s`` (a settlement): each participant's points, fee and coins in hand ``hand_id``, in one
+        statement; returns the points by participant."""
         points = result.points()
         seats = {p: i for i, p in enumerate(result.seating)}
-        s.add_all([
-            HandPoints(hand_id=hand_id, account_id=ids[p], seat=seats.get(p), points=points[p],
-                       fee=coins.fees[i], coins=coins.changes[i])
+        s.connection().execute(_ADD_POINTS, [
+            {"hand_id": hand_id, "account_id": ids[p], "seat": seats.get(p), "points": points[p],
+             "fee": coins.fees[i], "coins": coins.changes[i]}
             for i, p in enumerate(result.participants)
         ])
         return points
@@ -341,8 +352,7 @@ class Hands:
     @staticmethod
     def close_log(s: Session, match_id: int, hand_no: int) -> None:
         """In ``s`` (a settlement): the hand's log (if it was logged) takes no more actions."""
-        s.execute(update(HandLog).where(HandLog.match_id == match_id, HandLog.hand_no == hand_no)
-                  .values(settled_at=func.now()))
+        s.connection().execute(_CLOSE_LOG, {"log_match": match_id, "log_hand": hand_no})
 
     def hand_results(self, match_id: int) -> list[HandResult]:
         with self._db.sessions() as s:

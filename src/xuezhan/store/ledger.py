@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Final
 
-from sqlalchemy import func, select
+from sqlalchemy import bindparam, func, insert, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
@@ -51,6 +51,13 @@ from .models import (
     Room,
     Settlement,
 )
+
+# a hand's settlement's statements, made once (a statement kept keeps its cache key)
+_LOCK_COINS = (select(Balance.account_id, Balance.coins).where(Balance.account_id.in_(bindparam("ids", expanding=True)))
+               .order_by(Balance.account_id).with_for_update())
+_ADD_TRANSFERS = insert(CoinTransfer).returning(CoinTransfer.id, sort_by_parameter_order=True)
+_ADD_POSTINGS = insert(Posting)
+_SET_COINS = update(Balance).where(Balance.account_id == bindparam("acc")).values(coins=bindparam("new_coins"))
 
 FLOWS: Final[Mapping[str, tuple[str, str]]] = {
     "grant": ("mint", "player"),
@@ -119,10 +126,15 @@ class Ledger:
 
     def balances(self, names: Iterable[str]) -> dict[str, int]:
         with self._db.sessions() as s:
-            ids = account_ids(s, names)
-            rows = s.execute(select(Balance.account_id, Balance.coins).where(Balance.account_id.in_(ids.values())))
-            by_id = {a: c for a, c in rows}
-            return {n: by_id[i] for n, i in ids.items()}
+            return self.balances_in(s, names)
+
+    @staticmethod
+    def balances_in(s: Session, names: Iterable[str]) -> dict[str, int]:
+        """In ``s``: the coins of the accounts ``names``."""
+        ids = account_ids(s, names)
+        rows = s.execute(select(Balance.account_id, Balance.coins).where(Balance.account_id.in_(ids.values())))
+        by_id = {a: c for a, c in rows}
+        return {n: by_id[i] for n, i in ids.items()}
 
     def postings(self, name: str) -> list[tuple[int, str, int]]:
         """``name``'s postings, oldest first: (transfer id, reason, amount)."""
@@ -181,9 +193,14 @@ class Ledger:
         ).all()
         return {b.account_id: b for b in rows}
 
-    def lock_hand_balances(self, s: Session, ids: Iterable[int]) -> dict[int, Balance]:
-        """In ``s``: the balances of a hand's participants (``ids``), the house's and the table's, locked."""
-        return self.lock_balances(s, [*ids, self._db.system_ids[HOUSE], self._db.system_ids[TABLE]])
+    def lock_hand_balances(self, s: Session, ids: Iterable[int], mint: bool = False) -> dict[int, int]:
+        """In ``s``: the coins of a hand's participants (``ids``), the house's and the table's (and the
+        mint's, to grant coins in the same transaction), their balances locked in account-id order (as
+        :meth:`lock_balances`, without loading them as objects)."""
+        system = [self._db.system_ids[k] for k in ((HOUSE, TABLE, MINT) if mint else (HOUSE, TABLE))]
+        order = sorted({*ids, *system})
+        rows = s.connection().execute(_LOCK_COINS, {"ids": order}).all()
+        return {acc: coins for acc, coins in rows}
 
     def pay_hand(
         self, s: Session, settlement_id: int, key: str, people: Sequence[str], ids: Mapping[str, int],
@@ -191,7 +208,7 @@ class Ledger:
     ) -> dict[int, int]:
         """In ``s``: the transfers and postings of a hand's ``coins`` (``people`` in the order of
         ``coins``), made under the settlement ``settlement_id`` with memo ``key``. Returns the net
-        change of each account, for :meth:`move` (balances are not touched yet)."""
+        change of each account, for :meth:`add_to_balances` (balances are not touched yet)."""
         house, table = self._db.system_ids[HOUSE], self._db.system_ids[TABLE]
         net: dict[int, int] = {}
         moves: list[tuple[int, int, int, str]] = []  # payer, payee, amount, reason
@@ -204,19 +221,36 @@ class Ledger:
         for i, p in enumerate(people):
             if coins.received[i]:
                 moves.append((table, ids[p], coins.received[i], "winnings"))
-        # the transfers in one batch, then their postings in one: a short transaction holds the lock briefly
-        transfers = [CoinTransfer(settlement_id=settlement_id, reason=reason, memo=key) for *_, reason in moves]
-        s.add_all(transfers)
-        s.flush()
-        postings: list[Posting] = []
-        for transfer, (payer, payee, amount, _) in zip(transfers, moves, strict=True):
-            postings += [Posting(transfer_id=transfer.id, account_id=payer, amount=-amount),
-                         Posting(transfer_id=transfer.id, account_id=payee, amount=amount)]
-            net[payer] = net.get(payer, 0) - amount
-            net[payee] = net.get(payee, 0) + amount
-        s.add_all(postings)
-        s.flush()
+        # the transfers in one statement, then their postings in one, on the connection (no unit of work):
+        # a short transaction holds the lock briefly
+        conn = s.connection()
+        if moves:
+            transfer_ids = conn.execute(
+                _ADD_TRANSFERS,
+                [{"key": None, "settlement_id": settlement_id, "reason": reason, "memo": key} for *_, reason in moves],
+            ).scalars().all()
+            postings: list[dict[str, int]] = []
+            for transfer_id, (payer, payee, amount, _) in zip(transfer_ids, moves, strict=True):
+                postings += [{"transfer_id": transfer_id, "account_id": payer, "amount": -amount},
+                             {"transfer_id": transfer_id, "account_id": payee, "amount": amount}]
+                net[payer] = net.get(payer, 0) - amount
+                net[payee] = net.get(payee, 0) + amount
+            conn.execute(_ADD_POSTINGS, postings)
         return net
+
+    @staticmethod
+    def add_to_balances(s: Session, locked: Mapping[int, int], net: Mapping[int, int]) -> dict[int, int]:
+        """In ``s``: add ``net`` to the balances whose coins ``locked`` holds (locked by
+        :meth:`lock_hand_balances`) in one statement; returns every balance of ``locked`` after."""
+        after = dict(locked)
+        changed = []
+        for acc, value in net.items():
+            if value:
+                after[acc] += value
+                changed.append({"acc": acc, "new_coins": after[acc]})
+        if changed:
+            s.connection().execute(_SET_COINS, changed)
+        return after
 
     @staticmethod
     def move(s: Session, locked: Mapping[int, Balance], net: Mapping[int, int]) -> None:

@@ -38,11 +38,11 @@ second finds the first's settlement.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from typing import Any
 
-from sqlalchemy import Engine, select
+from sqlalchemy import Engine, bindparam, insert, select, update
 from sqlalchemy.engine import URL
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
@@ -50,7 +50,7 @@ from sqlalchemy.orm import Session
 from ..ids import ErrorCode
 from ..match import HandResult, Match, RoomConfig
 from .accounts import Accounts
-from .base import Database, StoreError, account_ids, canonical, lock_match
+from .base import Database, StoreError, account_ids, canonical, fence
 from .db import make_engine, migrate
 from .hands import Hands
 from .leaders import Leaders
@@ -60,6 +60,15 @@ from .models import MatchRow, Room, Settlement
 from .queue import QueueBook
 from .rooms import Rooms
 from .tournaments import Tournaments
+
+# the settlement's own statements, made once (a statement kept keeps its cache key)
+_LOCK_MATCH = (select(MatchRow.hands_played, MatchRow.status, Room.config).join(Room, Room.id == MatchRow.room_id)
+               .where(MatchRow.id == bindparam("match_id")).with_for_update(of=MatchRow))
+_SETTLEMENT_BY_KEY = select(Settlement.payload_sha256, Settlement.hand_id).where(Settlement.key == bindparam("key"))
+_ADD_SETTLEMENT = insert(Settlement).returning(Settlement.id)
+_MOVE_MATCH_ON = (update(MatchRow).where(MatchRow.id == bindparam("match_id"))
+                  .values(hands_played=bindparam("hands_played"), status=bindparam("status")))
+_MOVE_MATCH_ON_WITH_STATE = _MOVE_MATCH_ON.values(state=bindparam("state"))
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,6 +82,8 @@ class SettledHand:
     fees: dict[str, int]
     points: dict[str, int]
     replayed: bool = False
+    balances: dict[str, int] = field(default_factory=dict)
+    """Each participant's coins after the hand (and any top-up), read in the settlement's transaction."""
 
     @property
     def house(self) -> int:
@@ -125,12 +136,17 @@ class Store:
         if self.fault is not None:
             self.fault(step)
 
-    def settle_hand(self, match_id: int, result: HandResult, match: Match | None = None) -> SettledHand:
+    def settle_hand(self, match_id: int, result: HandResult, match: Match | None = None, *,
+                    top_up: Mapping[str, int] | None = None) -> SettledHand:
         """Settle one finished hand in coins, record it, and save the match's state (``match``,
         after :meth:`Match.finish_hand`) — all in one transaction, at most once per hand.
+        ``top_up``: accounts (the house's bots) given new coins from the mint, in the same
+        transaction before the hand is paid, up to the number given when they hold less than half
+        of it, so that their losses are always paid in full.
 
         A retry with the same result returns the first settlement (``replayed=True``); a
-        different result for a hand already settled raises ``settlement_conflict``.
+        different result for a hand already settled raises ``settlement_conflict``. Either way the
+        participants' balances after it come back with it (:attr:`SettledHand.balances`).
         """
         self.hands.forget(match_id)
         key = settlement_key(match_id, result.hand_no)
@@ -139,78 +155,95 @@ class Store:
         state = match.state_json() if match is not None else None
         try:
             with self._db.sessions.begin() as s:
-                row = lock_match(s, match_id)
-                done = self._find_settlement(s, key, digest, match_id, result.hand_no)
+                # the match's row and its room's rules in one statement, on the connection (as lock_match)
+                row = s.connection().execute(_LOCK_MATCH, {"match_id": match_id}).first()
+                if row is None:
+                    raise StoreError(ErrorCode.UNKNOWN_MATCH, f"no match {match_id}")
+                fenced = fence(s)
+                if fenced is not None:
+                    fenced.check_matches(s, (match_id,))
+                done = self._find_settlement(s, key, digest, match_id, result)
                 if done is not None:
                     return done
-                if result.hand_no != row.hands_played + 1:
-                    raise StoreError(ErrorCode.OUT_OF_ORDER, f"match {match_id} expects hand {row.hands_played + 1}, "
+                hands_played, status, config = row
+                if result.hand_no != hands_played + 1:
+                    raise StoreError(ErrorCode.OUT_OF_ORDER, f"match {match_id} expects hand {hands_played + 1}, "
                                                              f"not {result.hand_no}")
-                if row.status != "running":
+                if status != "running":
                     raise StoreError(ErrorCode.MATCH_OVER, f"match {match_id} is over")
-                return self._settle(s, row, key, digest, result, state)
+                return self._settle(s, match_id, RoomConfig.from_mapping(config), key, digest, result, payload,
+                                    state, top_up or {})
         except IntegrityError:
             # a concurrent attempt settled the same hand first
             with self._db.sessions() as s:
-                done = self._find_settlement(s, key, digest, match_id, result.hand_no)
+                done = self._find_settlement(s, key, digest, match_id, result)
             if done is None:
                 raise
             return done
 
-    def _find_settlement(self, s: Session, key: str, digest: str, match_id: int, hand_no: int) -> SettledHand | None:
-        found = s.scalar(select(Settlement).where(Settlement.key == key))
+    def _find_settlement(self, s: Session, key: str, digest: str, match_id: int,
+                         result: HandResult) -> SettledHand | None:
+        found = s.connection().execute(_SETTLEMENT_BY_KEY, {"key": key}).first()
         if found is None:
             return None
-        if found.payload_sha256 != digest:
-            raise StoreError(ErrorCode.SETTLEMENT_CONFLICT, f"hand {hand_no} of match {match_id} was settled with "
-                                                            "a different result")
-        rows = self.hands.recorded_points(s, found.hand_id)
+        if found[0] != digest:
+            raise StoreError(ErrorCode.SETTLEMENT_CONFLICT, f"hand {result.hand_no} of match {match_id} was settled "
+                                                            "with a different result")
+        rows = self.hands.recorded_points(s, found[1])
         return SettledHand(
-            key, match_id, hand_no,
+            key, match_id, result.hand_no,
             changes={n: c for n, _, _, c in rows},
             fees={n: f for n, _, f, _ in rows},
             points={n: p for n, p, _, _ in rows},
             replayed=True,
+            balances=self.ledger.balances_in(s, result.participants),
         )
 
     def _settle(
-        self, s: Session, row: MatchRow, key: str, digest: str, result: HandResult, state: dict[str, Any] | None
+        self, s: Session, match_id: int, config: RoomConfig, key: str, digest: str, result: HandResult,
+        payload: dict[str, Any], state: dict[str, Any] | None, top_up: Mapping[str, int],
     ) -> SettledHand:
-        room = s.get(Room, row.room_id)
-        assert room is not None
-        config = RoomConfig.from_mapping(room.config)
+        """In ``s``, the match's row locked: the hand's coins, record and points, its log closed, the
+        match moved on. Core statements on the transaction's connection, a few rows each: no unit of
+        work to flush, the same rows as ever."""
         people = result.participants
         ids = account_ids(s, people)
-        locked = self.ledger.lock_hand_balances(s, ids.values())
-        coins = result.coins(config, {p: locked[ids[p]].coins for p in people})
+        locked = self.ledger.lock_hand_balances(s, ids.values(), mint=bool(top_up))
+        for name, full in top_up.items():
+            acc = ids.get(name)
+            if acc is not None and locked[acc] < full // 2:
+                self.ledger.issue(s, acc, full - locked[acc], None, "grant")
+                locked[acc] = full
+        coins = result.coins(config, {p: locked[ids[p]] for p in people})
 
-        hand = self.hands.record_hand(s, row.id, result)
-        settlement = Settlement(key=key, hand_id=hand.id, payload_sha256=digest)
-        s.add(settlement)
-        s.flush()
+        hand_id = self.hands.record_hand(s, match_id, result, payload)
+        settlement_id: int = s.connection().execute(
+            _ADD_SETTLEMENT, {"key": key, "hand_id": hand_id, "payload_sha256": digest}
+        ).scalar_one()
         self._fault("hand")
 
-        net = self.ledger.pay_hand(s, settlement.id, key, people, ids, coins)
+        net = self.ledger.pay_hand(s, settlement_id, key, people, ids, coins)
         self._fault("postings")
 
-        self.ledger.move(s, locked, net)
+        after = self.ledger.add_to_balances(s, locked, net)
         self._fault("balances")
 
-        points = self.hands.record_points(s, hand.id, result, ids, coins)
+        points = self.hands.record_points(s, hand_id, result, ids, coins)
         # the hand's log (if it was logged) is closed by the same commit that settles it
-        self.hands.close_log(s, row.id, result.hand_no)
-        row.hands_played = result.hand_no
+        self.hands.close_log(s, match_id, result.hand_no)
+        # the match was running (checked under its lock): it runs on, or this was its last hand
+        changes: dict[str, Any] = {"match_id": match_id, "hands_played": result.hand_no,
+                                   "status": "finished" if result.hand_no >= config.hands else "running"}
         if state is not None:
             if state["hands_played"] != result.hand_no:
                 raise StoreError(ErrorCode.STALE_MATCH, "the match state given is not the one after this hand")
-            row.state = state
-        if row.hands_played >= config.hands:
-            row.status = "finished"
-        s.flush()
+            changes["state"] = state
+        s.connection().execute(_MOVE_MATCH_ON if state is None else _MOVE_MATCH_ON_WITH_STATE, changes)
         self._fault("commit")
         return SettledHand(
-            key, row.id, result.hand_no,
+            key, match_id, result.hand_no,
             changes=dict(zip(people, coins.changes, strict=True)),
             fees=dict(zip(people, coins.fees, strict=True)),
             points=points,
+            balances={p: after[ids[p]] for p in people},
         )
