@@ -266,7 +266,7 @@ def test_a_settlement_tops_up_in_its_own_transaction_and_reads_the_balances_back
     # a retry is told the same balances, and tops nobody up again
     again = store.settle_hand(match_id, zimo_54(1, PLAYERS), top_up=floats)
     assert again.replayed and again.balances == settled.balances
-    assert store.ledger.audit() == {"issued": 169_999 + 30_000 + 25_001, "house": 1600, "players": 223_400}
+    assert store.ledger.audit() == {"issued": 169_999 + 30_000 + 25_001, "house": 1600, "players": 223_400, "shop": 0}
 
 
 def test_settle_a_player_who_cannot_pay(store: Store) -> None:
