@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 import pytest
 from sqlalchemy import func, select
@@ -92,7 +92,7 @@ def test_a_node_whose_lease_was_taken_writes_nothing_more(nodes: tuple[tuple[Sto
     lapse()
     assert b.leases.take_lapsed(fb) == {"r1": 2}
     before = (actions(a), a.ledger.audit(), a.rooms.room_meta("r1"))
-    refused = [
+    refused: list[Callable[[], object]] = [
         lambda: a.hands.write_log([("action", match_id, 1, 1, {"type": "pass", "seat": 1})]),
         lambda: a.hands.append_action(a.hands.hand_log_id(match_id, 1), 1, {"type": "pass", "seat": 1}),
         lambda: a.settle_hand(match_id, zimo(1)),
