@@ -212,7 +212,7 @@ def serve(port: int, db: str, discard_pause: float, limits: bool = True) -> None
 
     from xuezhan.server import ServerConfig, create_app
     from xuezhan.server.app import ClientAddress, SameOrigin
-    from xuezhan.server.guard import guarded_config, raise_open_file_limit
+    from xuezhan.server.guard import guarded_config, raise_open_file_limit, tune_collector
 
     # every client comes from 127.0.0.1: the cap on connections per address is lifted (its
     # counting and the header timeout still run, as in ``xuezhan serve``)
@@ -221,6 +221,7 @@ def serve(port: int, db: str, discard_pause: float, limits: bool = True) -> None
                                max_connections_per_address=100_000, discard_pause=discard_pause)
     app = create_app(f"sqlite:///{db}", config=config)
     raise_open_file_limit()
+    tune_collector()  # as ``xuezhan serve`` does
     options: dict[str, Any] = {"host": "127.0.0.1", "port": port, "log_level": "warning",
                                "ws_per_message_deflate": False, "ws_max_size": 65536}
     if limits:

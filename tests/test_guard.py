@@ -246,6 +246,20 @@ def test_raise_open_file_limit_in_a_process_of_its_own() -> None:
     assert done.stdout.split() == ["(2048,", "2048)", "(2048,", "2048)"]
 
 
+
+def test_the_collector_is_tuned_in_a_process_of_its_own() -> None:
+    # what lived before is frozen (never walked again), the young generation is collected far less often
+    code = ("import gc, json; from xuezhan.server.guard import tune_collector, COLLECTOR_THRESHOLDS; "
+            "kept = [[i] for i in range(1000)]; before = tune_collector(); "
+            "print(json.dumps([before, gc.get_threshold(), list(COLLECTOR_THRESHOLDS), gc.get_freeze_count(), "
+            "gc.is_tracked(kept[0])]))")
+    env = {**os.environ, "PYTHONPATH": str(SRC)}
+    done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
+    before, after, wanted, frozen, tracked = json.loads(done.stdout)
+    assert before != after == wanted and after[0] >= 10_000
+    assert frozen >= 1000 and tracked  # the lists made before are among the frozen
+
+
 # --- a server in a thread, its guard in reach ------------------------------------------------------
 
 @contextmanager

@@ -132,3 +132,27 @@ def test_the_match_s_standings_carry_its_coins_when_every_hand_was_counted() -> 
     ]
     unknown = match_end_message(match, PEOPLE, "en")
     assert [s["coins"] for s in unknown["standings"]] == [None] * 4
+
+
+def test_the_hand_end_is_built_in_a_language_only_when_asked_for(monkeypatch: pytest.MonkeyPatch) -> None:
+    from xuezhan.explain import explain_hand
+    from xuezhan.server import messages
+
+    game = played(3, False, "heuristic")
+    built: list[str] = []
+
+    def counting(g: Game, lang: i18n.Lang, **kw: object) -> list[str]:
+        built.append(lang)
+        return explain_hand(g, lang, **kw)  # type: ignore[arg-type]
+
+    monkeypatch.setattr("xuezhan.server.messages.explain_hand", counting)
+    ends = messages.hand_end_messages(result_of(game), game, PEOPLE, None, RoomConfig(), final=False)
+    assert built == [] and sorted(ends) == sorted(i18n.LANGS) and len(ends) == len(i18n.LANGS)
+    first = ends["en"]
+    assert ends["en"] is first and built == ["en"]  # built once, then kept
+    for lang in i18n.LANGS:  # each the same as built alone, in its own words
+        assert ends[lang] == message(game, lang)
+    assert sorted(built) == sorted([*i18n.LANGS, *i18n.LANGS])  # each once here, once by message()
+    assert ends["zh-CN"]["winners"] != ends["en"]["winners"] or not game.winners
+    with pytest.raises(KeyError):
+        ends["fr"]  # type: ignore[index]

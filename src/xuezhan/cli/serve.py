@@ -48,7 +48,7 @@ def serve_cmd(host: str, port: int, db_url: str | None, config_file: Path | None
 
     from ..server import create_app
     from ..server.config import ServerConfig
-    from ..server.guard import guarded_config, raise_open_file_limit
+    from ..server.guard import guarded_config, raise_open_file_limit, tune_collector
 
     config = ServerConfig.from_file(config_file) if config_file is not None else None
     _check_port(host, port)
@@ -65,6 +65,7 @@ def serve_cmd(host: str, port: int, db_url: str | None, config_file: Path | None
         click.echo(f"xuezhan: open files: up to {_limit(limits[0])} (hard limit {_limit(limits[1])}); "
                    f"{settings.max_connections_per_address} connections per address, request headers within "
                    f"{settings.header_timeout:g} s", err=True)
+    tune_collector()  # last: what is alive now lives as long as the server
     where = "" if node is None else f" (node {node})"
     click.echo(f"xuezhan: the web table is at http://{host}:{port}/{where}", err=True)
     uvicorn.Server(guarded_config(app, settings, host=host, port=port, log_level="info", ws_max_size=65536,

@@ -195,6 +195,28 @@ def guarded_config(app: Callable[..., Any], settings: ServerConfig, guard: Conne
     return uvicorn.Config(app, http=http, ws=ws, **options)
 
 
+COLLECTOR_THRESHOLDS: Final = (20_000, 50, 100)
+"""The cyclic garbage collector's thresholds in a server process (Python's are 700, 10, 10)."""
+
+
+def tune_collector(thresholds: tuple[int, int, int] = COLLECTOR_THRESHOLDS) -> tuple[int, int, int]:
+    """Ready this process to serve many tables with short pauses: collect once, freeze what is
+    alive (modules, the app, the store: :func:`gc.freeze`, so that no later collection walks it
+    again) and collect the young generation after 20,000 net allocations rather than 700.
+
+    A table's messages are trees of dicts and lists that reference counting frees at once; with
+    Python's thresholds the collector still ran several times a second under load, and every full
+    collection walked the whole heap, pausing every table (about 160 ms, measured at 200 tables).
+    Returns the thresholds it replaced."""
+    import gc
+
+    before: tuple[int, int, int] = gc.get_threshold()
+    gc.collect()
+    gc.freeze()
+    gc.set_threshold(*thresholds)
+    return before
+
+
 def raise_open_file_limit() -> tuple[int, int] | None:
     """Raise this process's soft limit of open files to its hard limit (where the hard limit is
     unlimited, to the kernel's ``nr_open``); the limits it ends with, ``(soft, hard)``, or
@@ -222,5 +244,14 @@ def raise_open_file_limit() -> tuple[int, int] | None:
     return resource.getrlimit(resource.RLIMIT_NOFILE)
 
 
-__all__ = ["MAX_HEADER_BYTES", "ConnectionGuard", "GuardedHttpProtocol", "GuardedWebSocketProtocol", "guarded_config",
-           "guarded_protocols", "raise_open_file_limit"]
+__all__ = [
+    "COLLECTOR_THRESHOLDS",
+    "MAX_HEADER_BYTES",
+    "ConnectionGuard",
+    "GuardedHttpProtocol",
+    "GuardedWebSocketProtocol",
+    "guarded_config",
+    "guarded_protocols",
+    "raise_open_file_limit",
+    "tune_collector",
+]

@@ -1,13 +1,15 @@
 """The table's messages about a finished hand and a finished match, in a player's words.
 
-Pure functions of the hand's result, the names at the table and a language: the table
-builds them once per language when the hand ends, sends each connection its own, and
-sends them again to whoever (re)connects between hands.
+Pure functions of the hand's result, the names at the table and a language. When a hand ends
+the table keeps a :class:`ByLang` of them: each language's message is built the first time a
+connection in that language needs it (the parts no language changes, such as each winner's
+hand, once for all), sent to each connection, and sent again to whoever (re)connects between
+hands.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any, Final
 
 from .. import i18n, vocab
@@ -17,7 +19,7 @@ from ..i18n import Lang
 from ..ids import EventKind, Reason
 from ..match import HandResult, Match, RoomConfig
 from ..scoring import Meld
-from ..tiles import Tile, format_tiles
+from ..tiles import Tile, format_tiles, tiles_of
 from ..vocab import Kind
 from .bank import Settled, is_bot
 from .bystanders import bets_json
@@ -44,17 +46,38 @@ def win_hands(game: Game) -> list[tuple[tuple[Tile, ...], tuple[Meld, ...]]]:
                  bystanders=len(st.bystander_tiles), validate=False)
     out: list[tuple[tuple[Tile, ...], tuple[Meld, ...]]] = []
     for action in game.actions:
-        before = [(again.seat_state(s).hand, again.seat_state(s).melds) for s in range(4)]
+        before = [(again.seat_state(s).counts, again.seat_state(s).melds) for s in range(4)]
         n = len(again.winners)
         again.apply(action)
         for w in again.winners[n:]:
-            concealed, melds = before[w.seat]
+            counts, melds = before[w.seat]
+            concealed = tiles_of(counts)
             if w.from_seat is None:  # self-drawn: the winning tile was in the hand
-                rest = list(concealed)
-                rest.remove(w.tile)
-                concealed = tuple(rest)
-            out.append((concealed, melds))
+                concealed.remove(w.tile)
+            out.append((tuple(concealed), melds))
     return out
+
+
+class ByLang(Mapping[Lang, dict[str, Any]]):
+    """A message in each language, each built when first asked for (``make(lang)``) and kept."""
+
+    def __init__(self, make: Callable[[Lang], dict[str, Any]]) -> None:
+        self._make = make
+        self._built: dict[Lang, dict[str, Any]] = {}
+
+    def __getitem__(self, lang: Lang) -> dict[str, Any]:
+        msg = self._built.get(lang)
+        if msg is None:
+            if lang not in i18n.LANGS:
+                raise KeyError(lang)
+            msg = self._built[lang] = self._make(lang)
+        return msg
+
+    def __iter__(self) -> Iterator[Lang]:
+        return iter(i18n.LANGS)
+
+    def __len__(self) -> int:
+        return len(i18n.LANGS)
 
 
 def _meld_json(meld: Meld) -> dict[str, Any]:
@@ -100,58 +123,78 @@ def hand_end_message(
     ``text``, the payments other than wins one line per kind (``kinds``), the settlement
     explained (``explain``), points, fees and coins moved. ``people``: a person's shown name
     by player."""
-    names = [display_name(p, people, lang) for p in result.seating]
-    winners = []
-    win_lines = win_texts(game, lang, names=names)
+    return hand_end_messages(result, game, people, settled, room, final=final)[lang]
+
+
+def hand_end_messages(
+    result: HandResult,
+    game: Game,
+    people: Mapping[str, str],
+    settled: Settled | None,
+    room: RoomConfig,
+    *,
+    final: bool,
+) -> ByLang:
+    """:func:`hand_end_message` in every language, each built when first asked for; what no
+    language changes (each winner's hand, played again from the deal, and its winnings; the
+    points, coins and fees) is worked out once for all."""
+    hands = win_hands(game)
     won: dict[int, int] = {}
     index = {id(w): i for i, w in enumerate(game.winners)}
     for p in payments(game):
         if p.win is not None and p.entry.reason in _WIN_PAYMENTS:
             i = index[id(p.win)]
             won[i] = won.get(i, 0) + p.entry.points
-    for i, (w, text, (concealed, melds)) in enumerate(zip(game.winners, win_lines, win_hands(game), strict=True)):
-        data = w.to_json()
-        src = w.from_seat
-        data["name"] = names[w.seat]
-        data["from_name"] = None if src is None else names[src]
-        data["pattern"] = score_words(w.score, lang)
-        data["text"] = text
-        data["concealed"] = format_tiles(concealed)
-        data["melds"] = [_meld_json(m) for m in melds]
-        data["roots"] = w.score.extras_dict.get("gen", 0)
-        data["won"] = won.get(i, 0)
-        winners.append(data)
-    ledger = [{**e.to_json(), "text": text}
-              for e, text in zip(game.ledger, ledger_texts(game, lang, names=names), strict=True)]
-    sentences = explain_hand(game, lang, names=names)
-    coins: list[int] | None = None
-    fees: list[int] | None = None
-    balances: list[int | None] | None = None
-    if settled is not None:
-        coins = list(settled.changes[:4])
-        fees = list(settled.fees[:4])
-        balances = list(settled.balances[:4])
-        sentences += [coins_text(names[i], coins[i], fees[i], lang) for i in range(4)]
-    return {
-        "type": "hand_end",
-        "hand_no": result.hand_no,
-        "names": names,
-        "bots": [is_bot(p) for p in result.seating],
-        "winners": winners,
-        "ledger": ledger,
-        "kinds": kind_lines(game, lang),
-        "explain": sentences,
+    laid = [{"concealed": format_tiles(concealed), "melds": [_meld_json(m) for m in melds],
+             "roots": w.score.extras_dict.get("gen", 0), "won": won.get(i, 0)}
+            for i, (w, (concealed, melds)) in enumerate(zip(game.winners, hands, strict=True))]
+    common: dict[str, Any] = {
         "points": game.deltas(),
-        "coins": coins,
-        "fees": fees,
-        "balances": balances,
+        "coins": None if settled is None else list(settled.changes[:4]),
+        "fees": None if settled is None else list(settled.fees[:4]),
+        "balances": None if settled is None else list(settled.balances[:4]),
         "coefficient": room.coefficient,
         "fee": room.fee,
         "escaped": [i for i in range(4) if game.seat_state(i).escaped],
-        "bystanders": bets_json(result, people, settled, lang),
         "exhausted": any(e.get("type") == EventKind.WALL_EMPTY for e in game.events),
         "final": final,
     }
+    bots = [is_bot(p) for p in result.seating]
+
+    def make(lang: Lang) -> dict[str, Any]:
+        names = [display_name(p, people, lang) for p in result.seating]
+        winners = []
+        for w, text, shown in zip(game.winners, win_texts(game, lang, names=names), laid, strict=True):
+            src = w.from_seat
+            winners.append({**w.to_json(), "name": names[w.seat], "from_name": None if src is None else names[src],
+                            "pattern": score_words(w.score, lang), "text": text, **shown})
+        ledger = [{**e.to_json(), "text": text}
+                  for e, text in zip(game.ledger, ledger_texts(game, lang, names=names), strict=True)]
+        sentences = explain_hand(game, lang, names=names)
+        if settled is not None:
+            sentences += [coins_text(names[i], settled.changes[i], settled.fees[i], lang) for i in range(4)]
+        return {
+            "type": "hand_end",
+            "hand_no": result.hand_no,
+            "names": names,
+            "bots": list(bots),
+            "winners": winners,
+            "ledger": ledger,
+            "kinds": kind_lines(game, lang),
+            "explain": sentences,
+            "points": list(common["points"]),
+            "coins": common["coins"],
+            "fees": common["fees"],
+            "balances": common["balances"],
+            "coefficient": common["coefficient"],
+            "fee": common["fee"],
+            "escaped": common["escaped"],
+            "bystanders": bets_json(result, people, settled, lang),
+            "exhausted": common["exhausted"],
+            "final": final,
+        }
+
+    return ByLang(make)
 
 
 def match_end_message(match: Match, people: Mapping[str, str], lang: Lang,

@@ -4,6 +4,7 @@ outbox (the table never waits for a client)."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -64,7 +65,7 @@ class TableFacts(Protocol):
     pause: DiscardPause | None
     hand_key: int
     next_hand_at: float
-    last_hand_end: dict[Lang, dict[str, Any]] | None
+    last_hand_end: Mapping[Lang, dict[str, Any]] | None
     last_match_end: dict[Lang, dict[str, Any]] | None
     jiao_ma: JiaoMa
     items: TableItems

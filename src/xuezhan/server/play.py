@@ -22,7 +22,7 @@ import logging
 import math
 import random
 import secrets
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Final, TypeVar
 
 from .. import i18n, vocab
@@ -44,7 +44,7 @@ from .config import ServerConfig
 from .conn import Conn, Inbound, dumps
 from .items import TableItems
 from .journal import Journal, LogWriter
-from .messages import hand_end_message, match_end_message
+from .messages import hand_end_messages, match_end_message
 from .outbound import DiscardPause, Outbound
 from .protocol import error_message
 from .status import Status
@@ -153,8 +153,8 @@ class TablePlay:
         self.jiao_ma = JiaoMa(self, self._write, self._min_balance)
         """叫马: who asked to bet on the next hand (:mod:`xuezhan.server.bystanders`)."""
         self.next_hand_at = 0.0
-        self.last_hand_end: dict[Lang, dict[str, Any]] | None = None
-        """The last ``hand_end``, in each language."""
+        self.last_hand_end: Mapping[Lang, dict[str, Any]] | None = None
+        """The last ``hand_end``, in each language (each built when first sent: :class:`~.messages.ByLang`)."""
         self.last_match_end: dict[Lang, dict[str, Any]] | None = None
         self.match_coins: dict[str, int] | None = None
         """Coins each player won or lost in this match, fees included (``None`` when a hand of it was
@@ -411,8 +411,7 @@ class TablePlay:
         if settled is None:
             # later hands could not be recorded either (the store takes them in order): stop here
             self.status = Status.FINISHED
-        self.last_hand_end = {lang: hand_end_message(result, game, self.names, settled, self.room,
-                                                     final=match.finished, lang=lang) for lang in LANGS}
+        self.last_hand_end = hand_end_messages(result, game, self.names, settled, self.room, final=match.finished)
         if self.status is Status.FINISHED:
             self.last_match_end = {lang: match_end_message(match, self.names, lang, self.match_coins)
                                    for lang in LANGS}
