@@ -240,3 +240,23 @@ def test_one_node_runs_the_tournaments_and_the_others_send_there(make_node: Call
     stop(a)
     until(lambda: node_of(b).leads_now(TOURNAMENTS), "b never took the tournaments")
     assert b.state.runner.get("/api/tournaments", follow_redirects=False).status_code == 200
+
+
+def test_quick_start_sends_back_to_the_quick_table_on_another_node(make_node: Callable[..., Any]) -> None:
+    a = make_node("a", max_open_rooms_per_account=1)
+    b = make_node("b", max_open_rooms_per_account=1)
+    ann = Client(a, "ann")
+    made = ann.http.post("/api/quickstart", json={})
+    assert made.status_code == 200, made.text
+    code = made.json()["code"]
+    # on b, before a has listed the room and after: back to the same table, no second room
+    again = on(b, ann).post("/api/quickstart", json={})
+    assert again.status_code == 200 and again.json()["code"] == code, again.text
+    until(lambda: node_of(b).quick_room("ann"), "a never listed ann's quick table")
+    listed = on(b, ann).post("/api/quickstart", json={})
+    assert listed.json()["code"] == code and listed.json()["room"]["code"] == code
+    # a room from the lobby is no quick table: it still counts, and quick start is refused
+    bob = Client(a, "bob")
+    assert bob.http.post("/api/rooms", json={"hands": 1}).status_code == 200
+    refused = on(b, bob).post("/api/quickstart", json={})
+    assert refused.json()["error"]["code"] == "too_many_open_rooms", refused.text

@@ -12,6 +12,7 @@ from xuezhan.tiles import (
     NUM_KINDS,
     NUM_TILES,
     counts_of,
+    format_counts,
     format_tiles,
     full_set,
     parse_tile,
@@ -110,6 +111,12 @@ def test_parse_tiles(text: str, tiles: list[int]) -> None:
 )
 def test_format_orders_m_p_s_rank_ascending(text: str, expected: str) -> None:
     assert format_tiles(parse_tiles(text)) == expected
+    assert format_counts(counts_of(parse_tiles(text))) == expected
+
+
+@given(st.lists(st.integers(0, 4), min_size=27, max_size=27))
+def test_format_counts_is_format_tiles_of_the_counts(counts: list[int]) -> None:
+    assert format_counts(counts) == format_tiles(tiles_of(counts))
 
 
 def test_format_tiles_uncompact_keeps_order() -> None:

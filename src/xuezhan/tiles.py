@@ -116,6 +116,9 @@ def sort_key(t: Tile) -> int:
     return t
 
 
+_RANKS: Final = "123456789"
+
+
 def format_tiles(tiles: Iterable[Tile], *, compact: bool = True) -> str:
     """Tiles as text in the order m, p, s, rank ascending: ``"123m55p"``.
 
@@ -131,6 +134,17 @@ def format_tiles(tiles: Iterable[Tile], *, compact: bool = True) -> str:
         if ranks:
             out.append("".join(ranks) + SUITS[suit])
     return "".join(out)
+
+
+def format_counts(counts: Sequence[int]) -> str:
+    """:func:`format_tiles` of the tiles of a 27-count vector, straight from the counts."""
+    out = ""
+    for suit in range(3):
+        base = suit * 9
+        ranks = "".join([_RANKS[r] * counts[base + r] for r in range(9) if counts[base + r]])
+        if ranks:
+            out += ranks + SUITS[suit]
+    return out
 
 
 def counts_of(tiles: Iterable[Tile]) -> list[int]:

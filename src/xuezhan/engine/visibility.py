@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any, Final, Protocol, cast
 from ..hand import shanten, winning_tiles
 from ..ids import EventKind
 from ..scoring import MeldKind, Score, WinContext, score_win
-from ..tiles import SUITS, format_tiles, tile_name
+from ..tiles import SUITS, format_counts, tile_name
 from .actions import Action, ActionType
 from .claims import discard_shown
 from .events import event_json
@@ -89,7 +89,7 @@ def _seat_entry(st: HandState, i: int, viewer: int | None, voids_public: bool,
         entry = dict(public)
         if not s.revealed:
             entry["melds"] = [{"type": str(m.kind), "tile": _NAMES[m.tile]} for m in s.melds]
-            entry["hand"] = format_tiles(s.tiles())
+            entry["hand"] = format_counts(s.counts)
         if s.void is not None:
             entry["void"] = SUITS[s.void]
         return entry
@@ -110,7 +110,7 @@ def _seat_entry(st: HandState, i: int, viewer: int | None, voids_public: bool,
         "escaped": s.escaped,
     }
     if shown:
-        entry["hand"] = format_tiles(s.tiles())
+        entry["hand"] = format_counts(s.counts)
     return entry
 
 

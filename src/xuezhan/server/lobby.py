@@ -75,6 +75,10 @@ class Cluster(Protocol):
         """The rooms open on every node, and those on the other nodes counting against ``owner``."""
         ...
 
+    def quick_room(self, owner: str) -> dict[str, Any] | None:
+        """The newest of ``owner``'s quick tables counting against their open rooms, on another node."""
+        ...
+
     def leads_now(self, task: str) -> bool:
         """Whether this node runs the cluster's ``task`` (``tournaments``, ``queue``) now (not blocking)."""
         ...

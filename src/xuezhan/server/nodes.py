@@ -41,7 +41,7 @@ from typing import Any, Final
 from ..store import Lead, Leaders, Leases, NodeFence, QueueBook
 from ..store.tournaments import LEAD
 from .cluster_queue import SharedQueue
-from .lobby import Lobby, counts_against_owner
+from .lobby import CODE_LENGTH, Lobby, counts_against_owner, is_quick
 from .table import Table
 
 log = logging.getLogger("xuezhan.server")
@@ -185,7 +185,7 @@ class Node:
         for code in list(self.fence.held):
             table = self.lobby.get(code)
             summary = None if table is None else {"public": table.public, "room": table.summary(),
-                                                  "counts": counts_against_owner(table)}
+                                                  "counts": counts_against_owner(table), "quick": is_quick(table)}
             if self._published.get(code, ...) != summary:
                 out[code] = summary
         return out
@@ -227,6 +227,19 @@ class Node:
         """The rooms open on every node, and those on the other nodes that count against ``owner``'s
         ``max_open_rooms_per_account`` (blocking; :meth:`xuezhan.store.Leases.counts`)."""
         return self.leases.counts(owner, self.name)
+
+    def quick_room(self, owner: str) -> dict[str, Any] | None:
+        """The newest of ``owner``'s quick tables (:func:`~.lobby.is_quick`) that counts against their
+        open rooms, on another node (blocking): as its node last listed it, or, not listed yet, its code
+        alone (a private room of a long code that is not the queue's or a tournament's)."""
+        for code, summary, meta in self.leases.rooms_of(owner, self.name):
+            if summary is not None:
+                room = summary.get("room")
+                if summary.get("quick") and summary.get("counts") and isinstance(room, dict):
+                    return room
+            elif len(code) == CODE_LENGTH and not any(meta.get(k) for k in ("public", "queue", "tournament", "closed")):
+                return {"code": code}
+        return None
 
     def listing(self) -> list[dict[str, Any]]:
         """The public rooms of every node (blocking)."""

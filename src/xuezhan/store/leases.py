@@ -261,6 +261,18 @@ class Leases:
                 theirs += 1
         return int(total or 0), theirs
 
+    def rooms_of(self, owner: str, node: str) -> list[tuple[str, dict[str, Any] | None, dict[str, Any]]]:
+        """``owner``'s open rooms on other nodes than ``node``, newest first: each room's code, what its
+        node last wrote of it (``None``: not written yet) and what the database keeps of it (``meta``)."""
+        with self._db.sessions() as s:
+            rows = s.execute(
+                select(Room.name, RoomLease.summary, Room.meta).join(Room, Room.id == RoomLease.room_id)
+                .where(RoomLease.expires_at.is_not(None), or_(RoomLease.node.is_(None), RoomLease.node != node),
+                       Room.meta["owner"].as_string() == owner)
+                .order_by(RoomLease.room_id.desc())
+            ).all()
+        return [(code, None if summary is None else dict(summary), dict(meta or {})) for code, summary, meta in rows]
+
     def listing(self) -> list[dict[str, Any]]:
         """What every node wrote of its rooms for the lobby, oldest room first (a lapsed lease's room
         too: another node takes it within seconds)."""

@@ -154,9 +154,16 @@ async def _create(app: AppState, request: Request, quick: bool) -> Response:
     if not isinstance(public, bool):
         raise XuezhanError(ErrorCode.BAD_ROOM, "public must be true or false")
     lobby = app.lobby
-    mine = lobby.quick_table_of(account.player) if quick else None
-    if mine is not None and len(lobby.open_rooms(account.player)) >= app.config.max_open_rooms_per_account:
-        return JSONResponse({"code": mine.code, "room": mine.summary()})  # back to the table they have
+    if quick:  # back to the quick table they have when they may open no other, on whichever node it runs
+        mine = lobby.quick_table_of(account.player)
+        found = None if mine is None else mine.summary()
+        count = len(lobby.open_rooms(account.player))
+        if lobby.node is not None:
+            count += (await in_thread(lobby.node.counts, account.player))[1]
+            if found is None:
+                found = await in_thread(lobby.node.quick_room, account.player)
+        if found is not None and count >= app.config.max_open_rooms_per_account:
+            return JSONResponse({"code": found["code"], "room": found})
     refused = stake_check(account.balance, room, room_tier, accept_risk=accept_risk)
     if refused is not None:
         raise refused
