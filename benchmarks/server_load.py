@@ -25,7 +25,8 @@ The server runs in a process group of its own; ``--server-cpus`` and ``--client-
 and the clients to cores of their own (``--server-cpus 1 --client-cpus 0``), so that the
 clients' work is not counted as the server's. ``--cluster DIR`` drives the cluster that
 ``scripts/cluster.sh up --dir DIR`` started, through its balancer (the server's CPU is then its
-nodes').
+nodes'); start it with the settings the single server has under load, written by
+``--cluster-config FILE.toml`` (``scripts/cluster.sh up ... --config FILE.toml``).
 
 The clients play at the pace of the server's own bots (``ServerConfig.bot_delay`` before a
 turn or a choice, ``bot_claim_delay`` before answering a claim window, each drawn between
@@ -49,6 +50,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import dataclasses
 import json
 import os
 import random
@@ -61,10 +63,13 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import httpx2 as httpx
 import websockets
+
+if TYPE_CHECKING:
+    from xuezhan.server import ServerConfig
 
 
 @dataclass
@@ -205,20 +210,43 @@ async def table(url: str, k: int, stats: Stats, pace: Pace, stop: asyncio.Event)
                          return_exceptions=True)
 
 
+def bench_config(discard_pause: float) -> ServerConfig:
+    """The server's settings under load: :meth:`ServerConfig.fast`'s, with long clocks, no wait
+    between hands, room for every table, and ``discard_pause``. Every client comes from
+    127.0.0.1: the cap on connections per address is lifted (its counting and the header
+    timeout still run, as in ``xuezhan serve``)."""
+    from xuezhan.server import ServerConfig
+
+    return ServerConfig.fast(turn_timeout=120.0, claim_timeout=120.0, choice_timeout=120.0, next_hand_delay=0.0,
+                             max_rooms=10_000, http_rate_per_second=10_000.0, http_rate_burst=10_000,
+                             max_connections_per_address=100_000, discard_pause=discard_pause)
+
+
+def config_toml(config: ServerConfig) -> str:
+    """``config`` as a ``[server]`` table for ``xuezhan serve --config`` (and ``scripts/cluster.sh up
+    --config``): every plain setting that differs from the default."""
+    from xuezhan.server import ServerConfig
+
+    default = ServerConfig()
+    lines = ["[server]"]
+    for f in dataclasses.fields(config):
+        value = getattr(config, f.name)
+        if value == getattr(default, f.name) or not isinstance(value, bool | int | float | str):
+            continue
+        lines.append(f"{f.name} = {json.dumps(value)}")
+    return "\n".join(lines) + "\n"
+
+
 def serve(port: int, db: str, discard_pause: float, limits: bool = True) -> None:
     """The server process, with ``discard_pause`` after every discard (``[server] discard_pause``);
     without ``limits``, no connection guard and no client-address or same-origin middleware."""
     import uvicorn
 
-    from xuezhan.server import ServerConfig, create_app
+    from xuezhan.server import create_app
     from xuezhan.server.app import ClientAddress, SameOrigin
     from xuezhan.server.guard import guarded_config, raise_open_file_limit, tune_collector
 
-    # every client comes from 127.0.0.1: the cap on connections per address is lifted (its
-    # counting and the header timeout still run, as in ``xuezhan serve``)
-    config = ServerConfig.fast(turn_timeout=120.0, claim_timeout=120.0, choice_timeout=120.0, next_hand_delay=0.0,
-                               max_rooms=10_000, http_rate_per_second=10_000.0, http_rate_burst=10_000,
-                               max_connections_per_address=100_000, discard_pause=discard_pause)
+    config = bench_config(discard_pause)
     app = create_app(f"sqlite:///{db}", config=config)
     raise_open_file_limit()
     tune_collector()  # as ``xuezhan serve`` does
@@ -403,11 +431,17 @@ def main() -> int:
                         help="cores of this process, the clients (\"0\")")
     parser.add_argument("--cluster", type=Path, default=None, metavar="DIR",
                         help="drive the cluster that `scripts/cluster.sh up --dir DIR` started, through its balancer")
+    parser.add_argument("--cluster-config", type=Path, default=None, metavar="FILE.toml",
+                        help="write the server's settings under load (with --discard-pause) for "
+                             "`scripts/cluster.sh up --config FILE.toml`, and stop")
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--serve", nargs=4, metavar=("PORT", "DB", "PAUSE", "LIMITS"), help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.serve:
         serve(int(args.serve[0]), args.serve[1], float(args.serve[2]), args.serve[3] == "on")
+        return 0
+    if args.cluster_config is not None:
+        args.cluster_config.write_text(config_toml(bench_config(args.discard_pause)), encoding="utf-8")
         return 0
     try:
         levels = [int(n) for n in str(args.tables).split(",")]
