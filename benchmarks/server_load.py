@@ -121,11 +121,36 @@ def choose(state: dict[str, Any]) -> dict[str, Any] | None:
     return {"type": "discard", "tile": drawn if drawn in discards else discards[-1]}
 
 
+RUN = os.urandom(3).hex()
+"""This run's mark in its players' names: a cluster's database outlives a run."""
+MOVED = 4307
+"""A cluster's node that does not run the room closes with this code and the name of the one that does."""
+
+
+async def open_table(url: str, code: str, token: str) -> tuple[Any, str]:
+    """A connection to table ``code`` and its first message, the way a page reaches it: ``/ws/CODE``
+    (through a cluster's balancer), then, when a node that does not run the room closes with
+    :data:`MOVED`, ``/n/NAME/ws/CODE`` of the node it names."""
+    base = url.replace("http://", "ws://")
+    path = f"/ws/{code}"
+    for _ in range(4):
+        ws = await websockets.connect(base + path, additional_headers={"Cookie": f"xz_session={token}"},
+                                      max_size=2**22, compression=None)
+        try:
+            first = await ws.recv()
+        except websockets.ConnectionClosed as exc:
+            if exc.rcvd is None or exc.rcvd.code != MOVED:
+                raise
+            path = f"/n/{exc.rcvd.reason}/ws/{code}"
+            continue
+        return ws, str(first)
+    raise RuntimeError(f"table {code}: sent from node to node")
+
+
 async def seat_client(url: str, k: int, code: str, token: str, seat: int, stats: Stats, pace: Pace,
                       stop: asyncio.Event, seated: list[asyncio.Event], rng: random.Random) -> None:
-    ws_url = url.replace("http://", "ws://") + f"/ws/{code}"
-    async with websockets.connect(ws_url, additional_headers={"Cookie": f"xz_session={token}"},
-                                  max_size=2**22, compression=None) as ws:
+    ws, first = await open_table(url, code, token)
+    async with ws:
         starter = None
         if seat:
             await ws.send(json.dumps({"type": "sit", "seat": seat}))
@@ -141,12 +166,16 @@ async def seat_client(url: str, k: int, code: str, token: str, seat: int, stats:
         ready_at: float | None = None
         sent_claim = False
         sent_version = -1
+        raw: str | bytes | None = first
         while not stop.is_set():
-            try:
-                raw = await asyncio.wait_for(ws.recv(), 1.0)
-            except TimeoutError:
-                continue
+            if raw is None:
+                try:
+                    raw = await asyncio.wait_for(ws.recv(), 1.0)
+                except TimeoutError:
+                    continue
+            assert raw is not None
             msg = json.loads(raw)
+            raw = None
             kind = msg["type"]
             if kind == "hello" and msg["seat"] == seat:
                 seated[seat].set()
@@ -198,7 +227,7 @@ async def login(http: httpx.AsyncClient, nickname: str) -> str:
 
 async def table(url: str, k: int, stats: Stats, pace: Pace, stop: asyncio.Event) -> None:
     async with httpx.AsyncClient(base_url=url, timeout=30) as http:
-        tokens = [await login(http, f"load{k}-{s}") for s in range(4)]
+        tokens = [await login(http, f"load{RUN}-{k}-{s}") for s in range(4)]
         http.cookies.clear()
         r = await http.post("/api/rooms", json={"hands": 64, "fee": 0, "public": False},
                             headers={"Cookie": f"xz_session={tokens[0]}"})
