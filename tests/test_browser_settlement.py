@@ -26,7 +26,7 @@ from xuezhan.coins import settle_detailed
 from xuezhan.match import RoomConfig
 from xuezhan.server import ServerConfig
 from xuezhan.server.bank import Settled
-from xuezhan.server.messages import hand_end_message
+from xuezhan.server.messages import hand_end_messages
 from xuezhan.tiles import tile_name
 
 __all__ = ["browser"]  # the fixture, shared with test_browser
@@ -81,7 +81,7 @@ def _busy_hand_end(bot: str, seed: int) -> dict[str, Any]:
     settled = Settled(coins.changes, coins.fees, tuple(b + c if b < 10**9 else None
                                                        for b, c in zip(balances, coins.changes, strict=True)))
     names = {"ann": "Settle1", "bo": "Bo"}
-    message = hand_end_message(result_of(game), game, names, settled, room, final=True, lang="zh-CN")
+    message = hand_end_messages(result_of(game), game, names, settled, room, final=True)["zh-CN"]
     assert len(message["winners"]) >= 2 and len(message["kinds"]) >= 2
     return message
 

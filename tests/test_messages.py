@@ -16,7 +16,7 @@ from xuezhan.match import HandResult, Match, RoomConfig
 from xuezhan.rules import Rules
 from xuezhan.scoring import Score, WinContext, score_win
 from xuezhan.selfplay import play_hand
-from xuezhan.server.messages import KONG_KIND, hand_end_message, kind_lines, match_end_message, win_hands
+from xuezhan.server.messages import KONG_KIND, hand_end_messages, kind_lines, match_end_message, win_hands
 from xuezhan.tiles import parse_tiles, tile_name
 
 PEOPLE = {"ann": "Ann", "bo": "Bo"}
@@ -40,7 +40,7 @@ def result_of(game: Game, hand_no: int = 1) -> HandResult:
 
 
 def message(game: Game, lang: i18n.Lang = "zh-CN") -> dict[str, object]:
-    return hand_end_message(result_of(game), game, PEOPLE, None, RoomConfig(), final=False, lang=lang)
+    return hand_end_messages(result_of(game), game, PEOPLE, None, RoomConfig(), final=False)[lang]
 
 
 def test_a_self_drawn_win_is_laid_out_in_the_rules_notation() -> None:

@@ -109,23 +109,6 @@ def kind_lines(game: Game, lang: Lang) -> list[dict[str, Any]]:
     return lines
 
 
-def hand_end_message(
-    result: HandResult,
-    game: Game,
-    people: Mapping[str, str],
-    settled: Settled | None,
-    room: RoomConfig,
-    *,
-    final: bool,
-    lang: Lang,
-) -> dict[str, Any]:
-    """``hand_end``: winners (each with the hand it won with) and ledger lines with their
-    ``text``, the payments other than wins one line per kind (``kinds``), the settlement
-    explained (``explain``), points, fees and coins moved. ``people``: a person's shown name
-    by player."""
-    return hand_end_messages(result, game, people, settled, room, final=final)[lang]
-
-
 def hand_end_messages(
     result: HandResult,
     game: Game,
@@ -135,9 +118,12 @@ def hand_end_messages(
     *,
     final: bool,
 ) -> ByLang:
-    """:func:`hand_end_message` in every language, each built when first asked for; what no
-    language changes (each winner's hand, played again from the deal, and its winnings; the
-    points, coins and fees) is worked out once for all."""
+    """``hand_end`` in every language, each built when first asked for: winners (each with the
+    hand it won with) and ledger lines with their ``text``, the payments other than wins one line
+    per kind (``kinds``), the settlement explained (``explain``), points, fees and coins moved.
+    ``people``: a person's shown name by player. What no language changes (each winner's hand,
+    played again from the deal, and its winnings; the points, coins and fees) is worked out once
+    for all."""
     hands = win_hands(game)
     won: dict[int, int] = {}
     index = {id(w): i for i, w in enumerate(game.winners)}
