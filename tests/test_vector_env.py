@@ -71,6 +71,27 @@ def test_every_table_plays_the_hands_of_its_seeds_as_the_python_engine_does(oppo
                 assert info["final_seed"][i] == -1
 
 
+def test_the_arrays_of_a_step_are_the_callers_to_keep() -> None:
+    env = vector_env(4, seed=9)
+    obs, _ = env.reset()
+    rng = random.Random(3)
+    kept: list[tuple[Any, ...]] = []  # every step's arrays, kept
+    held: list[list[Any]] = []  # what they held when given
+    while sum(bool(arrays[3].any()) for arrays in kept) < 2:  # steps where a hand ended, and steps where none did
+        obs, rewards, terminated, truncated, info = env.step([_draw(m, rng) for m in obs["action_mask"]])
+        arrays = (obs["observation"], obs["action_mask"], rewards, terminated, info["seat"], info["seed"],
+                  info["final_seed"])
+        assert all(a.flags.writeable for a in arrays)
+        assert not truncated.flags.writeable and not truncated.any()
+        assert not kept or not any(np.shares_memory(a, b) for a in arrays for b in kept[-1])
+        assert (info["final_seed"] >= 0).tolist() == terminated.tolist()
+        kept.append(arrays)
+        held.append([a.copy() for a in arrays])
+    assert len(kept) > 2
+    for arrays, then in zip(kept, held, strict=True):
+        assert all(np.array_equal(a, h) for a, h in zip(arrays, then, strict=True))
+
+
 def test_an_illegal_action_names_its_table_and_no_table_steps() -> None:
     env = vector_env(2, seed=3)
     obs, _ = env.reset()
