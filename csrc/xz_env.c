@@ -52,7 +52,8 @@ int xz_action_index(const XzAction *a) { return action_index(a); }
 
 /* --- one seat's observation (encoding._fill: _fill_global, _fill_seat, _fill_counters) ----------
  * Counted in local integers first, then written as floats a field at a time: the loops over the 27
- * kinds are straight lines the compiler turns into vector code, and no float is read back. */
+ * kinds are straight lines the compiler turns into vector code, and no float but a win's tile is
+ * read back. */
 static inline void put_counts(float *restrict out, const int *restrict counts) {
     for (int t = 0; t < XZ_KINDS; t++) out[t] = (float)counts[t];
 }
