@@ -145,6 +145,11 @@ typedef struct {
     XzAction cache[XZ_MAX_LEGAL];
     int16_t cache_index[XZ_MAX_LEGAL]; /* the index of each in the action space */
     XzAction chosen; /* step_tables: the learner's action, checked, waiting for the others' */
+    /* the generator of the hand of ``next_seed``, seeded ahead by step_tables four tables at a
+     * time (preseed), or not yet (next_ready 0) */
+    XzMT next_mt;
+    uint64_t next_seed;
+    int next_ready;
 } TableObject;
 
 /* the bots play until a learner must decide or the hand is over (runtime.HandDriver.run) */
@@ -193,7 +198,10 @@ static int deal(TableObject *t, uint64_t seed, int dealer, const uint8_t *tiles,
     XzGame *g = t->hand.g;
     g->record_events = 1;
     g->events = t->hand.events;
-    if (!tiles) {
+    if (!tiles && t->next_ready && t->next_seed == seed) {
+        xz_new_game_mt(g, &t->hand.rules, &t->next_mt, dealer);
+        t->next_ready = 0; /* used up */
+    } else if (!tiles) {
         xz_new_game(g, &t->hand.rules, seed, dealer);
     } else if (xz_new_game_from_deal(g, &t->hand.rules, tiles, dealer, direction) < 0) { /* nothing changed */
         PyErr_SetString(PyExc_ValueError, "a prepared deal holds every tile four times");
@@ -560,6 +568,33 @@ static const XzAction *learner_action(TableObject *t, int seat, int64_t index, X
     return NULL;
 }
 
+/* Seed ahead the generators of the hands the tables deal next (``seeds``), four tables at a time:
+ * a table's next seed is known as soon as it deals, long before its hand ends, and seeding four
+ * side by side costs about what seeding one does (xz_mt_seed4). Fewer than four waiting are left
+ * for a later call; a table whose hand ends before its turn seeds its own at the deal. */
+static void preseed(PyObject *tables, Py_ssize_t n, const uint64_t *seeds) {
+    XzMT *mt[4];
+    uint64_t group[4];
+    TableObject *waiting[4];
+    int k = 0;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        TableObject *t = (TableObject *)PyTuple_GET_ITEM(tables, i);
+        int listed = t->next_ready && t->next_seed == seeds[i];
+        for (int q = 0; q < k && !listed; q++) listed = waiting[q] == t; /* a table named twice */
+        if (listed) continue;
+        waiting[k] = t;
+        mt[k] = &t->next_mt;
+        group[k++] = seeds[i];
+        if (k < 4) continue;
+        xz_mt_seed4(mt, group);
+        for (int q = 0; q < 4; q++) {
+            waiting[q]->next_seed = group[q];
+            waiting[q]->next_ready = 1;
+        }
+        k = 0;
+    }
+}
+
 enum { B_SEATS, B_ACTIONS, B_SEEDS, B_HANDS, B_OBS, B_MASKS, B_REWARDS, B_DONE, B_FINAL, B_COUNT };
 
 static PyObject *step_tables(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
@@ -613,6 +648,7 @@ static PyObject *step_tables(PyObject *module, PyObject *const *args, Py_ssize_t
         }
         t->chosen = *a;
     }
+    if (seeds) preseed(args[0], n, seeds);
     for (Py_ssize_t i = 0; i < n; i++) {
         TableObject *t = (TableObject *)PyTuple_GET_ITEM(args[0], i);
         XzGame *g = t->hand.g;

@@ -30,7 +30,7 @@ def test_the_core_is_built() -> None:
 
 @pytest.mark.parametrize("opponents", [None, "heuristic"])
 def test_every_table_plays_the_hands_of_its_seeds_as_the_python_engine_does(opponents: str | None) -> None:
-    n, seed = 3, 40
+    n, seed = 6, 40
     env = vector_env(n, seed=seed, opponents=opponents)
     learners = [0, 1, 2, 3] if opponents is None else [0]
     bots = {} if opponents is None else dict.fromkeys((1, 2, 3), opponents)
@@ -41,7 +41,7 @@ def test_every_table_plays_the_hands_of_its_seeds_as_the_python_engine_does(oppo
     obs, info = env.reset()
     assert obs["observation"].shape == (n, OBS_SIZE) and obs["observation"].dtype == np.float32
     assert obs["action_mask"].shape == (n, ACTION_SPACE_SIZE) and obs["action_mask"].dtype == np.int8
-    assert info["seed"].tolist() == [seed, seed + 1, seed + 2]
+    assert info["seed"].tolist() == list(range(seed, seed + n))
     rng = random.Random(7)
     hands = [0] * n
     totals = np.zeros((n, 4))
