@@ -75,7 +75,7 @@ def vector_loop(seconds: float, envs: int, seed: int = 1, *, inside: bool = Fals
     start = clock()
     wall = time.perf_counter()
     while time.perf_counter() - wall < seconds:
-        legal = np.flatnonzero(obs["action_mask"].view(np.bool_))  # row by row
+        legal = obs["action_mask"].view(np.bool_).ravel().nonzero()[0]  # row by row, as the AEC loop's
         bounds = legal.searchsorted(edges)  # each row's legal actions: legal[bounds[i]:bounds[i + 1]]
         first = bounds[:-1]
         actions = legal[first + (rng.random(envs) * (bounds[1:] - first)).astype(np.int64)] - rows
