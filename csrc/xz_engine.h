@@ -146,6 +146,8 @@ typedef struct XzBot {
 
 void xz_init_tables(void);
 void xz_mt_seed(XzMT *mt, uint64_t seed);
+/* xz_mt_seed of four distinct generators at once, m[k] from seeds[k] (faster than one by one) */
+void xz_mt_seed4(XzMT *const m[4], const uint64_t seeds[4]);
 double xz_mt_random(XzMT *mt);
 int xz_throw_for_dealer(XzMT *mt);
 /* order[i] = random.Random(seed).shuffle(list(range(n)))[i], for n <= 108: a list x
@@ -173,6 +175,8 @@ int xz_load_game(XzGame *g, const XzRules *rules, const int64_t *words, size_t n
 /* deal a hand as Match.start_hand does: dealer by dice when dealer < 0, then the shuffle,
  * then a random exchange direction when the rules ask for one */
 void xz_new_game(XzGame *g, const XzRules *rules, uint64_t seed, int dealer);
+/* the same from a generator already seeded with the hand's seed (xz_mt_seed), which it uses up */
+void xz_new_game_mt(XzGame *g, const XzRules *rules, XzMT *mt, int dealer);
 /* a prepared deal (Game.from_deal): the 108 tiles as the hands by seat (the dealer's 14) then the
  * wall from the head; ``direction`` 0 unless a random 换三张 direction is fixed; -1 if not 108 tiles */
 int xz_new_game_from_deal(XzGame *g, const XzRules *rules, const uint8_t *tiles, int dealer, int direction);

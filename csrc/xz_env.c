@@ -25,7 +25,7 @@ _Static_assert(XZ_OBS_SEAT0 + 4 * XZ_SEAT_SIZE == XZ_OBS_SIZE, "the observation 
 _Static_assert(XZ_MELD_PENG == 0 && XZ_MELD_GANG == 1 && XZ_MELD_ANGANG == 2, "meld kinds index the peng, gang, angang fields");
 
 /* --- the fixed action space (xuezhan.engine.actions: XZ_INDEX_* in xz_gen.h) -------------------- */
-int xz_action_index(const XzAction *a) {
+static inline int action_index(const XzAction *a) {
     switch (a->type) {
     case XZ_ACTION_DISCARD: return XZ_INDEX_DISCARD + a->tile;
     case XZ_ACTION_GANG: return XZ_INDEX_GANG + a->tile;
@@ -48,15 +48,23 @@ int xz_action_index(const XzAction *a) {
     }
 }
 
-/* --- one seat's observation (encoding._fill: _fill_global, _fill_seat, _fill_counters) ---------- */
-void xz_observe(const XzGame *g, int me, float *o) {
+int xz_action_index(const XzAction *a) { return action_index(a); }
+
+/* --- one seat's observation (encoding._fill: _fill_global, _fill_seat, _fill_counters) ----------
+ * Counted in local integers first, then written as floats a field at a time: the loops over the 27
+ * kinds are straight lines the compiler turns into vector code, and no float but a win's tile is
+ * read back. */
+static inline void put_counts(float *restrict out, const int *restrict counts) {
+    for (int t = 0; t < XZ_KINDS; t++) out[t] = (float)counts[t];
+}
+
+void xz_observe(const XzGame *g, int me, float *restrict o) {
     memset(o, 0, sizeof(float) * XZ_OBS_SIZE);
-    const XzSeat *mine = &g->seats[me];
     int visible[XZ_KINDS]; /* SeatView.visible_counts */
-    for (int t = 0; t < XZ_KINDS; t++) {
-        o[XZ_OBS_HAND + t] = (float)mine->counts[t];
-        visible[t] = mine->counts[t];
-    }
+    int counts[XZ_KINDS];
+    const int8_t *mine = g->seats[me].counts;
+    for (int t = 0; t < XZ_KINDS; t++) visible[t] = mine[t];
+    put_counts(o + XZ_OBS_HAND, visible);
     if (g->phase == XZ_PHASE_TURN && g->turn == me && g->drawn >= 0) o[XZ_OBS_DRAWN + g->drawn] = 1.0f;
     if (g->has_window) o[XZ_OBS_OFFERED + g->w.tile] = 1.0f;
     o[XZ_OBS_PHASE + g->phase] = 1.0f;
@@ -70,33 +78,36 @@ void xz_observe(const XzGame *g, int me, float *o) {
         const XzSeat *s = &g->seats[seat];
         float *b = o + XZ_OBS_SEAT0 + k * XZ_SEAT_SIZE;
         int shown = seat == me || s->revealed; /* its concealed tiles and concealed kongs face up */
+        int hidden_kongs = 0;
         for (int m = 0; m < s->nmelds; m++) {
             int kind = s->melds[m].kind, t = s->melds[m].tile;
             if (kind == XZ_MELD_ANGANG && !shown) {
-                b[XZ_SEAT_HIDDEN_KONGS] += 1.0f;
+                hidden_kongs++;
                 continue;
             }
             b[kind * XZ_KINDS + t] = 1.0f;
             visible[t] += kind == XZ_MELD_PENG ? 3 : 4;
         }
-        for (int i = 0; i < s->nriver; i++) {
-            int t = s->river[i];
-            if (s->river_state[i] == XZ_RIVER_CLAIMED) {
-                if (i < RIVER_PLACES) b[XZ_SEAT_RIVER_ORDER + i] = (float)-(t + 1);
-                continue;
-            }
-            if (i < RIVER_PLACES) b[XZ_SEAT_RIVER_ORDER + i] = (float)(t + 1);
-            b[XZ_SEAT_RIVER + t] += 1.0f;
-            visible[t]++;
+        b[XZ_SEAT_HIDDEN_KONGS] = (float)hidden_kongs;
+        int nriver = s->nriver, places = nriver < RIVER_PLACES ? nriver : RIVER_PLACES;
+        float *order = b + XZ_SEAT_RIVER_ORDER;
+        memset(counts, 0, sizeof counts);
+        for (int i = 0; i < nriver; i++) {
+            int t = s->river[i], claimed = s->river_state[i] == XZ_RIVER_CLAIMED;
+            if (i < places) order[i] = claimed ? (float)-(t + 1) : (float)(t + 1);
+            counts[t] += !claimed;
         }
+        put_counts(b + XZ_SEAT_RIVER, counts);
+        for (int t = 0; t < XZ_KINDS; t++) visible[t] += counts[t];
         for (int i = 0; i < s->naside; i++) visible[s->aside[i]]++;
         int concealed = 0;
         for (int t = 0; t < XZ_KINDS; t++) {
-            int c = s->counts[t];
-            concealed += c;
-            if (shown) b[XZ_SEAT_SHOWN + t] = (float)c;
-            if (seat != me && s->revealed) visible[t] += c;
+            counts[t] = s->counts[t];
+            concealed += counts[t];
         }
+        if (shown) put_counts(b + XZ_SEAT_SHOWN, counts);
+        if (seat != me && s->revealed)
+            for (int t = 0; t < XZ_KINDS; t++) visible[t] += counts[t];
         b[XZ_SEAT_CONCEALED] = (float)concealed;
         b[XZ_SEAT_VOID + (s->void_suit < 0 ? 3 : s->void_suit)] = 1.0f;
         b[XZ_SEAT_WON] = s->won ? 1.0f : 0.0f;
@@ -106,7 +117,8 @@ void xz_observe(const XzGame *g, int me, float *o) {
     for (int i = 0; i < g->nwins; i++)
         o[XZ_OBS_SEAT0 + ((g->wins[i].seat - me) & 3) * XZ_SEAT_SIZE + XZ_SEAT_WON_ON + g->wins[i].tile] += 1.0f;
     if (g->pending_bugang >= 0) visible[g->pending_bugang]++; /* declared, open to robbing: face up */
-    for (int t = 0; t < XZ_KINDS; t++) o[XZ_OBS_UNSEEN + t] = (float)(4 - visible[t]);
+    for (int t = 0; t < XZ_KINDS; t++) counts[t] = 4 - visible[t];
+    put_counts(o + XZ_OBS_UNSEEN, counts);
 }
 
 int xz_mask(XzGame *g, int seat, int8_t *out) {
@@ -114,7 +126,7 @@ int xz_mask(XzGame *g, int seat, int8_t *out) {
     if (g->phase == XZ_PHASE_OVER) return 0;
     XzAction legal[XZ_MAX_LEGAL];
     int n = xz_legal(g, seat, legal);
-    for (int i = 0; i < n; i++) out[xz_action_index(&legal[i])] = 1;
+    for (int i = 0; i < n; i++) out[action_index(&legal[i])] = 1;
     return n;
 }
 
@@ -131,7 +143,13 @@ typedef struct {
      * observes a learner, then checks its action against them at the next call); -1: none */
     int cache_seat, cache_step, ncache;
     XzAction cache[XZ_MAX_LEGAL];
+    int16_t cache_index[XZ_MAX_LEGAL]; /* the index of each in the action space */
     XzAction chosen; /* step_tables: the learner's action, checked, waiting for the others' */
+    /* the generator of the hand of ``next_seed``, seeded ahead by step_tables four tables at a
+     * time (preseed), or not yet (next_ready 0) */
+    XzMT next_mt;
+    uint64_t next_seed;
+    int next_ready;
 } TableObject;
 
 /* the bots play until a learner must decide or the hand is over (runtime.HandDriver.run) */
@@ -180,7 +198,10 @@ static int deal(TableObject *t, uint64_t seed, int dealer, const uint8_t *tiles,
     XzGame *g = t->hand.g;
     g->record_events = 1;
     g->events = t->hand.events;
-    if (!tiles) {
+    if (!tiles && t->next_ready && t->next_seed == seed) {
+        xz_new_game_mt(g, &t->hand.rules, &t->next_mt, dealer);
+        t->next_ready = 0; /* used up */
+    } else if (!tiles) {
         xz_new_game(g, &t->hand.rules, seed, dealer);
     } else if (xz_new_game_from_deal(g, &t->hand.rules, tiles, dealer, direction) < 0) { /* nothing changed */
         PyErr_SetString(PyExc_ValueError, "a prepared deal holds every tile four times");
@@ -295,7 +316,7 @@ static const XzAction *find_legal(XzGame *g, int seat, long index, XzAction *leg
     if (g->phase == XZ_PHASE_OVER || index < 0 || index >= XZ_ACTION_SPACE) return NULL;
     int n = xz_legal(g, seat, legal);
     for (int i = 0; i < n; i++)
-        if (xz_action_index(&legal[i]) == index) return &legal[i];
+        if (action_index(&legal[i]) == index) return &legal[i];
     return NULL;
 }
 
@@ -528,7 +549,11 @@ static void observe_row(TableObject *t, int8_t *seat, float *obs, int8_t *mask) 
         return;
     }
     xz_observe(g, first, obs);
-    for (int i = 0; i < n; i++) mask[xz_action_index(&legal[i])] = 1;
+    for (int i = 0; i < n; i++) {
+        int index = action_index(&legal[i]);
+        t->cache_index[i] = (int16_t)index;
+        mask[index] = 1;
+    }
 }
 
 /* the legal action of learner ``seat`` at table t with index ``index`` (the cached list when it is
@@ -539,42 +564,79 @@ static const XzAction *learner_action(TableObject *t, int seat, int64_t index, X
     if (t->cache_seat != seat || t->cache_step != g->nactions || g->phase == XZ_PHASE_OVER)
         return find_legal(g, seat, (long)index, legal);
     for (int i = 0; i < t->ncache; i++)
-        if (xz_action_index(&t->cache[i]) == index) return &t->cache[i];
+        if (t->cache_index[i] == index) return &t->cache[i];
     return NULL;
 }
 
-enum { B_SEATS, B_ACTIONS, B_SEEDS, B_OBS, B_MASKS, B_REWARDS, B_DONE, B_COUNT };
+/* Seed ahead the generators of the hands the tables deal next (``seeds``), four tables at a time:
+ * a table's next seed is known as soon as it deals, long before its hand ends, and seeding four
+ * side by side costs about what seeding one does (xz_mt_seed4). Fewer than four waiting are left
+ * for a later call; a table whose hand ends before its turn seeds its own at the deal. */
+static void preseed(PyObject *tables, Py_ssize_t n, const uint64_t *seeds) {
+    XzMT *mt[4];
+    uint64_t group[4];
+    TableObject *waiting[4];
+    int k = 0;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        TableObject *t = (TableObject *)PyTuple_GET_ITEM(tables, i);
+        int listed = t->next_ready && t->next_seed == seeds[i];
+        for (int q = 0; q < k && !listed; q++) listed = waiting[q] == t; /* a table named twice */
+        if (listed) continue;
+        waiting[k] = t;
+        mt[k] = &t->next_mt;
+        group[k++] = seeds[i];
+        if (k < 4) continue;
+        xz_mt_seed4(mt, group);
+        for (int q = 0; q < 4; q++) {
+            waiting[q]->next_seed = group[q];
+            waiting[q]->next_ready = 1;
+        }
+        k = 0;
+    }
+}
+
+enum { B_SEATS, B_ACTIONS, B_SEEDS, B_HANDS, B_OBS, B_MASKS, B_REWARDS, B_DONE, B_FINAL, B_COUNT };
 
 static PyObject *step_tables(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
-    /* step_tables(tables, seats, actions, seeds, observations, masks, rewards, done): table i's
-     * learner ``seats[i]`` (int8) takes the action of index ``actions[i]`` (int64), then its bots
-     * play until a learner must decide. ``rewards`` (float32, 4 a table) gets the points each seat
-     * gained; a hand that ends sets ``done[i]`` (int8) and, when ``seeds`` (uint64 hand seeds, one a
-     * table) is not None, table i deals the hand of ``seeds[i]`` at once. Then ``seats[i]`` is the
-     * learner to decide next (-1: none, a finished hand not dealt again) and row i of ``observations``
-     * (float32) and ``masks`` (int8) its observation and mask. Returns how many hands ended. Every
-     * action is checked first: when table i's is not legal, -1 - i is returned and nothing changes. */
+    /* step_tables(tables, seats, actions, seeds, hands, observations, masks, rewards, done, final):
+     * table i's learner ``seats[i]`` (int8) takes the action of index ``actions[i]`` (int64), then its
+     * bots play until a learner must decide. ``rewards`` (float32, 4 a table) gets the points each
+     * seat gained; a hand that ends sets ``done[i]`` (int8) and, when ``seeds`` (uint64 hand seeds,
+     * one a table) is not None, table i deals the hand of ``seeds[i]`` at once. ``hands`` (int64, one
+     * a table, or None) numbers each table's hand: ``final[i]`` (int64, or None) gets the number of
+     * the hand that ended at table i (-1 where none did), and a table that deals again adds the
+     * number of tables to its own. Then ``seats[i]`` is the learner to decide next (-1: none, a
+     * finished hand not dealt again) and row i of ``observations`` (float32) and ``masks`` (int8) its
+     * observation and mask. Returns how many hands ended. Every action is checked first: when table
+     * i's is not legal, -1 - i is returned and nothing changes. */
     (void)module;
-    if (nargs != 8) {
-        PyErr_SetString(PyExc_TypeError, "step_tables(tables, seats, actions, seeds, observations, masks, rewards, done)");
+    if (nargs != 10) {
+        PyErr_SetString(PyExc_TypeError,
+                        "step_tables(tables, seats, actions, seeds, hands, observations, masks, rewards, done, final)");
         return NULL;
     }
     Py_ssize_t n = tables_arg(args[0]);
     if (n < 0) return NULL;
     Py_buffer b[B_COUNT];
     memset(b, 0, sizeof(b));
-    const Py_ssize_t len[B_COUNT] = {n, n * 8, n * 8, n * XZ_OBS_SIZE * 4, n * XZ_ACTION_SPACE, n * 16, n};
-    const Py_ssize_t item[B_COUNT] = {1, 8, 8, 4, 1, 4, 1};
-    static const char *what[B_COUNT] = {"seats", "actions", "seeds", "observations", "masks", "rewards", "done"};
+    const Py_ssize_t len[B_COUNT] = {n, n * 8, n * 8, n * 8, n * XZ_OBS_SIZE * 4, n * XZ_ACTION_SPACE, n * 16, n, n * 8};
+    const Py_ssize_t item[B_COUNT] = {1, 8, 8, 8, 4, 1, 4, 1, 8};
+    static const char *what[B_COUNT] = {"seats", "actions", "seeds", "hands", "observations", "masks", "rewards",
+                                        "done", "final"};
     PyObject *result = NULL;
     long ended = 0;
     for (int k = 0; k < B_COUNT; k++) {
-        if (k == B_SEEDS && args[1 + k] == Py_None) continue;
+        if ((k == B_SEEDS || k == B_HANDS || k == B_FINAL) && args[1 + k] == Py_None) continue;
         if (batch_buffer(args[1 + k], &b[k], len[k], item[k], what[k]) < 0) goto done;
+    }
+    if (b[B_FINAL].obj && !b[B_HANDS].obj) {
+        PyErr_SetString(PyExc_ValueError, "final needs the hands' numbers");
+        goto done;
     }
     int8_t *seats = b[B_SEATS].buf, *masks = b[B_MASKS].buf, *finished = b[B_DONE].buf;
     const int64_t *actions = b[B_ACTIONS].buf;
     const uint64_t *seeds = b[B_SEEDS].buf;
+    int64_t *hands = b[B_HANDS].buf, *final = b[B_FINAL].buf;
     float *obs = b[B_OBS].buf, *rewards = b[B_REWARDS].buf;
     XzAction legal[XZ_MAX_LEGAL];
     for (Py_ssize_t i = 0; i < n; i++) { /* every action checked before any is applied */
@@ -586,6 +648,7 @@ static PyObject *step_tables(PyObject *module, PyObject *const *args, Py_ssize_t
         }
         t->chosen = *a;
     }
+    if (seeds) preseed(args[0], n, seeds);
     for (Py_ssize_t i = 0; i < n; i++) {
         TableObject *t = (TableObject *)PyTuple_GET_ITEM(args[0], i);
         XzGame *g = t->hand.g;
@@ -600,9 +663,14 @@ static PyObject *step_tables(PyObject *module, PyObject *const *args, Py_ssize_t
         }
         t->ledger_seen = g->nledger;
         for (int s = 0; s < 4; s++) r[s] = (float)paid[s];
-        finished[i] = g->phase == XZ_PHASE_OVER;
-        ended += finished[i];
-        if (finished[i] && seeds && deal(t, seeds[i], -1, NULL, 0) < 0) goto done;
+        int over = g->phase == XZ_PHASE_OVER;
+        finished[i] = (int8_t)over;
+        ended += over;
+        if (final) final[i] = over ? hands[i] : -1;
+        if (over && seeds) {
+            if (deal(t, seeds[i], -1, NULL, 0) < 0) goto done;
+            if (hands) hands[i] += n;
+        }
         observe_row(t, &seats[i], obs + (size_t)i * XZ_OBS_SIZE, masks + (size_t)i * XZ_ACTION_SPACE);
     }
     result = PyLong_FromLong(ended);
@@ -644,8 +712,8 @@ static PyObject *observe_tables(PyObject *module, PyObject *const *args, Py_ssiz
 
 static PyMethodDef batch_functions[] = {
     {"step_tables", (PyCFunction)(void (*)(void))step_tables, METH_FASTCALL,
-     "step_tables(tables, seats, actions, seeds, observations, masks, rewards, done): one step at every table;\n"
-     "how many hands ended (-1 - i: table i's action is not legal, nothing changed)."},
+     "step_tables(tables, seats, actions, seeds, hands, observations, masks, rewards, done, final): one step at\n"
+     "every table; how many hands ended (-1 - i: table i's action is not legal, nothing changed)."},
     {"observe_tables", (PyCFunction)(void (*)(void))observe_tables, METH_FASTCALL,
      "observe_tables(tables, seats, observations, masks): every table's learner to decide, observed."},
     {NULL, NULL, 0, NULL},

@@ -30,7 +30,7 @@ def test_the_core_is_built() -> None:
 
 @pytest.mark.parametrize("opponents", [None, "heuristic"])
 def test_every_table_plays_the_hands_of_its_seeds_as_the_python_engine_does(opponents: str | None) -> None:
-    n, seed = 3, 40
+    n, seed = 6, 40
     env = vector_env(n, seed=seed, opponents=opponents)
     learners = [0, 1, 2, 3] if opponents is None else [0]
     bots = {} if opponents is None else dict.fromkeys((1, 2, 3), opponents)
@@ -41,7 +41,7 @@ def test_every_table_plays_the_hands_of_its_seeds_as_the_python_engine_does(oppo
     obs, info = env.reset()
     assert obs["observation"].shape == (n, OBS_SIZE) and obs["observation"].dtype == np.float32
     assert obs["action_mask"].shape == (n, ACTION_SPACE_SIZE) and obs["action_mask"].dtype == np.int8
-    assert info["seed"].tolist() == [seed, seed + 1, seed + 2]
+    assert info["seed"].tolist() == list(range(seed, seed + n))
     rng = random.Random(7)
     hands = [0] * n
     totals = np.zeros((n, 4))
@@ -69,6 +69,27 @@ def test_every_table_plays_the_hands_of_its_seeds_as_the_python_engine_does(oppo
                 assert info["seed"][i] == seed + i + n * hands[i]
             else:
                 assert info["final_seed"][i] == -1
+
+
+def test_the_arrays_of_a_step_are_the_callers_to_keep() -> None:
+    env = vector_env(4, seed=9)
+    obs, _ = env.reset()
+    rng = random.Random(3)
+    kept: list[tuple[Any, ...]] = []  # every step's arrays, kept
+    held: list[list[Any]] = []  # what they held when given
+    while sum(bool(arrays[3].any()) for arrays in kept) < 2:  # steps where a hand ended, and steps where none did
+        obs, rewards, terminated, truncated, info = env.step([_draw(m, rng) for m in obs["action_mask"]])
+        arrays = (obs["observation"], obs["action_mask"], rewards, terminated, info["seat"], info["seed"],
+                  info["final_seed"])
+        assert all(a.flags.writeable for a in arrays)
+        assert not truncated.flags.writeable and not truncated.any()
+        assert not kept or not any(np.shares_memory(a, b) for a in arrays for b in kept[-1])
+        assert (info["final_seed"] >= 0).tolist() == terminated.tolist()
+        kept.append(arrays)
+        held.append([a.copy() for a in arrays])
+    assert len(kept) > 2
+    for arrays, then in zip(kept, held, strict=True):
+        assert all(np.array_equal(a, h) for a, h in zip(arrays, then, strict=True))
 
 
 def test_an_illegal_action_names_its_table_and_no_table_steps() -> None:

@@ -29,10 +29,9 @@ so any hand of a run can be played again on its own.
 table in that step (-1 where none did).
 
 ``info`` also holds ``"seat"``: the seat to act at each table (int8). The arrays of a step are
-new ones, the caller's to keep, but for ``truncated`` and, in a step where no hand ended,
-``info["final_seed"]``: those two are read-only, and the same from step to step. An action that is not legal
-(the mask says which) raises :class:`~xuezhan.errors.IllegalActionError` naming the table, and
-no table steps.
+new ones, the caller's to keep, but for ``truncated``: read-only, and the same from step to step.
+An action that is not legal (the mask says which) raises
+:class:`~xuezhan.errors.IllegalActionError` naming the table, and no table steps.
 
 Opponents: ``None`` (four learners: self-play, the seat to act is whoever must decide next), one
 bot name (seat 0 learns against three of it), three names (seats 1-3), or a mapping of seats to
@@ -108,8 +107,6 @@ class VectorEnv:
         """The seed of each table's hand now."""
         self._next = np.zeros(n, dtype=np.uint64)
         """The hand seed (:func:`~xuezhan.match.hand_seed`) each table deals when its hand ends."""
-        self._no_final = np.full(n, -1, dtype=np.int64)
-        self._no_final.flags.writeable = False  # given out as info["final_seed"] while no hand ends
         self._untruncated = np.zeros(n, dtype=np.bool_)
         self._untruncated.flags.writeable = False
         self._dealt = False
@@ -136,7 +133,8 @@ class VectorEnv:
         for i, table in enumerate(self.tables):
             table.deal(hand_seed(seed + i, 1))
             self._next[i] = hand_seed(seed + i + n, 1)
-        obs, masks, _ = self._new_batch()
+        obs = np.empty((n, OBS_SIZE), dtype=np.float32)
+        masks = np.empty((n, ACTION_SPACE_SIZE), dtype=np.int8)
         self._observe_tables(self.tables, self._seats, obs, masks)
         self._masks = masks
         self._dealt = True
@@ -155,32 +153,26 @@ class VectorEnv:
         except (ValueError, TypeError, OverflowError):
             raise XuezhanError(ErrorCode.BAD_ACTION, f"step takes one action index for each of the {self.num_envs} "
                                                      "tables") from None
-        seats = self._seats
-        obs, masks, rewards = self._new_batch()  # written whole by the core: the caller may keep them
-        terminated = np.empty(self.num_envs, dtype=np.bool_)
-        ended = self._step_tables(self.tables, seats, acts, self._next, obs, masks, rewards, terminated)
+        n = self.num_envs
+        seats, hands = self._seats, self._hands
+        # written whole by the core: the caller may keep them
+        obs = np.empty((n, OBS_SIZE), dtype=np.float32)
+        masks = np.empty((n, ACTION_SPACE_SIZE), dtype=np.int8)
+        rewards = np.empty((n, 4), dtype=np.float32)
+        terminated = np.empty(n, dtype=np.bool_)
+        final = np.empty(n, dtype=np.int64)
+        ended = self._step_tables(self.tables, seats, acts, self._next, hands, obs, masks, rewards, terminated, final)
         if ended < 0:
             bad = -1 - ended
             raise IllegalActionError(ErrorCode.ILLEGAL_ACTION,
                                      f"table {bad}: seat {int(seats[bad])} may not take action {int(acts[bad])} now")
-        final = self._no_final
-        if ended:
-            final = final.copy()
-            at = np.flatnonzero(terminated)
-            n = self.num_envs
-            hands = self._hands
-            final[at] = hands[at]
-            hands[at] += n
-            for i in at.tolist():
-                self._next[i] = hand_seed(int(hands[i]) + n, 1)
+        if ended:  # those tables dealt their next hand: the one after it, n hands on
+            following = self._next
+            for i in np.flatnonzero(terminated).tolist():
+                following[i] = hand_seed(int(hands[i]) + n, 1)
         self._masks = masks
-        info = {"seat": seats.copy(), "seed": self._hands.copy(), "final_seed": final}
+        info = {"seat": seats.copy(), "seed": hands.copy(), "final_seed": final}
         return {"observation": obs, "action_mask": masks}, rewards, terminated, self._untruncated, info
-
-    def _new_batch(self) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.int8], npt.NDArray[np.float32]]:
-        n = self.num_envs
-        return (np.empty((n, OBS_SIZE), dtype=np.float32), np.empty((n, ACTION_SPACE_SIZE), dtype=np.int8),
-                np.empty((n, 4), dtype=np.float32))
 
     def action_masks(self) -> npt.NDArray[np.bool_]:
         """Each table's legal actions now as booleans ``(num_envs, ACTION_SPACE_SIZE)``."""
