@@ -145,6 +145,14 @@ class Served:
         self.starts = 0
         self.env = {**with_src(), "XUEZHAN_SECRET": "kill-test-secret"}
 
+    def __enter__(self) -> Served:
+        """Started, for the block; killed at its end."""
+        self.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.kill()
+
     @property
     def log(self) -> Path:
         """The output of the server's current (or last) life."""

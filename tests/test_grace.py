@@ -175,9 +175,7 @@ def logged_actions(db: str) -> list[dict[str, Any]]:
 
 def test_a_server_killed_on_the_players_turn_leaves_the_decision_to_the_player(tmp_path: Path) -> None:
     db = f"sqlite:///{tmp_path / 'grace.sqlite3'}"
-    served = Served(db, free_port(), tmp_path / "served", GRACE_CONFIG)
-    try:
-        served.start()
+    with Served(db, free_port(), tmp_path / "served", GRACE_CONFIG) as served:
         cookie = served.login("kim")
         status, body, _ = served.request("POST", "/api/quickstart", {"hands": 1}, cookie)
         assert status == 200, body
@@ -220,5 +218,3 @@ def test_a_server_killed_on_the_players_turn_leaves_the_decision_to_the_player(t
                 if msg["type"] == "ok" and msg["for"] == "action":
                     break
         assert logged_actions(db)[len(logged)]["seat"] == 0  # the player's own answer came next
-    finally:
-        served.kill()

@@ -66,9 +66,7 @@ def send_item(ws: ClientConnection, version: int, kind: str, **fields: Any) -> d
 
 def test_cards_used_before_a_kill_are_used_after_it(tmp_path: Path) -> None:
     db = f"sqlite:///{tmp_path / 'items.sqlite3'}"
-    served = Served(db, free_port(), tmp_path / "served", CONFIG)
-    try:
-        served.start()
+    with Served(db, free_port(), tmp_path / "served", CONFIG) as served:
         cookie = served.login("kim")
         for kind in ("double", "swap", "seek"):
             status, body, _ = served.request("POST", "/api/items/buy", {"kind": kind}, cookie)
@@ -115,8 +113,6 @@ def test_cards_used_before_a_kill_are_used_after_it(tmp_path: Path) -> None:
         assert {i["kind"]: i["owned"] for i in body["items"]} == {
             "double": 0, "flush": 0, "swap": 0, "random_swap": 0, "seek": 0, "golden_finger": 0,
             "match_ticket": 0}
-    finally:
-        served.kill()
     store = Store(db)
     try:
         totals = store.ledger.audit()
