@@ -1,16 +1,18 @@
 """Real servers that are killed and started again: what the tests of the restart and failover
-promises (tests/test_kill*.py, tests/test_items_kill.py, tests/test_grace.py, tests/test_cluster.py)
-and ``scripts/failover_soak.py`` share, written once.
+promises (tests/test_kill*.py, tests/test_items_kill.py, tests/test_grace.py, tests/test_cluster*.py,
+tests/test_guard.py) and ``scripts/failover_soak.py`` share, written once.
 
 - :func:`free_port`, :func:`free_ports`: loopback ports nobody listens on.
 - :func:`until`: poll a condition until it holds (the waits are bounds, never timing assertions).
 - :func:`request`: one HTTP request with JSON in and out, and the session cookie it set.
 - :class:`Served`: one ``xuezhan serve`` process on a fixed port and database, killed with SIGKILL
-  and started again; :data:`SEEDED`: the settings under which a match is a function of the seed.
-- :class:`Watcher`, :class:`Kill`, :func:`read_kill`, :func:`books`, :class:`Kept`: what a guest
-  was shown of each life of the server, and what the database kept.
-- :func:`running` (a cluster from ``scripts/cluster.sh``), :func:`holders`, :func:`paused`,
-  :class:`Guest`: a person at a quick table through the balancer, reconnecting as the page does.
+  and started again; :data:`SEEDED`: the settings under which a match is a function of the seed;
+  :func:`twins` and :func:`side_by_side`: a calm server and a killed one, playing at once.
+- :class:`Watcher`, :class:`Kill`, :func:`read_kill`, :func:`books`, :class:`Kept`,
+  :func:`opened`: what a guest was shown of each life of the server, and what the database kept.
+- :func:`running` (a cluster from ``scripts/cluster.sh``, :func:`cluster_settings`),
+  :func:`holders`, :func:`paused`, :class:`Guest`: a person at a quick table through the
+  balancer, reconnecting as the page does.
 """
 
 from __future__ import annotations
