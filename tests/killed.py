@@ -222,6 +222,18 @@ class Served:
         assert status == 200 and cookie, body
         return cookie
 
+    def quickstart(self, cookie: str, **room: Any) -> str:
+        """``cookie``'s guest starts a quick table with the settings ``room``: its code."""
+        status, body, _ = self.request("POST", "/api/quickstart", room, cookie)
+        assert status == 200, body
+        code: str = body["code"]
+        return code
+
+    def books(self) -> dict[str, int]:
+        """The ledger's totals now (:func:`books`)."""
+        with opened(self.db) as store:
+            return books(store)
+
     def socket(self, code: str, cookie: str) -> ClientConnection:
         return connect(f"ws://127.0.0.1:{self.port}/ws/{code}", additional_headers={"Cookie": cookie},
                        open_timeout=WAIT, close_timeout=1)

@@ -177,9 +177,7 @@ def test_a_server_killed_on_the_players_turn_leaves_the_decision_to_the_player(t
     db = f"sqlite:///{tmp_path / 'grace.sqlite3'}"
     with Served(db, free_port(), tmp_path / "served", GRACE_CONFIG) as served:
         cookie = served.login("kim")
-        status, body, _ = served.request("POST", "/api/quickstart", {"hands": 1}, cookie)
-        assert status == 200, body
-        code = body["code"]
+        code = served.quickstart(cookie, hands=1)
 
         def decide(state: dict[str, Any]) -> dict[str, Any]:
             legal = [{k: v for k, v in a.items() if k != "seat"} for a in state["view"]["legal"]]

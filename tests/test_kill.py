@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from killed import Kept, Kill, Served, Watcher, books, opened, read_kill, side_by_side, twins
+from killed import Kept, Kill, Served, Watcher, read_kill, side_by_side, twins
 
 from xuezhan.store.pgtemp import TempPostgres, shared_server
 
@@ -53,11 +53,8 @@ def play(served: Served, rng: random.Random | None) -> Run:
     served.start()
     run = Run()
     cookie = served.login("kim")
-    status, body, _ = served.request("POST", "/api/quickstart", {"hands": HANDS, "fee": FEE}, cookie)
-    assert status == 200, body
-    run.code = body["code"]
-    with opened(served.db) as store:
-        run.books_before = books(store)
+    run.code = served.quickstart(cookie, hands=HANDS, fee=FEE)
+    run.books_before = served.books()
     seen: dict[int, list[Any]] = {}  # the events of each hand the guest was shown, across lives
     for _ in range(MAX_LIVES):
         with served.socket(run.code, cookie) as ws:

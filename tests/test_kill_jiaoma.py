@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from killed import WAIT, Kept, Kill, Served, Watcher, books, opened, read_kill, side_by_side, twins
+from killed import WAIT, Kept, Kill, Served, Watcher, read_kill, side_by_side, twins
 
 FEE = 5
 KILL_SEED = 25
@@ -51,11 +51,8 @@ def play(served: Served, rng: random.Random | None) -> Run:
     served.start()
     run = Run()
     kim, vic = served.login("kim"), served.login("vic")
-    status, body, _ = served.request("POST", "/api/quickstart", {"hands": 1, "fee": FEE, "coefficient": 1}, kim)
-    assert status == 200, body
-    run.code = body["code"]
-    with opened(served.db) as store:
-        run.books_before = books(store)
+    run.code = served.quickstart(kim, hands=1, fee=FEE, coefficient=1)
+    run.books_before = served.books()
     for life in range(MAX_LIVES):
         with contextlib.ExitStack() as stack:
             eye = stack.enter_context(served.socket(run.code, vic))
