@@ -12,37 +12,24 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import json
+import math
 import os
 import random
 import signal
 import statistics
-import subprocess
 import sys
 import tempfile
-import threading
 import time
 from pathlib import Path
 from typing import Any
 
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
-from websockets.exceptions import ConnectionClosed, InvalidHandshake
-from websockets.sync.client import connect
 
-from xuezhan.server.nodes import MOVED
 from xuezhan.store import Store
-from xuezhan.store.models import MatchRow, Room, RoomLease, Settlement
+from xuezhan.store.models import MatchRow, Settlement
 
 HERE = Path(__file__).resolve().parent
-CONFIG = """\
-[server]
-bot_delay = 0.04
-bot_claim_delay = 0.02
-discard_pause = 0
-next_hand_delay = 0.3
-restart_grace = 1
-accounts_per_address = 1000
-"""
 
 
 def _cluster_module() -> Any:
@@ -51,73 +38,6 @@ def _cluster_module() -> Any:
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
-
-
-class Table(threading.Thread):
-    """A guest at a quick table in 托管, through the balancer, reconnecting as the page does."""
-
-    def __init__(self, port: int, name: str, hands: int, request: Any) -> None:
-        super().__init__(daemon=True, name=name)
-        self.port = port
-        status, body, self.cookie = request(port, "POST", "/api/login", {"name": name})
-        assert status == 200, body
-        status, body, _ = request(port, "POST", "/api/quickstart", {"hands": hands}, self.cookie)
-        assert status == 200, body
-        self.code: str = body["code"]
-        self.over = False
-        self.in_hand = False
-        self.problems: list[str] = []
-        self.seen: dict[int, list[Any]] = {}
-        self.shown_at: float = 0.0
-
-    def run(self) -> None:
-        path = f"/ws/{self.code}"
-        while not self.over:
-            try:
-                with connect(f"ws://127.0.0.1:{self.port}{path}", additional_headers={"Cookie": self.cookie},
-                             open_timeout=10, close_timeout=1) as ws:
-                    ws.send(json.dumps({"type": "trustee", "on": True}))
-                    self._read(ws)
-                path = f"/ws/{self.code}"
-            except ConnectionClosed as exc:
-                if exc.rcvd is not None and exc.rcvd.code == MOVED:
-                    path = f"/n/{exc.rcvd.reason}/ws/{self.code}"
-                    continue
-                if exc.rcvd is not None and exc.rcvd.code == 4404:  # its match ended and the room closed meanwhile
-                    self.over = True
-                    return
-                path = f"/ws/{self.code}"
-                time.sleep(0.2)
-            except (OSError, InvalidHandshake, TimeoutError):
-                path = f"/ws/{self.code}"
-                time.sleep(0.2)
-
-    def _read(self, ws: Any) -> None:
-        while True:
-            msg = json.loads(ws.recv(timeout=120))
-            if msg["type"] == "state":
-                self.shown_at = time.monotonic()
-                self.in_hand = True
-                hand_no, events = msg["hand_no"], msg["events"]
-                if msg["reset"]:
-                    before = self.seen.get(hand_no, [])
-                    if events[: len(before)] != before:
-                        self.problems.append(f"hand {hand_no} changed across a failover")
-                    self.seen[hand_no] = list(events)
-                else:
-                    self.seen.setdefault(hand_no, []).extend(events)
-            elif msg["type"] == "hand_end":
-                self.in_hand = False
-            elif msg["type"] == "match_end":
-                self.over = True
-                return
-
-
-def holders(store: Store) -> dict[str, str | None]:
-    with Session(store.engine) as s:
-        rows = s.execute(select(Room.name, RoomLease.node).join(RoomLease, RoomLease.room_id == Room.id)
-                         .where(RoomLease.expires_at.is_not(None))).all()
-    return {name: node for name, node in rows}
 
 
 def main() -> None:
@@ -132,33 +52,34 @@ def main() -> None:
     args = parser.parse_args()
     cluster_py = _cluster_module()
     sys.path.insert(0, str(HERE.parent / "tests"))
-    from test_cluster import request  # the tests' HTTP helper
+    from killed import Guest, cluster_settings, cluster_sh, holders  # the failover tests' cluster, guests, leases
 
     rng = random.Random(args.seed)
     folder = Path(tempfile.mkdtemp(prefix="xuezhan-soak-"))
     config = folder / "server.toml"
-    config.write_text(CONFIG)
-    env_python = os.environ.get("PYTHON", sys.executable)
-    up = [str(HERE / "cluster.sh"), "up", "--nodes", str(args.nodes), "--port", str(args.port), "--dir",
-          str(folder), "--config", str(config)] + (["--db", args.db] if args.db else [])
-    subprocess.run(up, check=True, env={**os.environ, "PYTHON": env_python})
+    config.write_text(cluster_settings(accounts_per_address=1000))
+    cluster_sh("up", "--nodes", str(args.nodes), "--port", str(args.port), "--dir", str(folder), "--config",
+               str(config), *(["--db", args.db] if args.db else []))
     info = json.loads((folder / "nodes.json").read_text())
-    store = Store(info["db"], migrate_schema=False)
+    db = info["db"]
+    store = Store(db, migrate_schema=False)
     takeovers: list[float] = []
     shown: list[float] = []
-    tables: list[Table] = []
+    tables: list[Guest] = []  # those still playing
+    everyone: list[Guest] = []
     made = 0
     kills = 0
     try:
         for kill in range(args.kills):
-            tables = [t for t in tables if not t.over]
+            tables = [t for t in tables if not (t.over or t.gone)]
             while len(tables) < args.tables:
                 made += 1
-                t = Table(args.port, f"soak{made}", args.hands, request)
+                t = Guest(args.port, f"soak{made}", hands=args.hands, wait=120.0, patience=math.inf)
                 t.start()
                 tables.append(t)
+                everyone.append(t)
             time.sleep(rng.uniform(1.0, 4.0))
-            now = holders(store)
+            now = holders(db)
             playing = [t for t in tables if t.in_hand and now.get(t.code)]
             if not playing:
                 continue
@@ -170,14 +91,14 @@ def main() -> None:
             kills += 1
             moved: dict[str, float] = {}
             while len(moved) < len(rooms) and time.monotonic() - killed < 60:
-                now = holders(store)
+                now = holders(db)
                 for code in rooms:
                     if code not in moved and now.get(code) != victim:  # None: taken, and found done
                         moved[code] = time.monotonic() - killed
                 time.sleep(0.1)
             takeovers += moved.values()
             time.sleep(1.0)
-            shown += [t.shown_at - killed for t in tables if t.code in rooms and t.shown_at > killed]
+            shown += [back[0][0] for t in tables if t.code in rooms and (back := t.shown_again(killed))]
             print(f"kill {kill + 1}: {victim} with {len(rooms)} room(s); taken over after "
                   f"{', '.join(f'{v:.1f}' for v in sorted(moved.values()))} s"
                   + ("" if len(moved) == len(rooms) else f"; NOT TAKEN: {sorted(set(rooms) - set(moved))}"),
@@ -186,7 +107,7 @@ def main() -> None:
             (folder / "nodes.json").write_text(json.dumps(info, indent=2) + "\n")
         for t in tables:
             t.join(600)
-        problems = [p for t in tables for p in t.problems]
+        problems = [f"{t.name}: {p}" for t in everyone for p in t.problems]
         audit = store.ledger.audit()
         with Session(store.engine) as s:
             unfinished = s.scalar(select(func.count()).select_from(MatchRow).where(MatchRow.status == "running"))
@@ -204,8 +125,7 @@ def main() -> None:
         }, indent=2))
     finally:
         store.close()
-        subprocess.run([str(HERE / "cluster.sh"), "down", "--dir", str(folder)],
-                       env={**os.environ, "PYTHON": env_python})
+        cluster_sh("down", "--dir", str(folder))
 
 
 if __name__ == "__main__":

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import itertools
 import os
-import socket
 import threading
 import time
 from collections.abc import Iterator
@@ -26,6 +25,7 @@ from typing import Any
 
 import pytest
 import uvicorn
+from killed import free_port
 from playwright.sync_api import Browser, BrowserContext, Page, sync_playwright
 
 from xuezhan import i18n
@@ -56,19 +56,12 @@ SHOT_SIZES = ("phone", "desktop")
 _names = itertools.count(1)
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port: int = s.getsockname()[1]
-        return port
-
-
 @contextmanager
 def served(config: ServerConfig, db: Path, port: int | None = None) -> Iterator[tuple[str, Any]]:
     """The web table on ``db`` with ``config``, served by uvicorn in a thread (on ``port``, else a
     free one): its URL and app."""
     app = create_app(f"sqlite:///{db}", config=config)
-    port = _free_port() if port is None else port
+    port = free_port() if port is None else port
     srv = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning",
                                         ws_per_message_deflate=False))
     thread = threading.Thread(target=srv.run, daemon=True)

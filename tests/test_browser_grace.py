@@ -14,8 +14,9 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from killed import free_port
 from playwright.sync_api import Browser
-from test_browser import Watch, _context, _free_port, _guest, browser, served
+from test_browser import Watch, _context, _guest, browser, served
 
 from xuezhan.server import ServerConfig
 
@@ -34,7 +35,7 @@ def served_at(config: ServerConfig, db: Path, port: int) -> Iterator[Any]:
 def test_the_page_shows_reconnecting_while_the_server_is_away_and_then_what_was_missed(
         browser: Browser, tmp_path: Path) -> None:
     db = tmp_path / "grace.sqlite3"
-    port = _free_port()
+    port = free_port()
     url = f"http://127.0.0.1:{port}"
     patient = ServerConfig.fast(bot_delay=0.02, bot_claim_delay=0.01, turn_timeout=300.0, claim_timeout=300.0,
                                 choice_timeout=300.0, next_hand_delay=600.0)

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import re
-import time
 import urllib.request
 from collections.abc import Iterator
 from typing import Any
@@ -70,7 +69,8 @@ def test_the_sign_in_box_shows_the_wait(browser: Browser, server: tuple[str, Any
         assert first is not None and first.group(0) != wrong
         seconds = int(first.group(1))
         assert 1 <= seconds <= 60
-        time.sleep(2.2)
+        page.wait_for_function(f"(m => m !== null && Number(m[1]) < {seconds})"
+                               f"(/{pattern}/.exec(document.getElementById('login-error').textContent))")
         later = re.search(pattern, page.text_content("#login-error") or "")
         assert later is not None and int(later.group(1)) < seconds  # counted down
         assert watch.problems == []

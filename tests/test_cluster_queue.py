@@ -15,6 +15,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
+from killed import until
 from starlette.testclient import TestClient
 from test_server import WAIT, Client, Http
 
@@ -68,16 +69,6 @@ def node_of(app: Any) -> Node:
     node = app.state.lobby.node
     assert isinstance(node, Node)
     return node
-
-
-def until(what: Callable[[], Any], message: str) -> Any:
-    deadline = time.monotonic() + WAIT
-    while True:
-        found = what()
-        if found:
-            return found
-        assert time.monotonic() < deadline, message
-        time.sleep(0.05)
 
 
 def on(app: Any, client: Client) -> Http:
@@ -205,9 +196,9 @@ def test_the_queue_goes_on_when_its_leader_stops(make_node: Callable[..., Any]) 
     b = make_node("b", queue_wait=0.5)
     eve = Client(b, "eve")
     stop(a)  # a stopped on purpose gives up its leads: b takes them at its next look
-    until(lambda: node_of(b).leads_now(QUEUE) and node_of(b).leads_now(TOURNAMENTS), "b never took the leads")
+    until(lambda: node_of(b).leads_now(QUEUE) and node_of(b).leads_now(TOURNAMENTS), "b never took the leads", WAIT)
     assert eve.http.post("/api/queue", json={"tier": "novice"}).status_code == 200
-    code = until(lambda: eve.http.get("/api/queue").json()["table"], "eve was never seated")
+    code = until(lambda: eve.http.get("/api/queue").json()["table"], "eve was never seated", WAIT)
     assert b.state.lobby.tables[code].players[0] == "eve"
 
 
@@ -238,7 +229,7 @@ def test_one_node_runs_the_tournaments_and_the_others_send_there(make_node: Call
                              follow_redirects=False)
     assert r.status_code == 307 and r.headers["location"] == "/n/a/api/tournaments/daily/join"
     stop(a)
-    until(lambda: node_of(b).leads_now(TOURNAMENTS), "b never took the tournaments")
+    until(lambda: node_of(b).leads_now(TOURNAMENTS), "b never took the tournaments", WAIT)
     assert b.state.runner.get("/api/tournaments", follow_redirects=False).status_code == 200
 
 

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from test_kill import Served, free_port
+from killed import Served, free_port
 from test_restart import Back, Build, answer, db, my_decision, my_turn, serve, stay_in, stop
 from test_server import Client, make_app, table_of
 
@@ -175,15 +175,9 @@ def logged_actions(db: str) -> list[dict[str, Any]]:
 
 def test_a_server_killed_on_the_players_turn_leaves_the_decision_to_the_player(tmp_path: Path) -> None:
     db = f"sqlite:///{tmp_path / 'grace.sqlite3'}"
-    served = Served(db, free_port(), tmp_path / "served")
-    served.config.write_text(GRACE_CONFIG, encoding="utf-8")
-    try:
-        served.start()
-        status, body, cookie = served.request("POST", "/api/login", {"name": "kim"})
-        assert status == 200 and cookie, body
-        status, body, _ = served.request("POST", "/api/quickstart", {"hands": 1}, cookie)
-        assert status == 200, body
-        code = body["code"]
+    with Served(db, free_port(), tmp_path / "served", GRACE_CONFIG) as served:
+        cookie = served.login("kim")
+        code = served.quickstart(cookie, hands=1)
 
         def decide(state: dict[str, Any]) -> dict[str, Any]:
             legal = [{k: v for k, v in a.items() if k != "seat"} for a in state["view"]["legal"]]
@@ -222,5 +216,3 @@ def test_a_server_killed_on_the_players_turn_leaves_the_decision_to_the_player(t
                 if msg["type"] == "ok" and msg["for"] == "action":
                     break
         assert logged_actions(db)[len(logged)]["seat"] == 0  # the player's own answer came next
-    finally:
-        served.kill()

@@ -19,13 +19,14 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import Any
 
 import pytest
 import uvicorn
+from killed import Served, free_port, until
 from websockets.sync.client import ClientConnection, connect
 
 from xuezhan.errors import XuezhanError
@@ -40,13 +41,6 @@ OTHER = "127.0.0.2"
 PARTIAL = b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n"
 """A request whose headers never end."""
 WAIT = 30.0  # seconds: a generous bound on waits, never a timing assertion
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port: int = s.getsockname()[1]
-        return port
 
 
 @pytest.fixture(autouse=True)
@@ -149,41 +143,17 @@ class Ends:
 def xuezhan_serve(workdir: Path, settings: str, nofile: tuple[int, int]) -> Iterator[tuple[int, int, Path]]:
     """``xuezhan serve`` with the ``[server]`` ``settings``, started under the open-file limits
     ``nofile`` (soft, hard): its port, its process id and its log."""
-    workdir.mkdir(parents=True, exist_ok=True)
-    config = workdir / "server.toml"
-    config.write_text(f"[server]\n{settings}", encoding="utf-8")
-    log = workdir / "serve.log"
-    port = free_port()
-    path = os.environ.get("PYTHONPATH", "")
-    env = {**os.environ, "PYTHONPATH": f"{SRC}{os.pathsep}{path}" if path else str(SRC)}
 
     def limit() -> None:
         resource.setrlimit(resource.RLIMIT_NOFILE, nofile)
 
-    with log.open("wb") as out:
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "xuezhan", "serve", "--host", "127.0.0.1", "--port", str(port),
-             "--db", f"sqlite:///{workdir / 'web.sqlite3'}", "--config", str(config)],
-            env=env, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, preexec_fn=limit)
+    served = Served(f"sqlite:///{workdir / 'web.sqlite3'}", free_port(), workdir, f"[server]\n{settings}",
+                    preexec_fn=limit)
     try:
-        deadline = time.monotonic() + WAIT
-        while True:
-            assert proc.poll() is None, f"the server exited:\n{log.read_text(encoding='utf-8')}"
-            try:
-                if request(port, "GET", "/api/tiers")[0] == 200:
-                    break
-            except OSError:
-                pass
-            assert time.monotonic() < deadline, f"the server did not come up:\n{log.read_text(encoding='utf-8')}"
-            time.sleep(0.05)
-        yield port, proc.pid, log
+        served.start()
+        yield served.port, served.pid, served.log
     finally:
-        proc.terminate()
-        try:
-            proc.wait(WAIT)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait(WAIT)
+        served.stop()
 
 
 def open_file_limits(pid: int) -> tuple[int, int]:
@@ -287,31 +257,24 @@ def threaded(tmp_path: Path, header_timeout: float, cap: int) -> Iterator[tuple[
         thread.join(WAIT)
 
 
-def until(check: Callable[[], bool], what: str) -> None:
-    deadline = time.monotonic() + WAIT
-    while not check():
-        assert time.monotonic() < deadline, what
-        time.sleep(0.02)
-
-
 def test_an_address_holds_at_most_its_cap_websockets_included(tmp_path: Path) -> None:
     with threaded(tmp_path, header_timeout=60.0, cap=3) as (port, guard):
         _, _, cookie = request(port, "POST", "/api/login", {"name": "kim"}, source=HOLDER)
         _, body, _ = request(port, "POST", "/api/quickstart", {"accept_risk": True}, cookie, source=HOLDER)
-        until(lambda: guard.held(HOLDER) == 0, "closed requests keep their places")
+        until(lambda: guard.held(HOLDER) == 0, "closed requests keep their places", WAIT)
         with table_socket(port, json.loads(body)["code"], cookie, source=HOLDER):
             two = hold(port, 2)
-            until(lambda: guard.held(HOLDER) == 3, "a websocket and two requests hold three places")
+            until(lambda: guard.held(HOLDER) == 3, "a websocket and two requests hold three places", WAIT)
             fourth = Ends(hold(port, 1, b"GET /api/tiers HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"))
             fourth.wait_all(time.monotonic() + WAIT)  # refused at once, long before the header timeout
             assert guard.refused == 1
             assert request(port, "GET", "/")[0] == 200  # another address is served meanwhile
         # the websocket is closed: its place is given back
-        until(lambda: guard.held(HOLDER) == 2, "a closed websocket keeps its place")
+        until(lambda: guard.held(HOLDER) == 2, "a closed websocket keeps its place", WAIT)
         assert request(port, "GET", "/api/tiers", source=HOLDER)[0] == 200
         for s in two:
             s.close()
-        until(lambda: guard.held(HOLDER) == 0, "closed connections keep their places")
+        until(lambda: guard.held(HOLDER) == 0, "closed connections keep their places", WAIT)
         fourth.close()
 
 

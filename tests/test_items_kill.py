@@ -9,7 +9,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from test_kill import WAIT, Served, free_port
+from killed import WAIT, Served, free_port
 from websockets.sync.client import ClientConnection
 
 from xuezhan.store import Store
@@ -66,12 +66,8 @@ def send_item(ws: ClientConnection, version: int, kind: str, **fields: Any) -> d
 
 def test_cards_used_before_a_kill_are_used_after_it(tmp_path: Path) -> None:
     db = f"sqlite:///{tmp_path / 'items.sqlite3'}"
-    served = Served(db, free_port(), tmp_path / "served")
-    served.config.write_text(CONFIG, encoding="utf-8")
-    try:
-        served.start()
-        status, _, cookie = served.request("POST", "/api/login", {"name": "kim"})
-        assert status == 200
+    with Served(db, free_port(), tmp_path / "served", CONFIG) as served:
+        cookie = served.login("kim")
         for kind in ("double", "swap", "seek"):
             status, body, _ = served.request("POST", "/api/items/buy", {"kind": kind}, cookie)
             assert status == 200 and body["owned"] == 1, body
@@ -117,8 +113,6 @@ def test_cards_used_before_a_kill_are_used_after_it(tmp_path: Path) -> None:
         assert {i["kind"]: i["owned"] for i in body["items"]} == {
             "double": 0, "flush": 0, "swap": 0, "random_swap": 0, "seek": 0, "golden_finger": 0,
             "match_ticket": 0}
-    finally:
-        served.kill()
     store = Store(db)
     try:
         totals = store.ledger.audit()

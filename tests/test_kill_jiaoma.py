@@ -18,12 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import func, select
-from sqlalchemy.orm import Session
-from test_kill import WAIT, Kill, Served, Watcher, books, free_port, match_row, read_kill
-
-from xuezhan.store import Store
-from xuezhan.store.models import Settlement
+from killed import WAIT, Kept, Kill, Served, Watcher, read_kill, side_by_side, twins
 
 FEE = 5
 KILL_SEED = 25
@@ -33,24 +28,12 @@ MAX_LIVES = 60
 
 
 @dataclass
-class Run:
+class Run(Kept):
     code: str = ""
     bet: dict[str, Any] = field(default_factory=dict)
     kills: list[Kill] = field(default_factory=list)
     told_again: int = 0
-    results: list[dict[str, Any]] = field(default_factory=list)
-    records: list[dict[str, Any]] = field(default_factory=list)
-    balances: dict[str, int] = field(default_factory=dict)
-    postings: list[tuple[str, int]] = field(default_factory=list)
     books_before: dict[str, int] = field(default_factory=dict)
-    books_after: dict[str, int] = field(default_factory=dict)
-    settlements: int = 0
-
-
-def _login(served: Served, name: str) -> str:
-    status, body, cookie = served.request("POST", "/api/login", {"name": name})
-    assert status == 200 and cookie, body
-    return cookie
 
 
 def _until(ws: Any, kinds: set[str]) -> dict[str, Any]:
@@ -63,17 +46,13 @@ def _until(ws: Any, kinds: set[str]) -> dict[str, Any]:
 
 
 def play(served: Served, rng: random.Random | None) -> Run:
-    """One one-hand match with a bystander; with ``rng``, kill the server at random moments."""
+    """Start the server and play one one-hand match with a bystander; with ``rng``, kill the server
+    at random moments."""
+    served.start()
     run = Run()
-    kim, vic = _login(served, "kim"), _login(served, "vic")
-    status, body, _ = served.request("POST", "/api/quickstart", {"hands": 1, "fee": FEE, "coefficient": 1}, kim)
-    assert status == 200, body
-    run.code = body["code"]
-    store = Store(served.db)
-    try:
-        run.books_before = books(store)
-    finally:
-        store.close()
+    kim, vic = served.login("kim"), served.login("vic")
+    run.code = served.quickstart(kim, hands=1, fee=FEE, coefficient=1)
+    run.books_before = served.books()
     for life in range(MAX_LIVES):
         with contextlib.ExitStack() as stack:
             eye = stack.enter_context(served.socket(run.code, vic))
@@ -107,35 +86,14 @@ def play(served: Served, rng: random.Random | None) -> Run:
         served.start()
     else:
         raise AssertionError("the match did not end")
-    store = Store(served.db)
-    try:
-        row = match_row(store, run.code)
-        hands = store.hands.hand_results(row.id)
-        run.results = [h.to_json() for h in hands]
-        run.records = [h.record for h in hands]
-        run.balances = store.ledger.balances(["kim", "vic", "bot:1", "bot:2", "bot:3"])
-        run.postings = [(reason, amount) for _, reason, amount in store.ledger.postings("vic")]
-        run.books_after = books(store)
-        with Session(store.engine) as s:
-            run.settlements = s.scalar(select(func.count()).select_from(Settlement)) or 0
-    finally:
-        store.close()
+    run.read(served.db, run.code, ["kim", "vic", "bot:1", "bot:2", "bot:3"], postings_of="vic")
     return run
 
 
 def test_a_table_with_a_bystander_killed_at_random_moments_plays_the_same_hand(tmp_path: Path) -> None:
-    port = free_port()
-    calm = Served(f"sqlite:///{tmp_path / 'calm.sqlite3'}", port, tmp_path / "calm")
-    killed = Served(f"sqlite:///{tmp_path / 'killed.sqlite3'}", port, tmp_path / "killed")
-    try:
-        calm.start()
-        reference = play(calm, None)
-        calm.kill()
-        killed.start()
-        run = play(killed, random.Random(KILL_SEED))
-    finally:
-        calm.kill()
-        killed.kill()
+    with twins(f"sqlite:///{tmp_path / 'calm.sqlite3'}", f"sqlite:///{tmp_path / 'killed.sqlite3'}", tmp_path) as (
+            calm, killed):
+        reference, run = side_by_side(lambda: play(calm, None), lambda: play(killed, random.Random(KILL_SEED)))
 
     mid_hand = [k for k in run.kills if k.hand_no is not None]
     assert len(mid_hand) >= MIN_KILLS, f"only {len(mid_hand)} of {len(run.kills)} kills hit the hand in play"

@@ -17,11 +17,10 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+from killed import SEEDED, WAIT, Served, opened, side_by_side, twins
 from sqlalchemy import select
 from sqlalchemy.orm import Session
-from test_kill import CONFIG, WAIT, Served, free_port
 
-from xuezhan.store import Store
 from xuezhan.store.models import CoinTransfer, HandLog, HandRow, MatchRow, Settlement, TournamentRow
 
 NAMES = ("ann", "bo", "cai", "dee")
@@ -31,7 +30,7 @@ MIN_KILLS = 3  # while it runs
 
 
 def tournament_config(starts: datetime) -> str:
-    return CONFIG + f"""accounts_per_address = 10  # four guests from one address
+    return SEEDED + f"""accounts_per_address = 10  # four guests from one address
 
 [[tournament]]
 id = "cup"
@@ -46,16 +45,12 @@ prizes = [700, 300]
 
 def state(db: str) -> tuple[str, dict[str, Any], bool]:
     """The tournament's status and state, and whether a hand was in play (logged, not settled)."""
-    store = Store(db)
-    try:
-        with Session(store.engine) as s:
-            row = s.scalars(select(TournamentRow).where(TournamentRow.key == "cup")).one_or_none()
-            open_hand = s.scalar(select(HandLog.id).where(HandLog.settled_at.is_(None))) is not None
-            if row is None:
-                return "", {}, open_hand
-            return row.status, dict(row.state), open_hand
-    finally:
-        store.close()
+    with opened(db) as store, Session(store.engine) as s:
+        row = s.scalars(select(TournamentRow).where(TournamentRow.key == "cup")).one_or_none()
+        open_hand = s.scalar(select(HandLog.id).where(HandLog.settled_at.is_(None))) is not None
+        if row is None:
+            return "", {}, open_hand
+        return row.status, dict(row.state), open_hand
 
 
 def play(served: Served, rng: random.Random | None) -> tuple[list[bool], dict[str, Any]]:
@@ -64,9 +59,7 @@ def play(served: Served, rng: random.Random | None) -> tuple[list[bool], dict[st
     served.config.write_text(tournament_config(datetime.now(UTC) + timedelta(seconds=LEAD)), encoding="utf-8")
     served.start()
     for name in NAMES:
-        status, body, cookie = served.request("POST", "/api/login", {"name": name})
-        assert status == 200, body
-        status, body, _ = served.request("POST", "/api/tournaments/cup/join", None, cookie)
+        status, body, _ = served.request("POST", "/api/tournaments/cup/join", None, served.login(name))
         assert status == 200, body
     kills: list[bool] = []
     deadline = time.monotonic() + 4 * WAIT
@@ -91,8 +84,7 @@ def play(served: Served, rng: random.Random | None) -> tuple[list[bool], dict[st
 
 
 def check_books(db: str) -> dict[str, int]:
-    store = Store(db)
-    try:
+    with opened(db) as store:
         with Session(store.engine) as s:
             matches = s.execute(select(MatchRow.id, MatchRow.status, MatchRow.hands_played)).all()
             assert len(matches) == ROUNDS and all(st == "finished" and n == HANDS for _, st, n in matches)
@@ -105,20 +97,12 @@ def check_books(db: str) -> dict[str, int]:
         totals = store.audit()
         assert totals["players"] + totals["house"] == totals["issued"]
         return totals
-    finally:
-        store.close()
 
 
 def test_a_tournament_killed_at_random_moments_ends_as_it_would_have(tmp_path: Path) -> None:
-    port = free_port()
-    calm = Served(f"sqlite:///{tmp_path / 'calm.sqlite3'}", port, tmp_path / "calm")
-    killed = Served(f"sqlite:///{tmp_path / 'killed.sqlite3'}", port, tmp_path / "killed")
-    try:
-        _, reference = play(calm, None)
-        kills, run = play(killed, random.Random(5))
-    finally:
-        calm.kill()
-        killed.kill()
+    with twins(f"sqlite:///{tmp_path / 'calm.sqlite3'}", f"sqlite:///{tmp_path / 'killed.sqlite3'}", tmp_path) as (
+            calm, killed):
+        (_, reference), (kills, run) = side_by_side(lambda: play(calm, None), lambda: play(killed, random.Random(5)))
     print(f"{len(kills)} kills, {sum(kills)} while a hand was in play")
     assert len(kills) >= MIN_KILLS and any(kills), kills
     assert [s["place"] for s in run["standings"]] == [1, 2, 3, 4]
