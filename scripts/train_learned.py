@@ -56,8 +56,8 @@ def main(argv: list[str] | None = None) -> int:
         "config": config_json(cfg),
         "data": (f"self-play through the match runtime: {cfg.imitation_hands} hands of four heuristic seats "
                  f"(match seed {cfg.seed * 1000}, presets {', '.join(cfg.rules)} in turn) imitated, then "
-                 f"{cfg.rl_iterations} rounds of {cfg.rl_hands} hands of policy gradient against heuristic and "
-                 f"earlier versions (match seed {cfg.seed * 1000 + 1})"),
+                 f"{cfg.rl_iterations} rounds of {cfg.rl_deals} deals, each played {cfg.rl_samples} times, of "
+                 f"policy gradient against heuristic and earlier versions (match seed {cfg.seed * 1000 + 1})"),
         "training": summary,
     }
     save_weights(arrays, args.out, manifest)

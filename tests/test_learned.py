@@ -251,5 +251,6 @@ def test_a_tiny_training_run_reproduces_bit_for_bit(tmp_path: Path) -> None:
     save_weights(first, path, {"version": 0, "seed": 3})
     bot = LearnedBot(path=path)  # the file trains and loads as the bot's own
     assert json.loads(path.with_suffix(".json").read_text(encoding="utf-8"))["seed"] == 3
-    game = play_hand(Game(Rules.preset("qq"), random_deal(random.Random(5), 0), 0), [bot, *(make_bot("heuristic") for _ in range(3))])
+    others = [make_bot("heuristic") for _ in range(3)]
+    game = play_hand(Game(Rules.preset("qq"), random_deal(random.Random(5), 0), 0), [bot, *others])
     assert game.over
