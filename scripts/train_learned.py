@@ -54,7 +54,7 @@ def main(argv: list[str] | None = None) -> int:
         "command": command.strip(),
         "seed": cfg.seed,
         "config": config_json(cfg),
-        "data": (f"self-play through the match runtime: {cfg.imitation_hands} hands of four heuristic seats "
+        "data": (f"self-play through the match runtime: {cfg.imitation_hands} hands of four {cfg.teacher} seats "
                  f"(match seed {cfg.seed * 1000}, presets {', '.join(cfg.rules)} in turn) imitated, then "
                  f"{cfg.rl_iterations} rounds of {cfg.rl_deals} deals, each played {cfg.rl_samples} times, of "
                  f"policy gradient against heuristic and earlier versions (match seed {cfg.seed * 1000 + 1})"),

@@ -73,7 +73,7 @@ def test_plays_whole_hands_legally_and_deterministically(preset: str) -> None:
     runs = []
     for _ in range(2):
         taken = []
-        for seed in range(3):
+        for seed in range(8):
             bots = [Checked(LearnedBot()) for _ in range(4)]
             game = play_hand(Game(rules, random_deal(random.Random(seed), seed % 4), seed % 4), bots)
             assert game.over

@@ -39,12 +39,12 @@ FORMAT: Final = "xuezhan-learned-1"
 
 TABLE_FEATURES: Final = (
     "shanten", "live", "melds", "void_held", "phase_turn", "phase_claim", "phase_rob", "phase_dingque",
-    "phase_exchange", "threat_top", "threat_mean", "opponents_won", "points", "blood_river", "capped", "qing_plan",
-    "one",
+    "phase_exchange", "threat_top", "threat_mean", "opponents_won", "points", "qing_plan", "one",
 )
 """The table summary: the hand's shanten / 4, live wall / 55, melds / 4, void tiles held / 6, the
 phase, the most and the mean readiness of the opponents, opponents won / 3, the seat's points
-so far in ×1 hands / 8, two rule flags, a 清一色 plan, and a constant."""
+so far in ×1 hands / 8, a 清一色 plan, and a constant. The rules enter through what the scorer
+says a hand is worth (the waits' worth, in ×1 hands)."""
 ACTION_FEATURES: Final = (
     "discard", "gang", "peng", "hu", "pass", "dingque", "exchange", "other",
     "shanten_change", "after_0", "after_1", "after_2", "after_far", "void_tile", "effective", "ready_worth",
@@ -109,7 +109,6 @@ def features(view: SeatView, legal: Sequence[Action]) -> tuple[list[float], list
     for m in melds:
         meld_suits |= 1 << (m.tile // 9)
     void = view.void
-    rules = view.rules
     phase = view.phase
     stake = float(HeuristicBot.stake(view))
     in_play = phase in _PHASES
@@ -134,8 +133,6 @@ def features(view: SeatView, legal: Sequence[Action]) -> tuple[list[float], list
         table[_T["threat_mean"]] = sum(p for _, p, _ in threats) / len(threats)
     table[_T["opponents_won"]] = sum(1 for o in range(4) if o != me and view.won(o)) / 3
     table[_T["points"]] = max(-4.0, min(4.0, view.deltas()[me] / stake / 8))
-    table[_T["blood_river"]] = float(rules.blood_river)
-    table[_T["capped"]] = float(rules.cap_multiple is not None)
     table[_T["qing_plan"]] = float(qing is not None)
     table[_T["one"]] = 1.0
 

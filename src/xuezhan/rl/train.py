@@ -35,7 +35,7 @@ import numpy as np
 from ..bots.base import Bot
 from ..bots.expert import ExpertBot
 from ..bots.heuristic import HeuristicBot
-from ..bots.learned import FORMAT, HIDDEN, NA, NT, SHAPES, LearnedNet, features
+from ..bots.learned import FORMAT, HIDDEN, NA, NT, SHAPES, LearnedNet, features, load_weights
 from ..engine.actions import Action
 from ..engine.views import SeatView
 from ..errors import XuezhanError
@@ -65,21 +65,23 @@ class TrainConfig:
     """Whose choices the imitation learns: ``expert`` or ``heuristic``."""
     imitation_hands: int = 2500
     imitation_epochs: int = 10
-    rl_iterations: int = 100
-    rl_deals: int = 40
+    rl_iterations: int = 200
+    rl_deals: int = 60
     """Deals in each round of reinforcement (each played ``rl_samples`` times)."""
-    rl_samples: int = 2
+    rl_samples: int = 4
     """Plays of each deal with the same seats: the mean of a seat's results over them is its baseline."""
     rl_epochs: int = 3
     """Passes over each round's decisions."""
     clip: float = 0.2
     """How far one round may move an action's probability (PPO's clip)."""
-    snapshot_every: int = 10
+    snapshot_every: int = 25
     batch: int = 256
     lr: float = 2e-3
-    rl_lr: float = 2e-4
+    rl_lr: float = 3e-4
     entropy: float = 0.003
     value_weight: float = 0.5
+    init: str = ""
+    """A weights file to start from instead of fresh weights (with ``imitation_hands`` 0: reinforcement only)."""
 
 
 @dataclass
@@ -180,6 +182,16 @@ class Model:
         out = self.scorer(x)[:, :, 0]
         return out.masked_fill(~mask, float("-inf"))
 
+    def load(self, arrays: dict[str, Any]) -> None:
+        """Take the weights of ``arrays`` (as :meth:`arrays` gives them)."""
+        torch = self.torch
+        s, v = self.scorer, self.value
+        with torch.no_grad():
+            for prefix, net, idx in (("s", s, (0, 2, 4)), ("v", v, (0, 2))):
+                for k, i in enumerate(idx):
+                    net[i].weight.copy_(torch.from_numpy(arrays[f"{prefix}_w{k}"].T.copy()))
+                    net[i].bias.copy_(torch.from_numpy(arrays[f"{prefix}_b{k}"].copy()))
+
     def arrays(self) -> dict[str, Any]:
         """The weights as :data:`~xuezhan.bots.learned.SHAPES` arrays (float32)."""
         s, v = self.scorer, self.value
@@ -273,14 +285,18 @@ def train(cfg: TrainConfig, log: Callable[[str], None] = lambda s: None,
     rng = random.Random(cfg.seed)
     presets = [Rules.preset(name) for name in cfg.rules]
     model = Model(torch, cfg.seed)
+    if cfg.init:
+        model.load(load_weights(cfg.init))
     started = time.process_time()
     # imitation: the deals of match seed*1000, the teacher at every seat
     imitators = [Recorder(cfg.teacher, inner=_teacher(cfg.teacher, cfg.seed * 10 + s)) for s in range(4)]
     for deal in range(cfg.imitation_hands):
         _play(imitators, imitators, cfg.seed * 1000, deal, presets[deal % len(presets)])
+        if (deal + 1) % 250 == 0:
+            log(f"imitation: {deal + 1} hands ({time.process_time() - started:.0f} s)")
     decisions = [d for r in imitators for d in r.decisions]
     log(f"imitation: {cfg.imitation_hands} hands, {len(decisions)} decisions ({time.process_time() - started:.0f} s)")
-    top1 = _imitate(model, decisions, cfg, rng, log)
+    top1 = _imitate(model, decisions, cfg, rng, log) if decisions else 0.0
     if checkpoint is not None:
         checkpoint("imitation", model.arrays())
     # reinforcement: the network at seats 0 and 2 (or 1 and 3) against the league, each deal played
