@@ -2,20 +2,24 @@
 
 Two stages, both on hands played through the match runtime (:func:`~xuezhan.league.duplicate.play_deal`):
 
-1. **Imitation.** Four ``heuristic`` seats play ``imitation_hands`` hands; every decision with a
-   choice gives its table summary and action rows (:func:`xuezhan.bots.learned.features`) and the
-   action taken. The network learns to score the heuristic's action highest (cross-entropy over
-   the legal actions) and the value head the seat's points of the hand, in ×1 hands.
-2. **Reinforcement.** ``rl_iterations`` rounds of policy gradient with the value head as baseline:
-   in each round ``rl_hands`` hands are played by the current network, sampling its actions
-   (softmax of the scores), at two seats against an opponent at the other two, taken in turn
-   from the league of ``heuristic`` and the network's earlier versions (one kept every
-   ``snapshot_every`` rounds). The gradient pushes up the actions of hands that ended better than
-   the value head expected; an entropy bonus keeps exploring; the value head follows the points.
+1. **Imitation.** Four ``teacher`` seats (``expert`` by default, or ``heuristic``) play
+   ``imitation_hands`` hands; every decision with a choice gives its table summary and action
+   rows (:func:`xuezhan.bots.learned.features`) and the action taken. The network learns to
+   score the teacher's action highest (cross-entropy over the legal actions) and the value head
+   the seat's points of the hand, in ×1 hands.
+2. **Reinforcement.** ``rl_iterations`` rounds of clipped policy gradient (PPO, ``rl_epochs``
+   passes a round). In each round ``rl_deals`` deals are each played ``rl_samples`` times by the
+   current network, sampling its actions (softmax of the scores), at two seats against an
+   opponent at the other two, taken in turn from the league of ``heuristic`` and the network's
+   earlier versions (one kept every ``snapshot_every`` rounds). An action's advantage is its
+   hand's points minus the seat's mean over the plays of the same deal, so the luck of the
+   tiles cancels; an entropy bonus keeps exploring; the value head follows the points.
 
 Everything is seeded from ``seed`` (the deals, the sampling, the initial weights); PyTorch runs
 on one thread with deterministic algorithms, so the same configuration gives the same weights,
-bit for bit, on the same machine. :func:`save_weights` writes the ``.npz`` that
+bit for bit, on the same machine. The expert's choices are those of an install with the compiled
+core built (without it the expert searches fewer worlds, so the data and the weights differ).
+:func:`save_weights` writes the ``.npz`` that
 :class:`~xuezhan.bots.learned.LearnedBot` plays. ``scripts/train_learned.py`` is the command line.
 """
 
