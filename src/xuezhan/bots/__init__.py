@@ -1,7 +1,8 @@
 """Bots behind one protocol: a seat view and the legal actions in, one action out.
 
 A bot by name (docs/interfaces.md §3, bots): ``random``, ``heuristic``, ``expert``, ``expert-0.4`` (the
-expert as released in 0.4.0, a yardstick), ``cmd:COMMAND``
+expert as released in 0.4.0, a yardstick), ``learned`` (the shipped network alone, :mod:`xuezhan.bots.learned`,
+needs numpy), ``cmd:COMMAND``
 (an outside program speaking the JSON-lines bot protocol, :mod:`xuezhan.bots.outside`)
 or ``policy:FILE`` (a trained policy, :mod:`xuezhan.bots.policy`, needs PyTorch).
 """
@@ -16,6 +17,7 @@ from ..ids import ErrorCode
 from .base import Bot
 from .expert import Expert04Bot, ExpertBot
 from .heuristic import HeuristicBot
+from .learned import LearnedBot
 from .outside import DEFAULT_TIMEOUT, OutsideBot, check_max_line
 from .protocol import DEFAULT_MAX_LINE
 from .random_bot import RandomBot
@@ -25,6 +27,7 @@ BOTS: dict[str, Callable[[random.Random], Bot]] = {
     "heuristic": HeuristicBot,
     "expert": ExpertBot,
     "expert-0.4": Expert04Bot,
+    "learned": LearnedBot,
 }
 
 PREFIXES = ("cmd:", "policy:")
@@ -33,7 +36,8 @@ PREFIXES = ("cmd:", "policy:")
 
 def make_bot(name: str, rng: random.Random | None = None, *, timeout: float = DEFAULT_TIMEOUT,
              max_line: int = DEFAULT_MAX_LINE) -> Bot:
-    """A bot by name (``random``, ``heuristic``, ``expert``, ``cmd:COMMAND``, ``policy:FILE``); ``timeout`` is the
+    """A bot by name (``random``, ``heuristic``, ``expert``, ``expert-0.4``, ``learned``, ``cmd:COMMAND``,
+    ``policy:FILE``); ``timeout`` is the
     seconds an outside program has for each decision, ``max_line`` the most bytes of one of its lines."""
     rng = rng or random.Random(0)
     if name.startswith("cmd:"):
@@ -63,4 +67,4 @@ def close_bot(bot: Bot) -> None:
 
 
 __all__ = ["BOTS", "DEFAULT_MAX_LINE", "DEFAULT_TIMEOUT", "PREFIXES", "Bot", "Expert04Bot", "ExpertBot", "HeuristicBot",
-           "OutsideBot", "RandomBot", "bot_faults", "check_max_line", "close_bot", "make_bot"]
+           "LearnedBot", "OutsideBot", "RandomBot", "bot_faults", "check_max_line", "close_bot", "make_bot"]

@@ -1,0 +1,69 @@
+"""Train the learned bot's network and write its weights and manifest.
+
+    pip install 'xuezhan[train]'
+    python scripts/train_learned.py --out src/xuezhan/bots/weights/learned-1.npz
+
+The defaults (:class:`xuezhan.rl.train.TrainConfig`) made the shipped weights. The manifest
+(``learned-1.json`` beside the weights) records the command, the configuration, the seed, the
+data and the training's own figures; the league figures are added to it once measured
+(docs/bots.md, "learned").
+"""
+
+from __future__ import annotations
+
+import argparse
+import shlex
+import sys
+from dataclasses import fields
+from pathlib import Path
+from typing import Any
+
+from xuezhan import __version__
+from xuezhan.rl.train import TrainConfig, config_json, save_weights, train
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--out", type=Path, default=Path("learned-1.npz"), help="the weights file to write")
+    defaults = TrainConfig()
+    for f in fields(TrainConfig):
+        value = getattr(defaults, f.name)
+        flag = "--" + f.name.replace("_", "-")
+        if isinstance(value, tuple):
+            parser.add_argument(flag, default=",".join(value), help=f"comma-separated (default {','.join(value)})")
+        else:
+            parser.add_argument(flag, type=type(value), default=value, help=f"default {value}")
+    parser.add_argument("--checkpoints", type=Path, default=None,
+                        help="a folder for the weights after the imitation and at each snapshot")
+    args = parser.parse_args(argv)
+    options = {f.name: getattr(args, f.name) for f in fields(TrainConfig)}
+    options["rules"] = tuple(x for x in options["rules"].split(",") if x)
+    cfg = TrainConfig(**options)
+    folder = args.checkpoints
+
+    def checkpoint(stage: str, weights: dict[str, Any]) -> None:
+        if folder is not None:
+            save_weights(weights, folder / f"{stage}.npz")
+
+    arrays, summary = train(cfg, log=lambda line: print(line, file=sys.stderr, flush=True), checkpoint=checkpoint)
+    command = "python scripts/train_learned.py " + " ".join(shlex.quote(a) for a in (argv if argv is not None
+                                                                                        else sys.argv[1:]))
+    manifest = {
+        "version": 1,
+        "xuezhan_version": __version__,
+        "command": command.strip(),
+        "seed": cfg.seed,
+        "config": config_json(cfg),
+        "data": (f"self-play through the match runtime: {cfg.imitation_hands} hands of four {cfg.teacher} seats "
+                 f"(match seed {cfg.seed * 1000}, presets {', '.join(cfg.rules)} in turn) imitated, then "
+                 f"{cfg.rl_iterations} rounds of {cfg.rl_deals} deals, each played {cfg.rl_samples} times, of "
+                 f"policy gradient against heuristic and earlier versions (match seed {cfg.seed * 1000 + 1})"),
+        "training": summary,
+    }
+    save_weights(arrays, args.out, manifest)
+    print(f"wrote {args.out} and {args.out.with_suffix('.json')}", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

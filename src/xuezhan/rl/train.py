@@ -1,0 +1,383 @@
+"""Training the learned bot's network (``pip install 'xuezhan[train]'``): :func:`train`.
+
+Two stages, both on hands played through the match runtime (:func:`~xuezhan.league.duplicate.play_deal`):
+
+1. **Imitation.** Four ``teacher`` seats (``expert`` by default, or ``heuristic``) play
+   ``imitation_hands`` hands; every decision with a choice gives its table summary and action
+   rows (:func:`xuezhan.bots.learned.features`) and the action taken. The network learns to
+   score the teacher's action highest (cross-entropy over the legal actions) and the value head
+   the seat's points of the hand, in ×1 hands.
+2. **Reinforcement.** ``rl_iterations`` rounds of clipped policy gradient (PPO, ``rl_epochs``
+   passes a round). In each round ``rl_deals`` deals are each played ``rl_samples`` times by the
+   current network, sampling its actions (softmax of the scores), at two seats against an
+   opponent at the other two, taken in turn from the league of ``heuristic`` and the network's
+   earlier versions (one kept every ``snapshot_every`` rounds). An action's advantage is its
+   hand's points minus the seat's mean over the plays of the same deal, so the luck of the
+   tiles cancels; an entropy bonus keeps exploring; the value head follows the points.
+
+Everything is seeded from ``seed`` (the deals, the sampling, the initial weights); PyTorch runs
+on one thread with deterministic algorithms, so the same configuration gives the same weights,
+bit for bit, on the same machine. The expert's choices are those of an install with the compiled
+core built (without it the expert searches fewer worlds, so the data and the weights differ).
+:func:`save_weights` writes the ``.npz`` that
+:class:`~xuezhan.bots.learned.LearnedBot` plays. ``scripts/train_learned.py`` is the command line.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import random
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ..bots.base import Bot
+from ..bots.expert import ExpertBot
+from ..bots.heuristic import HeuristicBot
+from ..bots.learned import FORMAT, HIDDEN, NA, NT, SHAPES, LearnedNet, features, load_weights
+from ..engine.actions import Action
+from ..engine.views import SeatView
+from ..errors import XuezhanError
+from ..ids import ErrorCode
+from ..league.duplicate import play_deal
+from ..rules import Rules
+from ..runtime import Seat
+from ..scoring import hand_points
+
+
+def _torch() -> Any:
+    try:
+        import torch
+    except ImportError:
+        raise XuezhanError(ErrorCode.MISSING_EXTRA, "training needs PyTorch: pip install 'xuezhan[train]'") from None
+    return torch
+
+
+@dataclass(frozen=True)
+class TrainConfig:
+    """What a training run does; the defaults made the shipped weights."""
+
+    seed: int = 1
+    rules: tuple[str, ...] = ("qq", "chengdu")
+    """The presets the hands are played under, in turn."""
+    teacher: str = "expert"
+    """Whose choices the imitation learns: ``expert`` or ``heuristic``."""
+    imitation_hands: int = 2500
+    imitation_epochs: int = 10
+    rl_iterations: int = 200
+    rl_deals: int = 60
+    """Deals in each round of reinforcement (each played ``rl_samples`` times)."""
+    rl_samples: int = 4
+    """Plays of each deal with the same seats: the mean of a seat's results over them is its baseline."""
+    rl_epochs: int = 3
+    """Passes over each round's decisions."""
+    clip: float = 0.2
+    """How far one round may move an action's probability (PPO's clip)."""
+    snapshot_every: int = 25
+    batch: int = 256
+    lr: float = 2e-3
+    rl_lr: float = 3e-4
+    entropy: float = 0.003
+    value_weight: float = 0.5
+    init: str = ""
+    """A weights file to start from instead of fresh weights (with ``imitation_hands`` 0: reinforcement only)."""
+
+
+@dataclass
+class Decision:
+    """One decision with a choice: the table summary, the action rows, the action taken, its advantage."""
+
+    table: list[float]
+    rows: list[list[float]]
+    taken: int
+    seat: int
+    ret: float = 0.0
+    """The seat's points of the whole hand, in ×1 hands."""
+    advantage: float = 0.0
+
+
+Picker = Callable[[SeatView, Sequence[Action], list[float], list[list[float]]], int]
+"""Chooses the index of the action to take from the view, the legal actions and their features."""
+
+
+class Recorder:
+    """A seat that records its decisions with a choice; ``inner`` (a bot) or ``pick`` chooses."""
+
+    def __init__(self, name: str, *, inner: Bot | None = None, pick: Picker | None = None) -> None:
+        self.name = name
+        self.inner = inner
+        self.pick = pick
+        self.decisions: list[Decision] = []
+
+    def start_hand(self, seed: int) -> None:
+        if self.inner is not None:
+            self.inner.start_hand(seed)
+
+    def choose(self, view: SeatView, legal: Sequence[Action]) -> Action:
+        if self.inner is not None:
+            chosen = self.inner.choose(view, legal)
+            if len(legal) > 1:
+                table, rows = features(view, legal)
+                self.decisions.append(Decision(table, rows, legal.index(chosen), view.seat))
+            return chosen
+        if len(legal) == 1:
+            return legal[0]
+        assert self.pick is not None
+        table, rows = features(view, legal)
+        i = self.pick(view, legal, table, rows)
+        self.decisions.append(Decision(table, rows, i, view.seat))
+        return legal[i]
+
+
+def _sampler(net: LearnedNet, rng: random.Random) -> Picker:
+    def pick(view: SeatView, legal: Sequence[Action], table: list[float], rows: list[list[float]]) -> int:
+        scores = net.scores(table, rows)
+        top = max(scores)
+        weights = [math.exp(s - top) for s in scores]
+        return rng.choices(range(len(scores)), weights=weights)[0]
+
+    return pick
+
+
+def _play(seats: Sequence[Bot], recorders: Sequence[Recorder], match_seed: int, deal_no: int,
+          rules: Rules) -> list[int]:
+    """Play one deal; give the decisions it recorded their seat's points (``ret``, in ×1 hands); the deltas."""
+    marks = [len(r.decisions) for r in recorders]
+    game = play_deal(match_seed, deal_no, rules, [Seat.of_bot(b) for b in seats])
+    deltas = list(game.deltas())
+    stake = float(hand_points(rules, 1))
+    for r, m in zip(recorders, marks, strict=True):
+        for d in r.decisions[m:]:
+            d.ret = deltas[d.seat] / stake
+    return deltas
+
+
+def _teacher(name: str, seed: int) -> Bot:
+    if name == "expert":
+        return ExpertBot(random.Random(seed))
+    if name == "heuristic":
+        return HeuristicBot(random.Random(seed))
+    raise ValueError(f"unknown teacher {name!r}: expert or heuristic")
+
+
+class Model:
+    """The torch twin of :class:`~xuezhan.bots.learned.LearnedNet` (same layers, same shapes)."""
+
+    def __init__(self, torch: Any, seed: int) -> None:
+        torch.manual_seed(seed)
+        nn = torch.nn
+        self.torch = torch
+        self.scorer = nn.Sequential(nn.Linear(NT + NA, HIDDEN), nn.ReLU(), nn.Linear(HIDDEN, HIDDEN), nn.ReLU(),
+                                    nn.Linear(HIDDEN, 1))
+        self.value = nn.Sequential(nn.Linear(NT, HIDDEN), nn.ReLU(), nn.Linear(HIDDEN, 1))
+
+    def parameters(self) -> list[Any]:
+        return [*self.scorer.parameters(), *self.value.parameters()]
+
+    def logits(self, tables: Any, rows: Any, mask: Any) -> Any:
+        """``(N, K)`` scores, −inf where ``mask`` is false."""
+        n, k, _ = rows.shape
+        x = self.torch.cat([tables[:, None, :].expand(n, k, NT), rows], dim=2)
+        out = self.scorer(x)[:, :, 0]
+        return out.masked_fill(~mask, float("-inf"))
+
+    def load(self, arrays: dict[str, Any]) -> None:
+        """Take the weights of ``arrays`` (as :meth:`arrays` gives them)."""
+        torch = self.torch
+        s, v = self.scorer, self.value
+        with torch.no_grad():
+            for prefix, net, idx in (("s", s, (0, 2, 4)), ("v", v, (0, 2))):
+                for k, i in enumerate(idx):
+                    net[i].weight.copy_(torch.from_numpy(arrays[f"{prefix}_w{k}"].T.copy()))
+                    net[i].bias.copy_(torch.from_numpy(arrays[f"{prefix}_b{k}"].copy()))
+
+    def arrays(self) -> dict[str, Any]:
+        """The weights as :data:`~xuezhan.bots.learned.SHAPES` arrays (float32)."""
+        s, v = self.scorer, self.value
+        layers = {"s_w0": s[0], "s_w1": s[2], "s_w2": s[4], "v_w0": v[0], "v_w1": v[2]}
+        out: dict[str, Any] = {}
+        for name, layer in layers.items():
+            out[name] = layer.weight.detach().numpy().T.astype(np.float32).copy()
+            out["s_b" + name[3:] if name[0] == "s" else "v_b" + name[3:]] = (
+                layer.bias.detach().numpy().astype(np.float32).copy())
+        assert {k: out[k].shape for k in SHAPES} == SHAPES
+        return out
+
+
+def _batch(torch: Any, decisions: Sequence[Decision]) -> tuple[Any, Any, Any, Any, Any]:
+    k = max(len(d.rows) for d in decisions)
+    n = len(decisions)
+    tables = np.zeros((n, NT), dtype=np.float32)
+    rows = np.zeros((n, k, NA), dtype=np.float32)
+    mask = np.zeros((n, k), dtype=bool)
+    for i, d in enumerate(decisions):
+        tables[i] = d.table
+        rows[i, : len(d.rows)] = d.rows
+        mask[i, : len(d.rows)] = True
+    taken = np.array([d.taken for d in decisions], dtype=np.int64)
+    rets = np.array([d.ret for d in decisions], dtype=np.float32)
+    return (torch.from_numpy(tables), torch.from_numpy(rows), torch.from_numpy(mask), torch.from_numpy(taken),
+            torch.from_numpy(rets))
+
+
+def _imitate(model: Model, decisions: list[Decision], cfg: TrainConfig, rng: random.Random,
+             log: Callable[[str], None]) -> float:
+    """Fit the scorer to the heuristic's choices and the value head to the points; the last epoch's top-1."""
+    torch = model.torch
+    opt = torch.optim.Adam(model.parameters(), lr=cfg.lr)
+    order = list(range(len(decisions)))
+    acc = 0.0
+    for epoch in range(cfg.imitation_epochs):
+        rng.shuffle(order)
+        hits = 0
+        for at in range(0, len(order), cfg.batch):
+            part = [decisions[i] for i in order[at : at + cfg.batch]]
+            tables, rows, mask, taken, rets = _batch(torch, part)
+            logits = model.logits(tables, rows, mask)
+            loss = torch.nn.functional.cross_entropy(logits, taken)
+            value = model.value(tables)[:, 0]
+            loss = loss + cfg.value_weight * torch.nn.functional.smooth_l1_loss(value, rets)
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            hits += int((logits.argmax(dim=1) == taken).sum())
+        acc = hits / max(len(order), 1)
+        log(f"imitation epoch {epoch + 1}: top-1 {acc:.3f}")
+    return acc
+
+
+def _reinforce(model: Model, decisions: list[Decision], cfg: TrainConfig, opt: Any, rng: random.Random) -> None:
+    """Clipped policy-gradient steps (PPO) on one round's decisions; the value head follows the points."""
+    torch = model.torch
+    with torch.no_grad():
+        tables, rows, mask, taken, _ = _batch(torch, decisions)
+        old = torch.log_softmax(model.logits(tables, rows, mask), dim=1).gather(1, taken[:, None])[:, 0]
+    advantages = torch.tensor([d.advantage for d in decisions], dtype=torch.float32)
+    advantages = advantages / (advantages.std() + 1e-6)
+    order = list(range(len(decisions)))
+    for _ in range(cfg.rl_epochs):
+        rng.shuffle(order)
+        for at in range(0, len(order), cfg.batch):
+            part = order[at : at + cfg.batch]
+            tables, rows, mask, taken, rets = _batch(torch, [decisions[i] for i in part])
+            logp = torch.log_softmax(model.logits(tables, rows, mask), dim=1)
+            ratio = torch.exp(logp.gather(1, taken[:, None])[:, 0] - old[part])
+            adv = advantages[part]
+            policy = -torch.min(ratio * adv, ratio.clamp(1 - cfg.clip, 1 + cfg.clip) * adv).mean()
+            entropy = -(logp.exp() * logp.masked_fill(~mask, 0.0)).sum(dim=1).mean()
+            value = model.value(tables)[:, 0]
+            loss = policy - cfg.entropy * entropy + cfg.value_weight * torch.nn.functional.smooth_l1_loss(value, rets)
+            opt.zero_grad()
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+            opt.step()
+
+
+def train(cfg: TrainConfig, log: Callable[[str], None] = lambda s: None,
+          checkpoint: Callable[[str, dict[str, Any]], None] | None = None) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Train a network by ``cfg``: its weights (:data:`~xuezhan.bots.learned.SHAPES` arrays) and a summary.
+    ``checkpoint``, when given, receives the weights after the imitation (``"imitation"``) and at
+    each snapshot (``"round-N"``)."""
+    torch = _torch()
+    torch.set_num_threads(1)
+    torch.use_deterministic_algorithms(True)
+    rng = random.Random(cfg.seed)
+    presets = [Rules.preset(name) for name in cfg.rules]
+    model = Model(torch, cfg.seed)
+    if cfg.init:
+        model.load(load_weights(cfg.init))
+    started = time.process_time()
+    # imitation: the deals of match seed*1000, the teacher at every seat
+    imitators = [Recorder(cfg.teacher, inner=_teacher(cfg.teacher, cfg.seed * 10 + s)) for s in range(4)]
+    for deal in range(cfg.imitation_hands):
+        _play(imitators, imitators, cfg.seed * 1000, deal, presets[deal % len(presets)])
+        if (deal + 1) % 250 == 0:
+            log(f"imitation: {deal + 1} hands ({time.process_time() - started:.0f} s)")
+    decisions = [d for r in imitators for d in r.decisions]
+    log(f"imitation: {cfg.imitation_hands} hands, {len(decisions)} decisions ({time.process_time() - started:.0f} s)")
+    top1 = _imitate(model, decisions, cfg, rng, log) if decisions else 0.0
+    if checkpoint is not None:
+        checkpoint("imitation", model.arrays())
+    # reinforcement: the network at seats 0 and 2 (or 1 and 3) against the league, each deal played
+    # rl_samples times with the same seats: a seat's baseline is its mean over those plays
+    opt = torch.optim.Adam(model.parameters(), lr=cfg.rl_lr)
+    league: list[Bot] = [HeuristicBot(random.Random(0))]
+    deal = 0
+    rl_points: list[float] = []
+    for it in range(cfg.rl_iterations):
+        net = LearnedNet(model.arrays())
+        learner = Recorder("learner", pick=_sampler(net, random.Random(rng.getrandbits(64))))
+        total = 0.0
+        seat_hands = 0
+        for k in range(cfg.rl_deals):
+            opponent = league[k % len(league)]
+            seats: list[Bot] = [learner, opponent, learner, opponent] if deal % 2 == 0 else \
+                [opponent, learner, opponent, learner]
+            mine = [s for s in range(4) if seats[s] is learner]
+            rules = presets[deal % len(presets)]
+            first = len(learner.decisions)
+            results = {s: 0.0 for s in mine}
+            for _ in range(cfg.rl_samples):
+                deltas = _play(seats, [learner], cfg.seed * 1000 + 1, deal, rules)
+                stake = float(hand_points(rules, 1))
+                for s in mine:
+                    results[s] += deltas[s] / stake / cfg.rl_samples
+                    total += deltas[s] / stake
+                seat_hands += len(mine)
+            for d in learner.decisions[first:]:
+                d.advantage = d.ret - results[d.seat]
+            deal += 1
+        _reinforce(model, learner.decisions, cfg, opt, rng)
+        rl_points.append(total / max(seat_hands, 1))
+        log(f"round {it + 1}: {len(learner.decisions)} decisions, {rl_points[-1]:+.3f} ×1 hands a seat-hand "
+            f"({time.process_time() - started:.0f} s)")
+        if cfg.snapshot_every and (it + 1) % cfg.snapshot_every == 0:
+            league.append(_Frozen(model.arrays()))
+            if checkpoint is not None:
+                checkpoint(f"round-{it + 1}", model.arrays())
+    summary = {"imitation_decisions": len(decisions), "imitation_top1": round(top1, 4),
+               "rl_points_per_round": [round(p, 4) for p in rl_points],
+               "cpu_seconds": round(time.process_time() - started, 1)}
+    return model.arrays(), summary
+
+
+class _Frozen:
+    """An earlier version of the network, playing greedily (the league's opponents)."""
+
+    name = "learned-earlier"
+
+    def __init__(self, arrays: dict[str, Any]) -> None:
+        self.net = LearnedNet(arrays)
+
+    def start_hand(self, seed: int) -> None:
+        """Deterministic: nothing to seed."""
+
+    def choose(self, view: SeatView, legal: Sequence[Action]) -> Action:
+        if len(legal) == 1:
+            return legal[0]
+        table, rows = features(view, legal)
+        scores = self.net.scores(table, rows)
+        return legal[max(range(len(scores)), key=lambda i: (scores[i], -i))]
+
+
+def save_weights(arrays: dict[str, Any], path: str | Path, manifest: dict[str, Any] | None = None) -> None:
+    """Write ``arrays`` as a weights file (``.npz``) and, given one, its manifest beside it (``.json``)."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("wb") as fh:
+        np.savez(fh, **{k: arrays[k] for k in SHAPES})
+    if manifest is not None:
+        data = {"format": FORMAT, **manifest}
+        path.with_suffix(".json").write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+
+
+def config_json(cfg: TrainConfig) -> dict[str, Any]:
+    """``cfg`` as JSON."""
+    out = asdict(cfg)
+    out["rules"] = list(cfg.rules)
+    return out

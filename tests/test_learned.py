@@ -1,0 +1,256 @@
+"""The learned bot: its shipped weights, legal and deterministic play on both presets, its errors,
+its action features on positions written as tile strings, and a training run that reproduces."""
+
+from __future__ import annotations
+
+import builtins
+import json
+import random
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, cast
+
+import numpy as np
+import pytest
+
+from xuezhan.bots import BOTS, LearnedBot, make_bot
+from xuezhan.bots import learned as learned_module
+from xuezhan.bots.learned import ACTION_FEATURES, NA, NT, SHAPES, TABLE_FEATURES, WEIGHTS, features, load_weights
+from xuezhan.engine.actions import Action, ActionType
+from xuezhan.engine.deal import random_deal
+from xuezhan.engine.game import Game
+from xuezhan.engine.views import SeatView
+from xuezhan.errors import XuezhanError
+from xuezhan.ids import ErrorCode
+from xuezhan.rules import Rules
+from xuezhan.scoring import Meld, MeldKind
+from xuezhan.selfplay import play_hand
+from xuezhan.tiles import parse_tile, parse_tiles, suit_index
+
+A = {name: i for i, name in enumerate(ACTION_FEATURES)}
+T = {name: i for i, name in enumerate(TABLE_FEATURES)}
+
+
+# --- the shipped weights ---------------------------------------------------------------------------
+def test_the_weights_ship_with_their_manifest() -> None:
+    assert WEIGHTS.is_file() and WEIGHTS.stat().st_size < 1_000_000
+    arrays = load_weights()
+    assert {k: a.shape for k, a in arrays.items()} == SHAPES
+    manifest = json.loads(WEIGHTS.with_suffix(".json").read_text(encoding="utf-8"))
+    for key in ("version", "command", "seed", "data", "league"):
+        assert key in manifest
+    assert manifest["format"] == learned_module.FORMAT
+    assert "scripts/train_learned.py" in manifest["command"]
+
+
+def test_learned_is_a_bot_by_name() -> None:
+    assert BOTS["learned"] is LearnedBot
+    bot = make_bot("learned")
+    assert isinstance(bot, LearnedBot) and bot.name == "learned"
+
+
+class Checked:
+    """Plays as ``inner`` and checks that each action it takes is among the legal ones."""
+
+    def __init__(self, inner: LearnedBot) -> None:
+        self.inner = inner
+        self.name = inner.name
+        self.taken: list[Action] = []
+
+    def start_hand(self, seed: int) -> None:
+        self.inner.start_hand(seed)
+
+    def choose(self, view: SeatView, legal: Any) -> Action:
+        a = self.inner.choose(view, legal)
+        assert a in legal
+        self.taken.append(a)
+        return a
+
+
+@pytest.mark.parametrize("preset", ["qq", "chengdu"])
+def test_plays_whole_hands_legally_and_deterministically(preset: str) -> None:
+    rules = Rules.preset(preset)
+    runs = []
+    for _ in range(2):
+        taken = []
+        for seed in range(8):
+            bots = [Checked(LearnedBot()) for _ in range(4)]
+            game = play_hand(Game(rules, random_deal(random.Random(seed), seed % 4), seed % 4), bots)
+            assert game.over
+            taken.append([a for b in bots for a in b.taken])
+        runs.append(taken)
+    assert runs[0] == runs[1]
+
+
+# --- errors ----------------------------------------------------------------------------------------
+def test_without_numpy_the_bot_answers_missing_extra(monkeypatch: pytest.MonkeyPatch) -> None:
+    real = builtins.__import__
+
+    def no_numpy(name: str, *args: Any, **kwargs: Any) -> Any:
+        if name == "numpy" or name.startswith("numpy."):
+            raise ImportError("no numpy")
+        return real(name, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "__import__", no_numpy)
+    with pytest.raises(XuezhanError) as err:
+        make_bot("learned")
+    assert err.value.code == ErrorCode.MISSING_EXTRA
+
+
+def test_a_corrupted_weights_file_is_bad_policy(tmp_path: Path) -> None:
+    junk = tmp_path / "junk.npz"
+    junk.write_bytes(b"PK\x03\x04 not a zip at all")
+    with pytest.raises(XuezhanError) as err:
+        LearnedBot(path=junk)
+    assert err.value.code == ErrorCode.BAD_POLICY
+
+
+def test_a_wrong_shape_is_bad_policy(tmp_path: Path) -> None:
+    arrays = dict(load_weights())
+    arrays["s_w1"] = np.zeros((3, 3), dtype=np.float32)
+    wrong = tmp_path / "wrong.npz"
+    np.savez(wrong, **arrays)
+    with pytest.raises(XuezhanError) as err:
+        LearnedBot(path=wrong)
+    assert err.value.code == ErrorCode.BAD_POLICY and "s_w1" in str(err.value)
+
+
+def test_a_missing_file_is_unreadable(tmp_path: Path) -> None:
+    with pytest.raises(XuezhanError) as err:
+        LearnedBot(path=tmp_path / "none.npz")
+    assert err.value.code == ErrorCode.UNREADABLE
+
+
+# --- features on positions -------------------------------------------------------------------------
+@dataclass
+class Position:
+    """What seat 0 sees, as tile strings (a test double of :class:`SeatView` with the members the
+    features read)."""
+
+    hand: str
+    void_suits: tuple[str, str, str, str] = ("s", "m", "m", "m")
+    pengs: dict[int, str] = field(default_factory=dict)
+    rivers: dict[int, str] = field(default_factory=dict)
+    live: int = 40
+    phase: str = "turn"
+    offered: str | None = None
+    drawn: int | None = None
+    seat: int = 0
+
+    def __post_init__(self) -> None:
+        self.rules = Rules.preset("qq")
+
+    @property
+    def counts(self) -> list[int]:
+        c = [0] * 27
+        for t in parse_tiles(self.hand):
+            c[t] += 1
+        return c
+
+    @property
+    def void(self) -> int | None:
+        return suit_index(self.void_suits[0])
+
+    @property
+    def offered_tile(self) -> int | None:
+        return None if self.offered is None else parse_tile(self.offered)
+
+    def voids(self) -> list[int | None]:
+        return [suit_index(v) for v in self.void_suits]
+
+    def melds(self, seat: int) -> list[Meld]:
+        text = self.pengs.get(seat, "")
+        return [Meld(MeldKind.PENG, t) for t in dict.fromkeys(parse_tiles(text) if text else [])]
+
+    def hidden_kongs(self, seat: int) -> int:
+        return 0
+
+    def river(self, seat: int) -> list[int]:
+        text = self.rivers.get(seat, "")
+        return parse_tiles(text) if text else []
+
+    def won(self, seat: int) -> bool:
+        return False
+
+    def win_tiles(self, seat: int) -> list[int]:
+        return []
+
+    def deltas(self) -> list[int]:
+        return [0, 0, 0, 0]
+
+    def visible_counts(self) -> list[int]:
+        vis = self.counts
+        for s in range(4):
+            for m in self.melds(s):
+                vis[m.tile] += 3
+            for t in self.river(s):
+                vis[t] += 1
+        return vis
+
+    def view(self) -> SeatView:
+        return cast(SeatView, self)
+
+
+def discard(tile: str) -> Action:
+    return Action(0, ActionType.DISCARD, tile=parse_tile(tile))
+
+
+def test_the_discard_that_keeps_the_hand_ready_says_so() -> None:
+    # 123m 456m 789p 55p 67p and the void 9s: throwing 9s leaves a hand ready on 5p/8p
+    pos = Position("123m 456m 789p 55p 67p 9s")
+    legal = [discard(t) for t in ("9s", "1m", "5p", "7p")]
+    table, rows = features(pos.view(), legal)
+    assert len(table) == NT and all(len(r) == NA for r in rows)
+    assert table[T["shanten"]] == 0.0 and table[T["void_held"]] > 0  # ready in shape, a void tile held
+    void, one_m, five_p, seven_p = rows
+    assert void[A["discard"]] == 1.0 and void[A["void_tile"]] == 1.0
+    assert void[A["after_0"]] == 1.0 and void[A["shanten_change"]] == 0.0
+    assert void[A["waits"]] == 5 / 8  # waits 5p and 8p: two live copies of 5p (two in hand), three of 8p
+    assert void[A["ready_worth"]] > 0.0
+    for row in (one_m, five_p, seven_p):  # each of these throws away the readiness
+        assert row[A["after_0"]] == 0.0 and row[A["void_tile"]] == 0.0
+        assert row[A["shanten_change"]] >= 1.0 and row[A["ready_worth"]] == 0.0
+
+
+def test_effective_tiles_and_danger_of_discards_one_step_from_ready() -> None:
+    # no void tile left; one step from ready after either 9m or 2p (three sets, a pair, two loose tiles)
+    pos = Position("123m 456m 9m 789p 55p 6p 2p", rivers={1: "9m 9m"}, pengs={1: "111p 333p 444p"})
+    legal = [discard("9m"), discard("2p")]
+    table, rows = features(pos.view(), legal)
+    assert table[T["threat_top"]] > 0.5  # three pengs: likely ready
+    nine_m, two_p = rows
+    assert nine_m[A["after_1"]] == 1.0 and two_p[A["after_1"]] == 1.0
+    assert nine_m[A["effective"]] > 0 and two_p[A["effective"]] > 0
+    assert two_p[A["danger"]] > nine_m[A["danger"]]  # its suit is the one seat 1 builds in; 9m it threw itself
+    assert nine_m[A["seen"]] == 3 / 4
+
+
+def test_a_peng_and_a_pass_on_offer() -> None:
+    pos = Position("55p 123m 456m 78p 99s", phase="claim", offered="5p", void_suits=("s", "m", "m", "m"))
+    legal = [Action(0, ActionType.PENG), Action(0, ActionType.PASS)]  # the peng's tile: the offered one
+    table, rows = features(pos.view(), legal)
+    assert table[T["phase_claim"]] == 1.0
+    peng, pass_ = rows
+    assert peng[A["peng"]] == 1.0 and pass_[A["pass"]] == 1.0
+    assert peng[A["shanten_change"]] <= 0.0
+
+
+# --- training --------------------------------------------------------------------------------------
+def test_a_tiny_training_run_reproduces_bit_for_bit(tmp_path: Path) -> None:
+    from xuezhan.rl.train import TrainConfig, save_weights, train
+
+    cfg = TrainConfig(seed=3, teacher="heuristic", imitation_hands=12, imitation_epochs=2, rl_iterations=2,
+                      rl_deals=3, snapshot_every=1)
+    first, summary = train(cfg)
+    second, _ = train(cfg)
+    assert all(np.array_equal(first[k], second[k]) for k in SHAPES)
+    assert summary["imitation_decisions"] > 100 and len(summary["rl_points_per_round"]) == 2
+    other, _ = train(TrainConfig(**{**cfg.__dict__, "seed": 4}))
+    assert not np.array_equal(first["s_w0"], other["s_w0"])
+    path = tmp_path / "tiny.npz"
+    save_weights(first, path, {"version": 0, "seed": 3})
+    bot = LearnedBot(path=path)  # the file trains and loads as the bot's own
+    assert json.loads(path.with_suffix(".json").read_text(encoding="utf-8"))["seed"] == 3
+    others = [make_bot("heuristic") for _ in range(3)]
+    game = play_hand(Game(Rules.preset("qq"), random_deal(random.Random(5), 0), 0), [bot, *others])
+    assert game.over
