@@ -2,7 +2,8 @@
 
     python benchmarks/server_load.py [--tables 50,200,400] [--seconds 100] [--hands N] [--think S]
                                      [--claim-think S] [--discard-pause S] [--limits on|off]
-                                     [--server-cpus LIST] [--client-cpus LIST] [--cluster DIR] [--json]
+                                     [--stagger S] [--server-cpus LIST] [--client-cpus LIST]
+                                     [--cluster DIR] [--cluster-config FILE.toml] [--json]
 
 For each number of tables, a fresh server (``xuezhan serve``'s app on uvicorn, a SQLite
 file in a temporary folder) runs in a child process; this process plays every seat of
@@ -10,7 +11,9 @@ every table as a client:
 it logs in four accounts per table over HTTP, seats them, starts the match and answers
 every decision it is shown (win when it can, never claim otherwise, discard the drawn
 tile). Each level is measured for ``--seconds`` (100 by default: long enough for hand ends
-to be in it), or until ``--hands`` hands have ended. It reports the hands finished per second
+to be in it), or until ``--hands`` hands have ended. The tables sit down at once, so that
+their first hands end in one wave (the worst case of hand ends), or, with ``--stagger S``,
+one after another over S seconds, as people come to a server. It reports the hands finished per second
 (each one settled in the database), the actions per second, the server's CPU time per action
 (user and system, from ``/proc``) and the latency of three phases (p50, p99, max):
 
@@ -225,7 +228,9 @@ async def login(http: httpx.AsyncClient, nickname: str) -> str:
     return r.cookies["xz_session"]
 
 
-async def table(url: str, k: int, stats: Stats, pace: Pace, stop: asyncio.Event) -> None:
+async def table(url: str, k: int, stats: Stats, pace: Pace, stop: asyncio.Event, delay: float = 0.0) -> None:
+    if delay:
+        await asyncio.sleep(delay)
     async with httpx.AsyncClient(base_url=url, timeout=30) as http:
         tokens = [await login(http, f"load{RUN}-{k}-{s}") for s in range(4)]
         http.cookies.clear()
@@ -307,15 +312,16 @@ def cpu_seconds(pid: int | None) -> float:
 
 
 async def run(tables: int, seconds: float, pace: Pace, url: str, discard_pause: float,
-              server_pids: Sequence[int] = (), hands: int = 0) -> dict[str, Any]:
+              server_pids: Sequence[int] = (), hands: int = 0, stagger: float = 0.0) -> dict[str, Any]:
     """Play ``tables`` tables against the server at ``url``, measuring for ``seconds`` (or until
     ``hands`` hands have ended, when given, ``seconds`` then being the most it waits); the CPU
-    time of the processes ``server_pids`` over the measured time is the server's."""
+    time of the processes ``server_pids`` over the measured time is the server's. The tables sit
+    down together, or, with ``stagger``, one after another, evenly over that many seconds."""
     stats = Stats()
     stop = asyncio.Event()
-    tasks = [asyncio.create_task(table(url, k, stats, pace, stop)) for k in range(tables)]
+    tasks = [asyncio.create_task(table(url, k, stats, pace, stop, stagger * k / tables)) for k in range(tables)]
     # warm-up: every table's logins, seating and first deal (at most two minutes), then a few moves
-    deadline = time.monotonic() + 120
+    deadline = time.monotonic() + 120 + stagger
     while len(stats.playing) < tables and time.monotonic() < deadline:
         await asyncio.sleep(0.2)
     await asyncio.sleep(2.0)
@@ -371,6 +377,8 @@ class Setup:
     discard_pause: float
     limits: bool = True
     server_cpus: frozenset[int] | None = None
+    stagger: float = 0.0
+    """Seconds over which the tables sit down one after another (0: all together)."""
     """The cores the server process may run on (``None``: any)."""
 
 
@@ -401,8 +409,8 @@ def measure(tables: int, setup: Setup) -> dict[str, Any]:
         try:
             wait_for(url, proc)
             result = asyncio.run(run(tables, setup.seconds, setup.pace, url, setup.discard_pause, [proc.pid],
-                                     setup.hands))
-            return result | {"limits": setup.limits, "nodes": 1}
+                                     setup.hands, setup.stagger))
+            return result | {"limits": setup.limits, "nodes": 1, "stagger": setup.stagger}
         finally:
             proc.terminate()
             try:
@@ -424,8 +432,9 @@ def measure_cluster(tables: int, setup: Setup, directory: Path) -> dict[str, Any
         raise SystemExit(f"not a cluster's folder ({directory}/nodes.json): {exc}") from None
     url = f"http://127.0.0.1:{port}"
     wait_for(url)
-    result = asyncio.run(run(tables, setup.seconds, setup.pace, url, setup.discard_pause, pids, setup.hands))
-    return result | {"limits": True, "nodes": len(nodes)}
+    result = asyncio.run(run(tables, setup.seconds, setup.pace, url, setup.discard_pause, pids, setup.hands,
+                             setup.stagger))
+    return result | {"limits": True, "nodes": len(nodes), "stagger": setup.stagger}
 
 
 def cpus(text: str) -> frozenset[int]:
@@ -452,6 +461,9 @@ def main() -> int:
                         help="mean thinking time before answering a claim window (s; default: the server's bots')")
     parser.add_argument("--discard-pause", type=float, default=config.discard_pause,
                         help="the server's pause after every discard (s; default: the server's)")
+    parser.add_argument("--stagger", type=float, default=0.0, metavar="S",
+                        help="seat the tables one after another over S seconds, as people arrive (default: "
+                             "all at once, every table's hand ending in the same wave)")
     parser.add_argument("--limits", choices=("on", "off"), default="on",
                         help="serve with the public server's limits or without them")
     parser.add_argument("--server-cpus", type=cpus, default=None, metavar="LIST",
@@ -479,7 +491,7 @@ def main() -> int:
     if args.client_cpus is not None:
         os.sched_setaffinity(0, args.client_cpus)
     setup = Setup(args.seconds, args.hands, Pace(args.think, args.claim_think), args.discard_pause,
-                  args.limits == "on", args.server_cpus)
+                  args.limits == "on", args.server_cpus, args.stagger)
     for tables in levels:
         result = measure(tables, setup) if args.cluster is None else measure_cluster(tables, setup, args.cluster)
         if args.json:
