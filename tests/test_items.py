@@ -89,6 +89,17 @@ def test_a_records_cards_are_read_strictly(bad: Any) -> None:
         parse_record({**record, "items": bad})
 
 
+@pytest.mark.parametrize(("entry", "code"), [
+    ({"tile": "0m"}, "bad_tiles"), ({"tile": 5}, "bad_tiles"), ({"wanted": "10p"}, "bad_tiles"),
+    ({"suit": "z"}, "bad_record"), ({"suit": 1}, "bad_record"),
+])
+def test_a_records_card_fields_are_refused_with_their_codes(entry: dict[str, Any], code: str) -> None:
+    # read by the same reader as the table's ``item`` message (records.card_fields), each with its own codes
+    with pytest.raises(RecordError) as info:
+        parse_record({**hand_with_every_card(), "items": [{"seat": 0, "kind": "swap", **entry}]})
+    assert info.value.code == code and "items[0]" in info.value.message
+
+
 def test_replay_explains_each_card(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     record = hand_with_every_card()
     path = tmp_path / "hand.json"

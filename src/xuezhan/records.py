@@ -154,6 +154,26 @@ class RecordItem:
     quarters: tuple[int, ...] | None = None
 
 
+def card_fields(data: Mapping[str, Any], error: Callable[[str, str], XuezhanError]) -> tuple[int | None, int | None,
+                                                                                          int | None]:
+    """An item card's ``tile``, ``wanted`` and ``suit`` (0-2), each ``None`` when absent, read alike
+    from a record's ``items`` and a client's ``item`` message; a bad one raises
+    ``error(field, message)`` (each reader its own error class and codes)."""
+    tiles: list[int | None] = []
+    for key in ("tile", "wanted"):
+        raw = data.get(key)
+        if raw is not None and not isinstance(raw, str):
+            raise error(key, f"'{key}' must be a tile such as \"5m\"")
+        try:
+            tiles.append(None if raw is None else parse_tile(raw))
+        except XuezhanError as exc:
+            raise error(key, f"'{key}': {exc.message}") from None
+    suit = data.get("suit")
+    if suit is not None and (not isinstance(suit, str) or suit not in tuple(SUITS)):
+        raise error("suit", "'suit' must be m, p or s")
+    return tiles[0], tiles[1], None if suit is None else SUITS.index(suit)
+
+
 def _record_item(i: int, data: Any) -> RecordItem:
     where = f"items[{i}]"
     if not isinstance(data, Mapping) or set(data) - _ITEM_KEYS:
@@ -165,24 +185,13 @@ def _record_item(i: int, data: Any) -> RecordItem:
         raise RecordError(ErrorCode.BAD_ITEM, f"{where}: no item card {kind!r}")
     if at is not None and (not _whole(at) or at < 0):
         raise RecordError(ErrorCode.BAD_RECORD, f"{where}: 'at' must be a number of actions")
-    tiles: dict[str, int | None] = {}
-    for key in ("tile", "wanted"):
-        raw = data.get(key)
-        if raw is not None and not isinstance(raw, str):
-            raise RecordError(ErrorCode.BAD_TILES, f"{where}: '{key}' must be a tile")
-        try:
-            tiles[key] = None if raw is None else parse_tile(raw)
-        except XuezhanError as exc:
-            raise RecordError(ErrorCode.BAD_TILES, f"{where}: '{key}': {exc.message}") from None
-    suit = data.get("suit")
-    if suit is not None and (not isinstance(suit, str) or suit not in tuple(SUITS)):
-        raise RecordError(ErrorCode.BAD_RECORD, f"{where}: 'suit' must be m, p or s")
+    tile, wanted, suit = card_fields(data, lambda key, message: RecordError(
+        ErrorCode.BAD_RECORD if key == "suit" else ErrorCode.BAD_TILES, f"{where}: {message}"))
     quarters = data.get("quarters")
     if quarters is not None and (not isinstance(quarters, list) or len(quarters) != 4
                                  or not all(_whole(q) and 0 <= q <= 4 for q in quarters)):
         raise RecordError(ErrorCode.BAD_RECORD, f"{where}: 'quarters' must be four counts")
-    return RecordItem(seat, kind, at, tiles["tile"], tiles["wanted"], None if suit is None else SUITS.index(suit),
-                      None if quarters is None else tuple(quarters))
+    return RecordItem(seat, kind, at, tile, wanted, suit, None if quarters is None else tuple(quarters))
 
 
 @dataclass(frozen=True)

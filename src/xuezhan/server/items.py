@@ -37,7 +37,8 @@ from ..errors import XuezhanError
 from ..ids import ErrorCode
 from ..match import ItemKind, Match
 from ..match.items import BEFORE_DEAL, IN_HAND
-from ..tiles import SUITS, Tile, parse_tile
+from ..records import card_fields
+from ..tiles import Tile
 from ..vocab import Kind
 from .conn import Conn
 from .protocol import ProtocolError
@@ -67,19 +68,8 @@ def parse_item(data: dict[str, Any]) -> ItemRequest:
     version = data.get("version", 0 if kind is ItemKind.GOLDEN_FINGER else None)  # a marker answers no decision
     if not isinstance(version, int) or isinstance(version, bool):
         raise ProtocolError(ErrorCode.BAD_MESSAGE, "'version' (the table version the card answers) must be an integer")
-    tiles: dict[str, Tile | None] = {}
-    for key in ("tile", "wanted"):
-        raw = data.get(key)
-        if raw is not None and not isinstance(raw, str):
-            raise ProtocolError(ErrorCode.BAD_ITEM, f"'{key}' must be a tile such as \"5m\"")
-        try:
-            tiles[key] = None if raw is None else parse_tile(raw)
-        except XuezhanError as exc:
-            raise ProtocolError(ErrorCode.BAD_ITEM, f"'{key}': {exc.message}") from None
-    suit = data.get("suit")
-    if suit is not None and (not isinstance(suit, str) or suit not in tuple(SUITS)):
-        raise ProtocolError(ErrorCode.BAD_ITEM, "'suit' must be m, p or s")
-    return ItemRequest(kind, tiles["tile"], tiles["wanted"], None if suit is None else SUITS.index(suit), version)
+    tile, wanted, suit = card_fields(data, lambda _key, message: ProtocolError(ErrorCode.BAD_ITEM, message))
+    return ItemRequest(kind, tile, wanted, suit, version)
 
 
 def card_name(kind: str, conn: Conn) -> str:
