@@ -127,6 +127,21 @@ def test_new_accounts_per_address_and_day_are_limited(make_app: Callable[..., An
     assert app.state.bank.store.ledger.audit()["issued"] > 0
 
 
+def test_the_accounts_of_a_table_are_read_at_once_people_and_bots_alike(make_app: Callable[..., Any]) -> None:
+    app = make_app()
+    for name in ("ann", "bo"):
+        assert Http(app.state.runner).post("/api/login", json={"name": name}).status_code == 200
+    bank = app.state.bank
+    names = ["ann", "bo", "bot:1", "nobody"]
+    read = bank.accounts(names)
+    assert list(read) == names and read["nobody"] is None
+    for name in names:  # the same as one at a time
+        assert read[name] == bank.account(name)
+    assert read["ann"] is not None and read["ann"].balance > 0
+    assert bank.accounts([]) == {}
+    assert set(bank.store.accounts.players(names)) == {n for n, a in read.items() if a is not None}
+
+
 def test_a_guest_sets_a_password_and_keeps_the_account(make_app: Callable[..., Any]) -> None:
     app = make_app()
     c = Http(app.state.runner)

@@ -15,7 +15,7 @@ nickname, a bot by ``bot:1`` to ``bot:4`` (accounts too, topped up by the house)
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Protocol
@@ -246,6 +246,10 @@ class Bank(Protocol):
         ...
 
     def account(self, player: str) -> Account | None: ...
+
+    def accounts(self, players: Sequence[str]) -> dict[str, Account | None]:
+        """:meth:`account` of each of ``players``, the people among them read at once."""
+        ...
 
     def settings(self, player: str) -> Settings:
         """What a person chose for the page (the defaults until it chooses)."""

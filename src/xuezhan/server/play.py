@@ -456,15 +456,13 @@ class TablePlay:
         return seat_minimum(self.room, self.tier)
 
     def _accounts(self, players: list[str]) -> dict[str, Account | None]:
-        """The accounts of ``players`` (on the writer's thread); one that cannot be read is left out:
-        the balance the table knows stands, and the next hand reads it again."""
-        out: dict[str, Account | None] = {}
-        for player in players:
-            try:
-                out[player] = self.bank.account(player)
-            except Exception:
-                log.exception("table %s: reading %s's balance failed", self.code, player)
-        return out
+        """The accounts of ``players``, read at once (on the writer's thread); when they cannot be read
+        none is given: the balances the table knows stand, and the next hand reads them again."""
+        try:
+            return {p: a for p, a in self.bank.accounts(players).items() if p in players}
+        except Exception:
+            log.exception("table %s: reading the balances of %s failed", self.code, ", ".join(players))
+            return {}
 
     def _refuse_short(self, conn: Conn, balance: int) -> None:
         need = self._min_balance()

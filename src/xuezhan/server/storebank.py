@@ -17,7 +17,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import secrets
-from collections.abc import Collection
+from collections.abc import Collection, Sequence
 from datetime import UTC, datetime, timedelta
 from typing import Any, Final
 
@@ -181,6 +181,10 @@ class StoreBank:
         except StoreError:
             return None
         return Account(player, player, coins)
+
+    def accounts(self, players: Sequence[str]) -> dict[str, Account | None]:
+        found = self.store.accounts.players(players)
+        return {p: _account(found[p]) if p in found else self.account(p) for p in players}
 
     def settings(self, player: str) -> Settings:
         return Settings(mute=self.store.accounts.account_settings(player).mute)

@@ -8,7 +8,7 @@ never exists without its coins.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
@@ -150,6 +150,18 @@ class Accounts:
     def player(self, name: str) -> PlayerInfo | None:
         """A person's account by its name, or ``None``."""
         return self._player(Account.name == name)
+
+    def players(self, names: Sequence[str]) -> dict[str, PlayerInfo]:
+        """The accounts of those of ``names`` that are people, by name, in one read."""
+        if not names:
+            return {}
+        with self._db.sessions() as s:
+            rows = s.execute(
+                select(Account.id, Account.name, Account.password_hash, Account.lang, Balance.coins)
+                .join(Balance, Balance.account_id == Account.id)
+                .where(Account.name.in_(list(names)), Account.kind == "player")
+            ).all()
+        return {row[1]: PlayerInfo(*row) for row in rows}
 
     def player_by_key(self, name_key: str) -> PlayerInfo | None:
         """A person's account by its name key, or ``None``."""
