@@ -6,12 +6,13 @@ from __future__ import annotations
 import builtins
 import json
 import random
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, cast
+from typing import Any
 
 import numpy as np
 import pytest
+from test_heuristic import Position as HeuristicPosition
 
 from xuezhan.bots import BOTS, LearnedBot, make_bot
 from xuezhan.bots import learned as learned_module
@@ -23,9 +24,8 @@ from xuezhan.engine.views import SeatView
 from xuezhan.errors import XuezhanError
 from xuezhan.ids import ErrorCode
 from xuezhan.rules import Rules
-from xuezhan.scoring import Meld, MeldKind
 from xuezhan.selfplay import play_hand
-from xuezhan.tiles import parse_tile, parse_tiles, suit_index
+from xuezhan.tiles import parse_tile
 
 A = {name: i for i, name in enumerate(ACTION_FEATURES)}
 T = {name: i for i, name in enumerate(TABLE_FEATURES)}
@@ -123,72 +123,15 @@ def test_a_missing_file_is_unreadable(tmp_path: Path) -> None:
 
 # --- features on positions -------------------------------------------------------------------------
 @dataclass
-class Position:
-    """What seat 0 sees, as tile strings (a test double of :class:`SeatView` with the members the
-    features read)."""
+class Position(HeuristicPosition):
+    """What seat 0 sees, as tile strings: the heuristic's tests' position (the members a bot
+    reads), with the tile just drawn and the points so far, which the features read too."""
 
-    hand: str
-    void_suits: tuple[str, str, str, str] = ("s", "m", "m", "m")
-    pengs: dict[int, str] = field(default_factory=dict)
-    rivers: dict[int, str] = field(default_factory=dict)
     live: int = 40
-    phase: str = "turn"
-    offered: str | None = None
     drawn: int | None = None
-    seat: int = 0
-
-    def __post_init__(self) -> None:
-        self.rules = Rules.preset("qq")
-
-    @property
-    def counts(self) -> list[int]:
-        c = [0] * 27
-        for t in parse_tiles(self.hand):
-            c[t] += 1
-        return c
-
-    @property
-    def void(self) -> int | None:
-        return suit_index(self.void_suits[0])
-
-    @property
-    def offered_tile(self) -> int | None:
-        return None if self.offered is None else parse_tile(self.offered)
-
-    def voids(self) -> list[int | None]:
-        return [suit_index(v) for v in self.void_suits]
-
-    def melds(self, seat: int) -> list[Meld]:
-        text = self.pengs.get(seat, "")
-        return [Meld(MeldKind.PENG, t) for t in dict.fromkeys(parse_tiles(text) if text else [])]
-
-    def hidden_kongs(self, seat: int) -> int:
-        return 0
-
-    def river(self, seat: int) -> list[int]:
-        text = self.rivers.get(seat, "")
-        return parse_tiles(text) if text else []
-
-    def won(self, seat: int) -> bool:
-        return False
-
-    def win_tiles(self, seat: int) -> list[int]:
-        return []
 
     def deltas(self) -> list[int]:
         return [0, 0, 0, 0]
-
-    def visible_counts(self) -> list[int]:
-        vis = self.counts
-        for s in range(4):
-            for m in self.melds(s):
-                vis[m.tile] += 3
-            for t in self.river(s):
-                vis[t] += 1
-        return vis
-
-    def view(self) -> SeatView:
-        return cast(SeatView, self)
 
 
 def discard(tile: str) -> Action:

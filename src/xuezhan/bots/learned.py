@@ -300,8 +300,11 @@ class LearnedBot:
 
     name = "learned"
 
-    def __init__(self, rng: random.Random | None = None, *, path: str | Path = WEIGHTS) -> None:
-        self.net = LearnedNet(load_weights(path))
+    def __init__(self, rng: random.Random | None = None, *, path: str | Path = WEIGHTS,
+                 arrays: dict[str, Any] | None = None) -> None:
+        """The weights of ``path`` (the shipped ones by default), or ``arrays`` already in hand (a
+        network being trained, :mod:`xuezhan.rl.train`)."""
+        self.net = LearnedNet(load_weights(path) if arrays is None else arrays)
 
     def start_hand(self, seed: int) -> None:
         """Deterministic: nothing to seed."""

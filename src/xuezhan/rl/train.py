@@ -39,7 +39,7 @@ import numpy as np
 from ..bots.base import Bot
 from ..bots.expert import ExpertBot
 from ..bots.heuristic import HeuristicBot
-from ..bots.learned import FORMAT, HIDDEN, NA, NT, SHAPES, LearnedNet, features, load_weights
+from ..bots.learned import FORMAT, HIDDEN, NA, NT, SHAPES, LearnedBot, LearnedNet, features, load_weights
 from ..engine.actions import Action
 from ..engine.views import SeatView
 from ..errors import XuezhanError
@@ -337,32 +337,13 @@ def train(cfg: TrainConfig, log: Callable[[str], None] = lambda s: None,
         log(f"round {it + 1}: {len(learner.decisions)} decisions, {rl_points[-1]:+.3f} ×1 hands a seat-hand "
             f"({time.process_time() - started:.0f} s)")
         if cfg.snapshot_every and (it + 1) % cfg.snapshot_every == 0:
-            league.append(_Frozen(model.arrays()))
+            league.append(LearnedBot(arrays=model.arrays()))  # an earlier version, playing greedily
             if checkpoint is not None:
                 checkpoint(f"round-{it + 1}", model.arrays())
     summary = {"imitation_decisions": len(decisions), "imitation_top1": round(top1, 4),
                "rl_points_per_round": [round(p, 4) for p in rl_points],
                "cpu_seconds": round(time.process_time() - started, 1)}
     return model.arrays(), summary
-
-
-class _Frozen:
-    """An earlier version of the network, playing greedily (the league's opponents)."""
-
-    name = "learned-earlier"
-
-    def __init__(self, arrays: dict[str, Any]) -> None:
-        self.net = LearnedNet(arrays)
-
-    def start_hand(self, seed: int) -> None:
-        """Deterministic: nothing to seed."""
-
-    def choose(self, view: SeatView, legal: Sequence[Action]) -> Action:
-        if len(legal) == 1:
-            return legal[0]
-        table, rows = features(view, legal)
-        scores = self.net.scores(table, rows)
-        return legal[max(range(len(scores)), key=lambda i: (scores[i], -i))]
 
 
 def save_weights(arrays: dict[str, Any], path: str | Path, manifest: dict[str, Any] | None = None) -> None:
