@@ -73,7 +73,15 @@ def play(served: Served, rng: random.Random | None) -> tuple[list[bool], dict[st
         if rng is None or body["status"] != "running" or len(kills) >= MIN_KILLS + 3:
             time.sleep(0.1)
             continue
-        time.sleep(rng.uniform(0.05, 0.6))  # the bots play on: the kill lands anywhere
+        if len(kills) % 2 == 0:
+            # every other kill aimed into a hand: once one is in play (logged, not settled), at once or
+            # a moment later (the stand-ins' hands are short: a random sleep alone may miss them all)
+            aim = time.monotonic() + WAIT
+            while not state(served.db)[2] and time.monotonic() < aim:
+                time.sleep(0.02)
+            time.sleep(rng.uniform(0.0, 0.05))
+        else:
+            time.sleep(rng.uniform(0.05, 0.6))  # the bots play on: the kill lands anywhere
         served.kill()
         _, _, in_hand = state(served.db)
         kills.append(in_hand)
