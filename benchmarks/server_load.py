@@ -21,8 +21,13 @@ one after another over S seconds, as people come to a server. It reports the han
   includes it, for the actions the table shows at once;
 - claim answers (``claim_latency_ms``), which the table shows only when the window has
   closed and the discard pause has ended: by design, never less than what is left of the pause;
-- hand end (``hand_end_latency_ms``): from a hand's last action to its ``hand_end`` (the hand
-  settled in the database), and from a seat's ``ready`` to the next hand's deal.
+- hand end (``hand_end_latency_ms``): from the table state that ends a hand to the next hand's
+  deal (the hand settled in the database, its ``hand_end``, the next deal: all a player waits
+  for; under load the server deals again at once), and of it, from that state to the
+  ``hand_end`` (``settle_latency_ms``). Both are read by a client between two messages of the
+  server: a client late to read them would see them closer together than they were sent, so
+  the clients' own delay is reported beside them (``client_lag_ms``, how late a timer of the
+  clients' event loop fires).
 
 The server runs in a process group of its own; ``--server-cpus`` and ``--client-cpus`` pin it
 and the clients to cores of their own (``--server-cpus 1 --client-cpus 0``), so that the
@@ -82,8 +87,11 @@ class Stats:
     claim_latencies: list[float] = field(default_factory=list)
     """Answers to a claim window: shown when the window closes and the discard pause has ended."""
     hand_end_latencies: list[float] = field(default_factory=list)
-    """The hand end: from a hand's last action to its ``hand_end`` (settled in the database), and
-    from a seat's ``ready`` to the next hand's first state (the deal)."""
+    """The hand end: from the state that ends a hand to the next hand's first state (the deal)."""
+    settle_latencies: list[float] = field(default_factory=list)
+    """From the state that ends a hand to its ``hand_end`` (settled in the database)."""
+    client_lags: list[float] = field(default_factory=list)
+    """How late a 10-ms timer of the clients' event loop fired."""
     hands: int = 0
     actions: int = 0
     errors: dict[str, int] = field(default_factory=dict)
@@ -166,7 +174,8 @@ async def seat_client(url: str, k: int, code: str, token: str, seat: int, stats:
             starter = asyncio.create_task(start())
         answered: int | None = None
         sent_at: float | None = None
-        ready_at: float | None = None
+        state_at = 0.0  # when the last state came
+        ended_at: float | None = None  # when the state that ended the last hand came: the next deal is timed
         sent_claim = False
         sent_version = -1
         raw: str | bytes | None = first
@@ -184,10 +193,11 @@ async def seat_client(url: str, k: int, code: str, token: str, seat: int, stats:
                 seated[seat].set()
             elif kind == "state":
                 stats.playing.add(k)
-                if ready_at is not None:  # the next hand is dealt
+                if ended_at is not None:  # the next hand is dealt
                     if stats.measuring:
-                        stats.hand_end_latencies.append(time.perf_counter() - ready_at)
-                    ready_at = None
+                        stats.hand_end_latencies.append(time.perf_counter() - ended_at)
+                    ended_at = None
+                state_at = time.perf_counter()
                 if sent_at is not None and msg["version"] > sent_version:
                     if stats.measuring:
                         kept = stats.claim_latencies if sent_claim else stats.latencies
@@ -208,13 +218,12 @@ async def seat_client(url: str, k: int, code: str, token: str, seat: int, stats:
                         if stats.measuring:
                             stats.actions += 1
             elif kind == "hand_end":
-                if sent_at is not None:  # the hand's last action: shown by its settlement
-                    if stats.measuring:
-                        stats.hand_end_latencies.append(time.perf_counter() - sent_at)
-                    sent_at = None
+                sent_at = None  # an answer the hand's end made moot
+                ended_at = state_at
+                if stats.measuring:
+                    stats.settle_latencies.append(time.perf_counter() - ended_at)
                 if seat == 0 and stats.measuring:
                     stats.hands += 1
-                ready_at = time.perf_counter()
                 await ws.send(json.dumps({"type": "ready"}))
             elif kind == "error" and msg["code"] != "stale":
                 stats.errors[msg["code"]] = stats.errors.get(msg["code"], 0) + 1
@@ -311,6 +320,14 @@ def cpu_seconds(pid: int | None) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
+async def clients_lag(stats: Stats, stop: asyncio.Event) -> None:
+    """Until ``stop``: how late a 10-ms timer of this (the clients') event loop fires, kept in ``stats``."""
+    while not stop.is_set():
+        t = time.perf_counter()
+        await asyncio.sleep(0.01)
+        stats.client_lags.append(time.perf_counter() - t - 0.01)
+
+
 async def run(tables: int, seconds: float, pace: Pace, url: str, discard_pause: float,
               server_pids: Sequence[int] = (), hands: int = 0, stagger: float = 0.0) -> dict[str, Any]:
     """Play ``tables`` tables against the server at ``url``, measuring for ``seconds`` (or until
@@ -328,11 +345,13 @@ async def run(tables: int, seconds: float, pace: Pace, url: str, discard_pause: 
     stats.measuring = True
     start, cpu = time.perf_counter(), sum(cpu_seconds(pid) for pid in server_pids)
     end = start + seconds
+    lag = asyncio.create_task(clients_lag(stats, stop))
     while time.perf_counter() < end and not (hands and stats.hands >= hands):
         await asyncio.sleep(min(0.25, max(0.0, end - time.perf_counter())))
     elapsed, cpu = time.perf_counter() - start, sum(cpu_seconds(pid) for pid in server_pids) - cpu
     stats.measuring = False
     stop.set()
+    await lag
     for outcome in await asyncio.gather(*tasks, return_exceptions=True):
         if isinstance(outcome, BaseException):
             name = type(outcome).__name__
@@ -360,6 +379,8 @@ async def run(tables: int, seconds: float, pace: Pace, url: str, discard_pause: 
         "latency_ms": summary(stats.latencies),
         "claim_latency_ms": summary(stats.claim_latencies),
         "hand_end_latency_ms": summary(stats.hand_end_latencies),
+        "settle_latency_ms": summary(stats.settle_latencies),
+        "client_lag_ms": summary(stats.client_lags),
         "errors": stats.errors,
         "cpus": os.cpu_count(),
     }
@@ -503,7 +524,9 @@ def main() -> int:
               f"({result['hands_per_second']}/s), {result['actions']} actions ({result['actions_per_second']}/s), "
               f"server CPU {result['server_cpu_ms_per_action']} ms an action")
         for name, key in (("play", "latency_ms"), ("claim answers (after the pause)", "claim_latency_ms"),
-                          ("hand end (settlement, next deal)", "hand_end_latency_ms")):
+                          ("hand end (its last state to the next deal)", "hand_end_latency_ms"),
+                          ("  of it, to its hand_end", "settle_latency_ms"),
+                          ("the clients' own delay", "client_lag_ms")):
             lat = result[key]
             print(f"  {name}: p50 {lat['p50']} ms, p99 {lat['p99']} ms, max {lat['max']} ms", flush=True)
         if result["errors"]:

@@ -161,7 +161,7 @@ def test_legal_actions_are_a_tuple_of_frozen_actions() -> None:
 
 @pytest.mark.parametrize("name", ["phase", "turn", "dealer", "drawn", "rules", "deal", "events", "event_owners",
                                   "actions", "action_count", "ledger", "winners", "kongs", "live_wall",
-                                  "claim_window", "bystander_tiles", "live", "over"])
+                                  "claim_window", "bystander_tiles", "live", "over", "winners_play_on"])
 def test_public_state_is_read_only(name: str) -> None:
     game = Game.new(seed=1)
     with pytest.raises(AttributeError):

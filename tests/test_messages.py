@@ -16,7 +16,14 @@ from xuezhan.match import HandResult, Match, RoomConfig
 from xuezhan.rules import Rules
 from xuezhan.scoring import Score, WinContext, score_win
 from xuezhan.selfplay import play_hand
-from xuezhan.server.messages import KONG_KIND, hand_end_messages, kind_lines, match_end_message, win_hands
+from xuezhan.server.messages import (
+    KONG_KIND,
+    hand_end_messages,
+    kind_lines,
+    match_end_message,
+    replayed_win_hands,
+    win_hands,
+)
 from xuezhan.tiles import parse_tiles, tile_name
 
 PEOPLE = {"ann": "Ann", "bo": "Bo"}
@@ -64,6 +71,14 @@ def test_a_self_drawn_win_is_laid_out_in_the_rules_notation() -> None:
     assert [k["name"] for k in kind_lines(game, "zh-TW")] == ["槓錢", "退稅"]
     # the fields it had keep their meaning
     assert end["points"] == game.deltas() and len(end["ledger"]) == len(game.ledger)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("seed", range(24))
+def test_in_blood_battle_the_hands_read_at_the_end_are_the_ones_played_again(seed: int) -> None:
+    # 血战到底: a winner stops playing, so its hand is read from the end of the hand, not played again
+    game = played(seed, False, "heuristic")
+    assert not game.winners_play_on and played(seed, True, "heuristic").winners_play_on
+    assert win_hands(game) == replayed_win_hands(game)
 
 
 @pytest.mark.parametrize("blood_river", [False, True])

@@ -25,6 +25,7 @@ An unknown option or a bad value raises :class:`~xuezhan.errors.RulesError`
 from __future__ import annotations
 
 import dataclasses
+import functools
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -276,7 +277,14 @@ class Rules:
         return cls.from_mapping(data)
 
     def to_mapping(self) -> dict[str, Any]:
-        """The options that differ from the preset, as ``{"preset": .., "options": {..}}``."""
+        """The options that differ from the preset, as ``{"preset": .., "options": {..}}`` (a new
+        dict each time; worked out once per rules, since every record and table state carries it)."""
+        mapping = self._mapping
+        options = {k: dict(v) if isinstance(v, dict) else v for k, v in mapping["options"].items()}
+        return {"preset": mapping["preset"], "options": options}
+
+    @functools.cached_property
+    def _mapping(self) -> dict[str, Any]:
         base = Rules.preset(self.preset_name)
         options: dict[str, Any] = {}
         for f in dataclasses.fields(self):

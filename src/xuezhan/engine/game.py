@@ -56,7 +56,7 @@ from .state import (
     completing_ranks,
 )
 from .visibility import SeatView
-from .wins import self_drawn_win
+from .wins import self_drawn_win, winners_play_on
 from .worth import da_jiao, hand_finished, is_hua_zhu, waits
 
 __all__ = [
@@ -216,6 +216,13 @@ class Game:
     def winners(self) -> Sequence[WinRecord]:
         """The wins so far, in order."""
         return self._st.winners
+
+    @property
+    def winners_play_on(self) -> bool:
+        """A winner plays on after its win (血流成河): its hand at the end is not the one it won
+        with. Else (血战到底) a winner's hand at the end, the self-drawn winning tile in it, is
+        the one it won with."""
+        return winners_play_on(self._st)
 
     @property
     def kongs(self) -> Sequence[KongRecord]:

@@ -89,11 +89,17 @@ def discard_wins(st: HandState, w: Window, hu_seats: list[int]) -> None:
     next_draw(st, order[-1])
 
 
+def winners_play_on(st: HandState) -> bool:
+    """A winner plays on after its win (血流成河), so its hand at the end is not the one it won
+    with; else (血战到底) it lays its hand down and plays no more."""
+    return st.rules.blood_river
+
+
 def mark_won(st: HandState, seat: int, tile: Tile, self_drawn: bool) -> None:
     s = st.seats[seat]
     s.wins += 1
     s.won = True
-    if not st.rules.blood_river:
+    if not winners_play_on(st):
         s.revealed = True  # the winner lays its hand down
     elif self_drawn:
         # blood_river: the winner keeps playing its 13 tiles; the winning tile is set aside

@@ -38,12 +38,26 @@ def win_hands(game: Game) -> list[tuple[tuple[Tile, ...], tuple[Meld, ...]]]:
     """Each win's hand as it was laid down, in ``game.winners`` order: the concealed tiles
     without the winning tile, and the melds.
 
-    The hand is played again from its deal (the record: deal and actions) and each seat is
-    read just before the action that made it win; in 血流成河 a winner plays on, so its hand
-    at the end is not the one it won with."""
-    st = game.state
+    In 血战到底 a winner lays its hand down and plays no more: its hand at the end is the one it
+    won with (the winning tile in it when self-drawn; a tile won on stays in the river). In
+    血流成河 a winner plays on, so the hand is played again from its deal (the record: deal and
+    actions) and each seat is read just before the action that made it win."""
+    if game.winners_play_on:
+        return replayed_win_hands(game)
+    out: list[tuple[tuple[Tile, ...], tuple[Meld, ...]]] = []
+    for w in game.winners:
+        seat = game.seat_state(w.seat)
+        concealed = tiles_of(seat.counts)
+        if w.from_seat is None:  # self-drawn: the winning tile is in the hand
+            concealed.remove(w.tile)
+        out.append((tuple(concealed), tuple(seat.melds)))
+    return out
+
+
+def replayed_win_hands(game: Game) -> list[tuple[tuple[Tile, ...], tuple[Meld, ...]]]:
+    """:func:`win_hands` by playing the hand again from its deal, whatever the rules."""
     again = Game(game.rules, game.deal, game.dealer, exchange_direction=game.exchange_direction,
-                 bystanders=len(st.bystander_tiles), validate=False)
+                 bystanders=len(game.state.bystander_tiles), validate=False)
     out: list[tuple[tuple[Tile, ...], tuple[Meld, ...]]] = []
     for action in game.actions:
         before = [(again.seat_state(s).counts, again.seat_state(s).melds) for s in range(4)]

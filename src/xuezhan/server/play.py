@@ -456,8 +456,8 @@ class TablePlay:
         return seat_minimum(self.room, self.tier)
 
     def _accounts(self, players: list[str]) -> dict[str, Account | None]:
-        """The accounts of ``players``, read at once (on the writer's thread); when they cannot be read
-        none is given: the balances the table knows stand, and the next hand reads them again."""
+        """The accounts of ``players``, read at once; when they cannot be read none is given: the
+        balances the table knows stand, and the next hand reads them again."""
         try:
             return {p: a for p, a in self.bank.accounts(players).items() if p in players}
         except Exception:
@@ -480,7 +480,8 @@ class TablePlay:
             return
         # coins may have moved elsewhere too (another table, relief): every person's read in one call
         people = [p for p in self.players if p is not None and not is_bot(p)]
-        for player, account in (await self._write(self._accounts, people)).items():
+        # a read alone: on a worker thread, not in the writer's queue behind every table's writes
+        for player, account in (await asyncio.to_thread(self._accounts, people)).items():
             if account is not None:
                 self.balances[player] = account.balance
         short = [(seat, player) for seat, player in enumerate(self.players)

@@ -152,10 +152,11 @@ class Accounts:
         return self._player(Account.name == name)
 
     def players(self, names: Sequence[str]) -> dict[str, PlayerInfo]:
-        """The accounts of those of ``names`` that are people, by name, in one read."""
+        """The accounts of those of ``names`` that are people, by name, in one read (one that
+        takes no write lock: :attr:`~xuezhan.store.base.Database.reads`)."""
         if not names:
             return {}
-        with self._db.sessions() as s:
+        with self._db.reads() as s:
             rows = s.execute(
                 select(Account.id, Account.name, Account.password_hash, Account.lang, Balance.coins)
                 .join(Balance, Balance.account_id == Account.id)

@@ -18,6 +18,7 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from ..errors import XuezhanError
 from ..ids import ErrorCode
+from .db import READ_ONLY
 from .models import Account, MatchRow
 
 HOUSE: Final = "#house"
@@ -31,12 +32,16 @@ class StoreError(XuezhanError):
 
 
 class Database:
-    """An engine and its session factory, with the ids of the system accounts (made by the
-    first migration: ``not_migrated`` when they are missing)."""
+    """An engine and its session factories, with the ids of the system accounts (made by the
+    first migration: ``not_migrated`` when they are missing).
+
+    ``sessions`` for every transaction that writes, or reads what it is about to write;
+    ``reads`` for a read alone (on SQLite it does not take the write lock: :data:`READ_ONLY`)."""
 
     def __init__(self, engine: Engine) -> None:
         self.engine = engine
         self.sessions = sessionmaker(engine, expire_on_commit=False)
+        self.reads = sessionmaker(engine.execution_options(**{READ_ONLY: True}), expire_on_commit=False)
         with self.sessions() as s:
             rows = s.execute(select(Account.name, Account.id).where(Account.name.in_(SYSTEM))).all()
             self.system_ids: dict[str, int] = {name: ident for name, ident in rows}

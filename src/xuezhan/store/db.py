@@ -8,7 +8,10 @@
 
 SQLite is set up so that transactions behave as on a server: foreign keys on, a busy
 timeout, and every transaction starts with ``BEGIN IMMEDIATE`` (it takes the write
-lock at once, so two settlements never interleave).
+lock at once, so two settlements never interleave), except on the connections of an
+engine with the execution option :data:`READ_ONLY` (:attr:`xuezhan.store.base.Database.reads`),
+whose transactions only read: a plain ``BEGIN``, which in write-ahead-log mode never waits
+for the writer nor makes it wait.
 """
 
 from __future__ import annotations
@@ -34,6 +37,9 @@ MIGRATIONS: Final = Path(__file__).parent / "migrations"
 _MIGRATION_LOCK: Final = 0x7875657A68616E  # "xuezhan"
 _BUSY_TIMEOUT: Final = 30.0  # seconds a SQLite connection waits for another's lock
 DEFAULT_FILE: Final = "xuezhan.sqlite3"
+READ_ONLY: Final = "xuezhan_read_only"
+"""The execution option of an engine whose transactions only read (on SQLite: ``BEGIN``, not
+``BEGIN IMMEDIATE``)."""
 
 
 def json_text(value: Any) -> str:
@@ -75,7 +81,7 @@ def _sqlite_setup(engine: Engine, *, file: bool) -> None:
 
     @event.listens_for(engine, "begin")
     def _begin(conn: Any) -> None:
-        conn.exec_driver_sql("BEGIN IMMEDIATE")
+        conn.exec_driver_sql("BEGIN" if conn.get_execution_options().get(READ_ONLY) else "BEGIN IMMEDIATE")
 
 
 def _set_wal(cur: Any) -> None:
