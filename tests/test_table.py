@@ -179,12 +179,14 @@ def test_the_hand_log_writer_meets_the_loop_once_per_batch() -> None:
         await asyncio.wait_for(asyncio.gather(*(writer.write(str(k), [("action", 1, 0, {})]) for k in range(50))),
                                WAIT)
         assert bank.done == [[str(k) for k in range(50)]] and wakeups == 1
-        # a call between two runs of logs keeps its place: three steps, each told as it is done
+        # a batch's logs go first, in one commit, however the calls fall among them (each table has
+        # one job at a time); then each call, told as it is done: two calls, three wake-ups in all
         first = writer.write("a", [("action", 1, 1, {})])
         call = writer.call(bank.done.append, "call")
         last = writer.write("b", [("action", 1, 1, {})])
-        await asyncio.wait_for(asyncio.gather(first, call, last), WAIT)
-        assert bank.done[1:] == [["a"], "call", ["b"]] and wakeups == 4
+        again = writer.call(bank.done.append, "again")
+        await asyncio.wait_for(asyncio.gather(first, call, last, again), WAIT)
+        assert bank.done[1:] == [["a", "b"], "call", "again"] and wakeups == 4
         await writer.close()
         with pytest.raises(RuntimeError):
             await writer.write("c", [])

@@ -70,8 +70,8 @@ class LogWriter:
     The event loop gathers the jobs of its tables (hand logs to write, calls to make) and hands
     them to the thread once per turn of the loop, all at once, through a :class:`queue.SimpleQueue`
     (no lock or condition of its own). The thread takes everything handed over by the time it is
-    free, and each run of hand logs in it is one transaction; it tells the loop of each run in one
-    wake-up. So the thread and the loop meet once per batch, however many tables it serves,
+    free; the hand logs in it are one transaction, and it tells the loop of them in one wake-up,
+    then makes the calls. So the thread and the loop meet once per batch, however many tables it serves,
     never once per action, and the thread never waits for the loop to be given its next batch."""
 
     def __init__(self, bank: Bank) -> None:
@@ -136,26 +136,29 @@ class LogWriter:
                 return
 
     def _work(self, loop: asyncio.AbstractEventLoop, jobs: list[_Job]) -> None:
-        """Do ``jobs`` in order, each run of hand logs in one group commit, and tell the tables of
-        each run or call as soon as it is done."""
-        i = 0
-        while i < len(jobs):
-            kind, a, b, done = jobs[i]
-            outcomes: list[_Outcome]
-            if kind == "call":
-                try:
-                    outcomes = [(done, a(*b), None)]
-                except Exception as exc:
-                    outcomes = [(done, None, exc)]
-                j = i + 1
-            else:
-                j = i
-                while j < len(jobs) and jobs[j][0] == "log":
-                    j += 1
-                outcomes = self._write_logs(jobs[i:j])
-            with contextlib.suppress(RuntimeError):  # a closed loop: nobody waits any more
-                loop.call_soon_threadsafe(_resolve, outcomes)
-            i = j
+        """Do ``jobs``: first every hand log among them in one group commit, then each call in
+        order, telling the tables of the logs, then of each call, as soon as it is done.
+
+        The logs go first, together, whatever their place among the calls: a table waits for each
+        of its writes before it makes the next (one task a table), so no table has two jobs in one
+        batch and no call waits on a log of the same batch. So a hand's end, and every table's next
+        move, waits for one commit of logs, not for one commit per run of logs between calls."""
+        logs = [job for job in jobs if job[0] == "log"]
+        if logs:
+            self._tell(loop, self._write_logs(logs))
+        for kind, fn, args, done in jobs:
+            if kind != "call":
+                continue
+            try:
+                outcome: _Outcome = (done, fn(*args), None)
+            except Exception as exc:
+                outcome = (done, None, exc)
+            self._tell(loop, [outcome])
+
+    @staticmethod
+    def _tell(loop: asyncio.AbstractEventLoop, outcomes: list[_Outcome]) -> None:
+        with contextlib.suppress(RuntimeError):  # a closed loop: nobody waits any more
+            loop.call_soon_threadsafe(_resolve, outcomes)
 
     def _write_logs(self, batch: list[_Job]) -> list[_Outcome]:
         try:
