@@ -148,17 +148,12 @@ def hand_end_messages(
     laid = [{"concealed": format_tiles(concealed), "melds": [_meld_json(m) for m in melds],
              "roots": w.score.extras_dict.get("gen", 0), "won": won.get(i, 0)}
             for i, (w, (concealed, melds)) in enumerate(zip(game.winners, hands, strict=True))]
-    common: dict[str, Any] = {
-        "points": game.deltas(),
-        "coins": None if settled is None else list(settled.changes[:4]),
-        "fees": None if settled is None else list(settled.fees[:4]),
-        "balances": None if settled is None else list(settled.balances[:4]),
-        "coefficient": room.coefficient,
-        "fee": room.fee,
-        "escaped": [i for i in range(4) if game.seat_state(i).escaped],
-        "exhausted": any(e.get("type") == EventKind.WALL_EMPTY for e in game.events),
-        "final": final,
-    }
+    points = game.deltas()
+    coins = None if settled is None else list(settled.changes[:4])
+    fees = None if settled is None else list(settled.fees[:4])
+    balances = None if settled is None else list(settled.balances[:4])
+    escaped = [i for i in range(4) if game.seat_state(i).escaped]
+    exhausted = any(e.get("type") == EventKind.WALL_EMPTY for e in game.events)
     bots = [is_bot(p) for p in result.seating]
 
     def make(lang: Lang) -> dict[str, Any]:
@@ -182,15 +177,15 @@ def hand_end_messages(
             "ledger": ledger,
             "kinds": kind_lines(game, lang),
             "explain": sentences,
-            "points": list(common["points"]),
-            "coins": common["coins"],
-            "fees": common["fees"],
-            "balances": common["balances"],
-            "coefficient": common["coefficient"],
-            "fee": common["fee"],
-            "escaped": common["escaped"],
+            "points": list(points),
+            "coins": coins,
+            "fees": fees,
+            "balances": balances,
+            "coefficient": room.coefficient,
+            "fee": room.fee,
+            "escaped": escaped,
             "bystanders": bets_json(result, people, settled, lang),
-            "exhausted": common["exhausted"],
+            "exhausted": exhausted,
             "final": final,
         }
 

@@ -39,6 +39,7 @@ from contextlib import suppress
 from typing import Any, Final
 
 from ..store import Lead, Leaders, Leases, NodeFence, QueueBook
+from ..store.leases import made_from_lobby
 from ..store.tournaments import LEAD
 from .cluster_queue import SharedQueue
 from .lobby import CODE_LENGTH, Lobby, counts_against_owner, is_quick
@@ -237,7 +238,7 @@ class Node:
                 room = summary.get("room")
                 if summary.get("quick") and summary.get("counts") and isinstance(room, dict):
                     return room
-            elif len(code) == CODE_LENGTH and not any(meta.get(k) for k in ("public", "queue", "tournament", "closed")):
+            elif len(code) == CODE_LENGTH and not meta.get("public") and made_from_lobby(meta):
                 return {"code": code}
         return None
 

@@ -245,26 +245,20 @@ class Leases:
         """How many rooms are open on every node (leased, live or lapsed), and how many of those on
         other nodes than ``node`` count against ``owner``'s open rooms: as their node last wrote
         (``counts`` in its summary), else (not written yet) each room ``owner`` made from the lobby."""
-        with self._db.sessions() as s:
+        with self._db.reads() as s:
             total = s.scalar(select(func.count()).select_from(RoomLease).where(RoomLease.expires_at.is_not(None)))
-            rows = s.execute(
-                select(RoomLease.summary, Room.meta).join(Room, Room.id == RoomLease.room_id)
-                .where(RoomLease.expires_at.is_not(None), or_(RoomLease.node.is_(None), RoomLease.node != node),
-                       Room.meta["owner"].as_string() == owner)
-            ).all()
         theirs = 0
-        for summary, meta in rows:
-            made = meta or {}
-            if summary is not None and "counts" in summary:
-                theirs += bool(summary["counts"])
-            elif summary is None and not (made.get("queue") or made.get("tournament") or made.get("closed")):
-                theirs += 1
+        for _, summary, meta in self.rooms_of(owner, node):
+            if summary is None:
+                theirs += made_from_lobby(meta)
+            else:
+                theirs += bool(summary.get("counts"))
         return int(total or 0), theirs
 
     def rooms_of(self, owner: str, node: str) -> list[tuple[str, dict[str, Any] | None, dict[str, Any]]]:
         """``owner``'s open rooms on other nodes than ``node``, newest first: each room's code, what its
         node last wrote of it (``None``: not written yet) and what the database keeps of it (``meta``)."""
-        with self._db.sessions() as s:
+        with self._db.reads() as s:
             rows = s.execute(
                 select(Room.name, RoomLease.summary, Room.meta).join(Room, Room.id == RoomLease.room_id)
                 .where(RoomLease.expires_at.is_not(None), or_(RoomLease.node.is_(None), RoomLease.node != node),
@@ -285,4 +279,10 @@ class Leases:
         return [dict(r) for r in rows if r]
 
 
-__all__ = ["TAKE_AT_ONCE", "Holder", "Leases", "NodeFence", "db_now"]
+def made_from_lobby(meta: Mapping[str, Any]) -> bool:
+    """Whether a room whose database record keeps ``meta`` was made by its owner from the lobby: not
+    a queue's table, not a tournament's, not closed (what counts against the owner's open rooms)."""
+    return not any(meta.get(k) for k in ("queue", "tournament", "closed"))
+
+
+__all__ = ["TAKE_AT_ONCE", "Holder", "Leases", "NodeFence", "db_now", "made_from_lobby"]
