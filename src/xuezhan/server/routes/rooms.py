@@ -157,13 +157,14 @@ async def _create(app: AppState, request: Request, quick: bool) -> Response:
     if quick:  # back to the quick table they have when they may open no other, on whichever node it runs
         mine = lobby.quick_table_of(account.player)
         found = None if mine is None else mine.summary()
-        count = len(lobby.open_rooms(account.player))
-        if lobby.node is not None:
-            count += (await in_thread(lobby.node.counts, account.player))[1]
-            if found is None:
-                found = await in_thread(lobby.node.quick_room, account.player)
-        if found is not None and count >= app.config.max_open_rooms_per_account:
-            return JSONResponse({"code": found["code"], "room": found})
+        if found is None and lobby.node is not None:
+            found = await in_thread(lobby.node.quick_room, account.player)
+        if found is not None:  # the rooms they have open are counted only when there is one to go back to
+            count = len(lobby.open_rooms(account.player))
+            if lobby.node is not None:
+                count += (await in_thread(lobby.node.counts, account.player))[1]
+            if count >= app.config.max_open_rooms_per_account:
+                return JSONResponse({"code": found["code"], "room": found})
     refused = stake_check(account.balance, room, room_tier, accept_risk=accept_risk)
     if refused is not None:
         raise refused
