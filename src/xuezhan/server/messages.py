@@ -57,7 +57,7 @@ def win_hands(game: Game) -> list[tuple[tuple[Tile, ...], tuple[Meld, ...]]]:
 def replayed_win_hands(game: Game) -> list[tuple[tuple[Tile, ...], tuple[Meld, ...]]]:
     """:func:`win_hands` by playing the hand again from its deal, whatever the rules."""
     again = Game(game.rules, game.deal, game.dealer, exchange_direction=game.exchange_direction,
-                 bystanders=len(game.state.bystander_tiles), validate=False)
+                 bystanders=len(game.bystander_tiles), validate=False)
     out: list[tuple[tuple[Tile, ...], tuple[Meld, ...]]] = []
     for action in game.actions:
         before = [(again.seat_state(s).counts, again.seat_state(s).melds) for s in range(4)]
