@@ -3,7 +3,8 @@
     python benchmarks/server_load.py [--tables 50,200,400] [--seconds 100] [--hands N] [--think S]
                                      [--claim-think S] [--discard-pause S] [--limits on|off]
                                      [--stagger S] [--server-cpus LIST] [--client-cpus LIST]
-                                     [--cluster DIR] [--cluster-config FILE.toml] [--json]
+                                     [--writer process|thread] [--cluster DIR]
+                                     [--cluster-config FILE.toml] [--json]
 
 For each number of tables, a fresh server (``xuezhan serve``'s app on uvicorn, a SQLite
 file in a temporary folder) runs in a child process; this process plays every seat of
@@ -15,7 +16,7 @@ to be in it), or until ``--hands`` hands have ended. The tables sit down at once
 their first hands end in one wave (the worst case of hand ends), or, with ``--stagger S``,
 one after another over S seconds, as people come to a server. It reports the hands finished per second
 (each one settled in the database), the actions per second, the server's CPU time per action
-(user and system, from ``/proc``) and the latency of three phases (p50, p99, max):
+(user and system, from ``/proc``, its writer process's included) and the latency of three phases (p50, p99, max):
 
 - play (``latency_ms``): from sending an action to receiving the first table state that
   includes it, for the actions the table shows at once;
@@ -47,6 +48,9 @@ say something. Beyond what the machine can carry the latency grows; every client
 and the server is stopped (SIGTERM, then SIGKILL after 30 s), so no process outlives the
 run. Targets (README): p99 under 50 ms at 50 tables and under 150 ms at 200, at that pace.
 
+``--writer thread`` makes the tables' writes on a thread of the server's process rather than
+in a process of their own (``[server] write_process = false``), to weigh the two side by side.
+
 ``--limits off`` serves the same app without the public server's limits (docs/security.md):
 no connection guard (header timeout, connections counted per address), no client-address or
 same-origin middleware; ``benchmarks/compare.py --base HEAD --base-args "--limits off" --
@@ -58,6 +62,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import dataclasses
 import json
 import os
@@ -253,16 +258,18 @@ async def table(url: str, k: int, stats: Stats, pace: Pace, stop: asyncio.Event,
                          return_exceptions=True)
 
 
-def bench_config(discard_pause: float) -> ServerConfig:
+def bench_config(discard_pause: float, write_process: bool = True) -> ServerConfig:
     """The server's settings under load: :meth:`ServerConfig.fast`'s, with long clocks, no wait
-    between hands, room for every table, and ``discard_pause``. Every client comes from
+    between hands, room for every table, and ``discard_pause``; the writes in a process of their
+    own as in ``xuezhan serve`` (unless not ``write_process``). Every client comes from
     127.0.0.1: the cap on connections per address is lifted (its counting and the header
     timeout still run, as in ``xuezhan serve``)."""
     from xuezhan.server import ServerConfig
 
     return ServerConfig.fast(turn_timeout=120.0, claim_timeout=120.0, choice_timeout=120.0, next_hand_delay=0.0,
                              max_rooms=10_000, http_rate_per_second=10_000.0, http_rate_burst=10_000,
-                             max_connections_per_address=100_000, discard_pause=discard_pause)
+                             max_connections_per_address=100_000, discard_pause=discard_pause,
+                             write_process=write_process)
 
 
 def config_toml(config: ServerConfig) -> str:
@@ -280,16 +287,17 @@ def config_toml(config: ServerConfig) -> str:
     return "\n".join(lines) + "\n"
 
 
-def serve(port: int, db: str, discard_pause: float, limits: bool = True) -> None:
+def serve(port: int, db: str, discard_pause: float, limits: bool = True, write_process: bool = True) -> None:
     """The server process, with ``discard_pause`` after every discard (``[server] discard_pause``);
-    without ``limits``, no connection guard and no client-address or same-origin middleware."""
+    without ``limits``, no connection guard and no client-address or same-origin middleware;
+    ``write_process``: ``[server] write_process``."""
     import uvicorn
 
     from xuezhan.server import create_app
     from xuezhan.server.app import ClientAddress, SameOrigin
     from xuezhan.server.guard import guarded_config, raise_open_file_limit, tune_collector
 
-    config = bench_config(discard_pause)
+    config = bench_config(discard_pause, write_process)
     app = create_app(f"sqlite:///{db}", config=config)
     raise_open_file_limit()
     tune_collector()  # as ``xuezhan serve`` does
@@ -310,14 +318,36 @@ def free_port() -> int:
         return port
 
 
-def cpu_seconds(pid: int | None) -> float:
-    """The CPU time (user and system) process ``pid`` has used so far; 0 without ``/proc``."""
+def _stat(pid: int | str) -> list[str] | None:
+    """The fields of ``/proc/PID/stat`` after the process's name (``None``: no such process)."""
     try:
         with open(f"/proc/{pid}/stat", encoding="ascii") as f:
-            fields = f.read().rsplit(")", 1)[1].split()
-    except (OSError, IndexError, TypeError):
+            return f.read().rsplit(")", 1)[1].split()
+    except (OSError, IndexError):
+        return None
+
+
+def cpu_seconds(pid: int | None) -> float:
+    """The CPU time (user and system) process ``pid`` and the processes it started (the server's
+    writer process) have used so far; 0 without ``/proc``."""
+    if pid is None:
         return 0.0
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    parents: dict[int, int] = {}
+    with contextlib.suppress(OSError):
+        for entry in os.listdir("/proc"):
+            if entry.isdigit() and (found := _stat(entry)) is not None:
+                parents[int(entry)] = int(found[1])
+    family, grew = {pid}, True
+    while grew:
+        more = {child for child, parent in parents.items() if parent in family} - family
+        family |= more
+        grew = bool(more)
+    total = 0.0
+    for member in family:
+        fields = _stat(member)
+        if fields is not None:
+            total += (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    return total
 
 
 async def clients_lag(stats: Stats, stop: asyncio.Event) -> None:
@@ -398,9 +428,11 @@ class Setup:
     discard_pause: float
     limits: bool = True
     server_cpus: frozenset[int] | None = None
+    """The cores the server process may run on (``None``: any)."""
     stagger: float = 0.0
     """Seconds over which the tables sit down one after another (0: all together)."""
-    """The cores the server process may run on (``None``: any)."""
+    write_process: bool = True
+    """The server's writes in a process of their own (``[server] write_process``)."""
 
 
 def wait_for(url: str, proc: subprocess.Popen[bytes] | None = None, seconds: float = 30.0) -> None:
@@ -423,7 +455,8 @@ def measure(tables: int, setup: Setup) -> dict[str, Any]:
     with tempfile.TemporaryDirectory() as tmp:
         db = str(Path(tmp) / "load.sqlite3")
         proc = subprocess.Popen([sys.executable, __file__, "--serve", str(port), db, str(setup.discard_pause),
-                                 "on" if setup.limits else "off"], start_new_session=True)
+                                 "on" if setup.limits else "off", "process" if setup.write_process else "thread"],
+                                start_new_session=True)
         if setup.server_cpus is not None:
             os.sched_setaffinity(proc.pid, setup.server_cpus)
         url = f"http://127.0.0.1:{port}"
@@ -431,7 +464,8 @@ def measure(tables: int, setup: Setup) -> dict[str, Any]:
             wait_for(url, proc)
             result = asyncio.run(run(tables, setup.seconds, setup.pace, url, setup.discard_pause, [proc.pid],
                                      setup.hands, setup.stagger))
-            return result | {"limits": setup.limits, "nodes": 1, "stagger": setup.stagger}
+            return result | {"limits": setup.limits, "nodes": 1, "stagger": setup.stagger,
+                             "writer": "process" if setup.write_process else "thread"}
         finally:
             proc.terminate()
             try:
@@ -455,7 +489,7 @@ def measure_cluster(tables: int, setup: Setup, directory: Path) -> dict[str, Any
     wait_for(url)
     result = asyncio.run(run(tables, setup.seconds, setup.pace, url, setup.discard_pause, pids, setup.hands,
                              setup.stagger))
-    return result | {"limits": True, "nodes": len(nodes), "stagger": setup.stagger}
+    return result | {"limits": True, "nodes": len(nodes), "stagger": setup.stagger, "writer": "cluster"}
 
 
 def cpus(text: str) -> frozenset[int]:
@@ -491,19 +525,23 @@ def main() -> int:
                         help="cores of the server process (\"1\", \"0-1\")")
     parser.add_argument("--client-cpus", type=cpus, default=None, metavar="LIST",
                         help="cores of this process, the clients (\"0\")")
+    parser.add_argument("--writer", choices=("process", "thread"), default="process",
+                        help="the server's writes in a process of their own (the default) or on its thread")
     parser.add_argument("--cluster", type=Path, default=None, metavar="DIR",
                         help="drive the cluster that `scripts/cluster.sh up --dir DIR` started, through its balancer")
     parser.add_argument("--cluster-config", type=Path, default=None, metavar="FILE.toml",
                         help="write the server's settings under load (with --discard-pause) for "
                              "`scripts/cluster.sh up --config FILE.toml`, and stop")
     parser.add_argument("--json", action="store_true")
-    parser.add_argument("--serve", nargs=4, metavar=("PORT", "DB", "PAUSE", "LIMITS"), help=argparse.SUPPRESS)
+    parser.add_argument("--serve", nargs=5, metavar=("PORT", "DB", "PAUSE", "LIMITS", "WRITER"), help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.serve:
-        serve(int(args.serve[0]), args.serve[1], float(args.serve[2]), args.serve[3] == "on")
+        serve(int(args.serve[0]), args.serve[1], float(args.serve[2]), args.serve[3] == "on",
+              args.serve[4] == "process")
         return 0
     if args.cluster_config is not None:
-        args.cluster_config.write_text(config_toml(bench_config(args.discard_pause)), encoding="utf-8")
+        config = bench_config(args.discard_pause, args.writer == "process")
+        args.cluster_config.write_text(config_toml(config), encoding="utf-8")
         return 0
     try:
         levels = [int(n) for n in str(args.tables).split(",")]
@@ -512,7 +550,7 @@ def main() -> int:
     if args.client_cpus is not None:
         os.sched_setaffinity(0, args.client_cpus)
     setup = Setup(args.seconds, args.hands, Pace(args.think, args.claim_think), args.discard_pause,
-                  args.limits == "on", args.server_cpus, args.stagger)
+                  args.limits == "on", args.server_cpus, args.stagger, args.writer == "process")
     for tables in levels:
         result = measure(tables, setup) if args.cluster is None else measure_cluster(tables, setup, args.cluster)
         if args.json:

@@ -51,6 +51,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from ..ids import ErrorCode
 from .bank import Bank
 from .config import ServerConfig
+from .journal import LogWriter
 from .limits import AddressLimiter, AttemptLimiter, Network, client_address, trusted_networks
 from .lobby import CODE_LENGTH, Lobby, new_code
 from .routes import AppState, routes
@@ -179,6 +180,19 @@ class ClientAddress:
         await self.app(scope, receive, send)
 
 
+def writer_for(bank: Bank, config: ServerConfig) -> LogWriter:
+    """The tables' writer: in a process of its own (``write_process``) when the bank's database can
+    be shared by processes, else on a thread of this one."""
+    from .storebank import StoreBank
+    from .writer_process import WriterProcess, spec_of
+
+    spec = spec_of(bank) if config.write_process else None
+    if spec is None:
+        return LogWriter(bank)
+    assert isinstance(bank, StoreBank)
+    return LogWriter(bank, WriterProcess(spec, fence=bank.store.leases.installed))
+
+
 def create_app(
     db_url: str | None = None,
     *,
@@ -196,7 +210,7 @@ def create_app(
         bank = StoreBank.open(db_url, starting_coins=config.starting_coins,
                               accounts_per_address=config.accounts_per_address, session_ttl=config.session_ttl)
     the_bank: Bank = bank
-    lobby = Lobby(the_bank, config)
+    lobby = Lobby(the_bank, config, writer_for(the_bank, config))
     the_node = None
     if node is not None:
         from .nodes import Node
@@ -216,6 +230,7 @@ def create_app(
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        await lobby.writer.start()
         restored = await (lobby.restore() if the_node is None else the_node.start())
         if restored:
             log.info("carried on %d running match(es)", restored)

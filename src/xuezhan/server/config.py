@@ -148,6 +148,10 @@ class ServerConfig:
     """Fixed seed for the walls (tests and benchmarks only); ``None`` uses the secrets module."""
     secure_cookies: bool = False
     """Mark the session cookie ``Secure`` (behind HTTPS)."""
+    write_process: bool = True
+    """Make the tables' writes (hand logs, settlements) in a process of their own
+    (:mod:`xuezhan.server.writer_process`), on a database several processes share (a SQLite file,
+    PostgreSQL); ``False``: on a thread of the server's process."""
     header_timeout: float = 10.0
     """Seconds a connection has to send a request's headers in full (from its opening, or from the
     first byte of a later request on it); past them it is closed (``xuezhan serve``)."""
@@ -238,7 +242,7 @@ class ServerConfig:
                    bot_claim_delay=0.0, discard_pause=0.0, next_hand_delay=0.5, rate_per_second=1000.0,
                    rate_burst=1000, accounts_per_address=1_000_000, login_attempts=1_000_000,
                    login_attempts_per_address=1_000_000, max_open_rooms_per_account=1_000_000,
-                   custom_stakes=True)
+                   custom_stakes=True, write_process=False)
         return dataclasses.replace(base, **overrides)
 
     @classmethod

@@ -26,6 +26,7 @@ from typing import Any, TypeVar
 from ..engine.actions import Action
 from ..match import Hand, ItemUse
 from .bank import Bank, LogEntry
+from .writer_process import Job, Outcome, WriterProcess, write_logs
 
 log = logging.getLogger("xuezhan.server")
 
@@ -74,8 +75,11 @@ class LogWriter:
     then makes the calls. So the thread and the loop meet once per batch, however many tables it serves,
     never once per action, and the thread never waits for the loop to be given its next batch."""
 
-    def __init__(self, bank: Bank) -> None:
+    def __init__(self, bank: Bank, process: WriterProcess | None = None) -> None:
         self.bank = bank
+        self.process = process
+        """Where the bank's writes are made when given: a child process (:mod:`.writer_process`);
+        else on the thread itself."""
         self._queue: queue.SimpleQueue[tuple[asyncio.AbstractEventLoop, list[_Job]] | None] = queue.SimpleQueue()
         self._gathered: dict[asyncio.AbstractEventLoop, list[_Job]] = {}
         """The jobs of each loop not handed to the thread yet (touched on that loop only)."""
@@ -143,6 +147,9 @@ class LogWriter:
         of its writes before it makes the next (one task a table), so no table has two jobs in one
         batch and no call waits on a log of the same batch. So a hand's end, and every table's next
         move, waits for one commit of logs, not for one commit per run of logs between calls."""
+        if self.process is not None:
+            self._work_in_process(loop, jobs)
+            return
         logs = [job for job in jobs if job[0] == "log"]
         if logs:
             self._tell(loop, self._write_logs(logs))
@@ -155,26 +162,57 @@ class LogWriter:
                 outcome = (done, None, exc)
             self._tell(loop, [outcome])
 
+    def _work_in_process(self, loop: asyncio.AbstractEventLoop, jobs: list[_Job]) -> None:
+        """Do ``jobs`` as :meth:`_work` does, the logs and the bank's own calls in the child process,
+        in runs; a call of anything else (a test's, :meth:`close`'s) here, in its place."""
+        run: list[_Job] = [job for job in jobs if job[0] == "log"]
+        for job in jobs:
+            kind, fn, args, done = job
+            if kind != "call":
+                continue
+            if getattr(fn, "__self__", None) is self.bank:
+                run.append(job)
+                continue
+            if run:
+                self._in_process(loop, run)
+                run = []
+            try:
+                outcome: _Outcome = (done, fn(*args), None)
+            except Exception as exc:
+                outcome = (done, None, exc)
+            self._tell(loop, [outcome])
+        if run:
+            self._in_process(loop, run)
+
+    def _in_process(self, loop: asyncio.AbstractEventLoop, jobs: list[_Job]) -> None:
+        assert self.process is not None
+        sent: list[Job] = [(kind, a if kind == "log" else a.__name__, b) for kind, a, b, _ in jobs]
+
+        def tell(outcomes: list[Outcome]) -> None:
+            self._tell(loop, [(jobs[i][3], result, error) for i, result, error in outcomes])
+
+        self.process.work(sent, tell)
+
+    async def start(self) -> None:
+        """Start the writer's process, if it has one (else nothing to do); if it cannot start, the
+        writes are made on the thread, as without one."""
+        process = self.process
+        if process is None:
+            return
+        try:
+            await asyncio.to_thread(process.start)
+        except Exception:
+            log.exception("the writer process could not start: writing on the server's own thread")
+            self.process = None
+
     @staticmethod
     def _tell(loop: asyncio.AbstractEventLoop, outcomes: list[_Outcome]) -> None:
         with contextlib.suppress(RuntimeError):  # a closed loop: nobody waits any more
             loop.call_soon_threadsafe(_resolve, outcomes)
 
     def _write_logs(self, batch: list[_Job]) -> list[_Outcome]:
-        try:
-            self.bank.write_log([(key, e) for _, key, entries, _ in batch for e in entries])
-        except Exception:
-            # one match's entry was refused: write each match alone, so only that one fails
-            outcomes: list[_Outcome] = []
-            for _, key, entries, done in batch:
-                try:
-                    self.bank.write_log([(key, e) for e in entries])
-                except Exception as exc:
-                    outcomes.append((done, None, exc))
-                else:
-                    outcomes.append((done, None, None))
-            return outcomes
-        return [(done, None, None) for _, _, _, done in batch]
+        return [(done, None, exc) for done, exc in write_logs(self.bank, [(done, key, entries)
+                                                                         for _, key, entries, done in batch])]
 
     async def close(self) -> None:
         """Finish what is gathered and handed over, and stop the thread."""
@@ -188,6 +226,8 @@ class LogWriter:
         thread = self._thread
         if thread is not None:
             await asyncio.to_thread(thread.join)
+        if self.process is not None:
+            await asyncio.to_thread(self.process.stop)
 
 
 class Journal:

@@ -91,11 +91,11 @@ class Cluster(Protocol):
 class Lobby:
     """The open tables, by code."""
 
-    def __init__(self, bank: Bank, config: ServerConfig) -> None:
+    def __init__(self, bank: Bank, config: ServerConfig, writer: LogWriter | None = None) -> None:
         self.bank = bank
         self.config = config
         self.tables: dict[str, Table] = {}
-        self.writer = LogWriter(bank)  # one group commit for the hand logs of every table
+        self.writer = writer or LogWriter(bank)  # one group commit for the hand logs of every table
         self.queue = Matchmaker(self)
         """People waiting to be seated together (``/api/queue``)."""
         self.tournaments = TournamentDirector(self, bank)

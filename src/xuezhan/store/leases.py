@@ -123,6 +123,11 @@ class Leases:
         """From now on every transaction of this store that writes for a room checks ``fence``."""
         self._db.sessions.configure(info={FENCE: fence})
 
+    def installed(self) -> NodeFence | None:
+        """The fence this store's transactions check (:meth:`install`), if any."""
+        found: NodeFence | None = self._db.sessions.kw.get("info", {}).get(FENCE)
+        return found
+
     def take_lapsed(self, fence: NodeFence, limit: int = TAKE_AT_ONCE) -> dict[str, int]:
         """Take for ``fence``'s node the rooms whose lease lapsed (oldest lapse first), and every room
         that was never leased (made by a server alone) and may still be played: one with a running
