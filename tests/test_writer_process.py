@@ -146,6 +146,25 @@ def test_a_batch_is_refused_when_its_child_is_gone(bank: StoreBank) -> None:
     assert child.poll() is not None and process.pid is None  # killed, not waited for
 
 
+def test_a_write_that_cannot_cross_is_refused_and_the_child_keeps_on(bank: StoreBank) -> None:
+    spec = spec_of(bank)
+    assert spec is not None
+
+    async def scenario() -> None:
+        process = WriterProcess(spec)
+        writer = LogWriter(bank, process)
+        await writer.start()
+        pid = process.pid
+        with pytest.raises(XuezhanError) as refused:
+            await writer.call(bank.account, lambda: "ann")  # a lambda does not pickle
+        assert refused.value.code == ErrorCode.DATABASE_ERROR
+        account = await writer.call(bank.account, "ann")
+        assert account is not None and account.player == "ann" and process.pid == pid
+        await writer.close()
+
+    asyncio.run(scenario())
+
+
 def test_a_nodes_fence_goes_with_every_batch(url: str) -> None:
     store = Store(url)
     fence = NodeFence("n1", 30.0)

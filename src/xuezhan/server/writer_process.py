@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import logging
 import os
+import pickle
 import socket
 import subprocess
 import sys
@@ -128,7 +129,13 @@ class WriterProcess:
             assert self._conn is not None
             fence = self.fence() if self.fence is not None else None
             held = None if fence is None else (fence.node, fence.seconds, dict(fence.held), dict(fence.leads))
-            self._conn.send((held, jobs))
+            try:
+                batch = pickle.dumps((held, jobs), protocol=pickle.HIGHEST_PROTOCOL)
+            except Exception as exc:  # a job that cannot cross: the batch is refused, the child keeps on
+                unsent = _raised(str(ErrorCode.DATABASE_ERROR), f"a write could not be sent: {exc}")
+                tell([(i, None, unsent) for i in sorted(left)])
+                return
+            self._conn.send_bytes(batch)
             while left:
                 outcomes: list[tuple[int, Any, tuple[str, str] | None]] = self._conn.recv()
                 told: list[Outcome] = []
