@@ -47,6 +47,17 @@ def bank(url: str) -> Iterator[StoreBank]:
     opened.close()
 
 
+async def started(bank: StoreBank) -> tuple[WriterProcess, LogWriter]:
+    """A writer whose writes are made by a child process on ``bank``'s database, started."""
+    spec = spec_of(bank)
+    assert spec is not None
+    process = WriterProcess(spec)
+    writer = LogWriter(bank, process)
+    await writer.start()
+    assert process.pid is not None and process.pid != os.getpid()
+    return process, writer
+
+
 def played(match: Match, seed: int) -> HandResult:
     hand = match.start_hand()
     play_match_hand(hand, [make_bot("heuristic", random.Random(seed + k)) for k in range(4)], random.Random(seed))
@@ -62,15 +73,8 @@ def test_the_server_writes_in_a_process_only_on_a_database_processes_share(bank:
 
 
 def test_a_match_written_through_the_process_is_the_one_the_database_keeps(bank: StoreBank) -> None:
-    spec = spec_of(bank)
-    assert spec is not None
-
     async def scenario() -> None:
-        writer = LogWriter(bank, WriterProcess(spec))
-        await writer.start()
-        assert writer.process is not None
-        pid = writer.process.pid
-        assert pid is not None and pid != os.getpid()
+        process, writer = await started(bank)
         bank.open_room("R1", room())
         key, match = await writer.call(bank.open_match, "R1", PEOPLE, 7)
         assert isinstance(match, Match) and list(match.people) == PEOPLE
@@ -96,19 +100,14 @@ def test_a_match_written_through_the_process_is_the_one_the_database_keeps(bank:
         running = {m.key: m for m in bank.running_matches()}
         assert running[key].match.state_json() == match.state_json()
         await writer.close()
-        assert writer.process.pid is None  # the child ended with the writer
+        assert process.pid is None  # the child ended with the writer
 
     asyncio.run(scenario())
 
 
 def test_a_child_that_died_is_replaced_and_its_jobs_refused(bank: StoreBank) -> None:
-    spec = spec_of(bank)
-    assert spec is not None
-
     async def scenario() -> None:
-        process = WriterProcess(spec)
-        writer = LogWriter(bank, process)
-        await writer.start()
+        process, writer = await started(bank)
         first = process.pid
         assert first is not None
         os.kill(first, signal.SIGKILL)
@@ -147,13 +146,8 @@ def test_a_batch_is_refused_when_its_child_is_gone(bank: StoreBank) -> None:
 
 
 def test_a_write_that_cannot_cross_is_refused_and_the_child_keeps_on(bank: StoreBank) -> None:
-    spec = spec_of(bank)
-    assert spec is not None
-
     async def scenario() -> None:
-        process = WriterProcess(spec)
-        writer = LogWriter(bank, process)
-        await writer.start()
+        process, writer = await started(bank)
         pid = process.pid
         with pytest.raises(XuezhanError) as refused:
             await writer.call(bank.account, lambda: "ann")  # a lambda does not pickle
