@@ -154,13 +154,8 @@ class LogWriter:
         if logs:
             self._tell(loop, self._write_logs(logs))
         for kind, fn, args, done in jobs:
-            if kind != "call":
-                continue
-            try:
-                outcome: _Outcome = (done, fn(*args), None)
-            except Exception as exc:
-                outcome = (done, None, exc)
-            self._tell(loop, [outcome])
+            if kind == "call":
+                self._call_here(loop, fn, args, done)
 
     def _work_in_process(self, loop: asyncio.AbstractEventLoop, jobs: list[_Job]) -> None:
         """Do ``jobs`` as :meth:`_work` does, the logs and the bank's own calls in the child process,
@@ -176,13 +171,18 @@ class LogWriter:
             if run:
                 self._in_process(loop, run)
                 run = []
-            try:
-                outcome: _Outcome = (done, fn(*args), None)
-            except Exception as exc:
-                outcome = (done, None, exc)
-            self._tell(loop, [outcome])
+            self._call_here(loop, fn, args, done)
         if run:
             self._in_process(loop, run)
+
+    def _call_here(self, loop: asyncio.AbstractEventLoop, fn: Callable[..., Any], args: tuple[Any, ...],
+                   done: asyncio.Future[Any]) -> None:
+        """Make one call on this thread and tell its table how it went."""
+        try:
+            outcome: _Outcome = (done, fn(*args), None)
+        except Exception as exc:
+            outcome = (done, None, exc)
+        self._tell(loop, [outcome])
 
     def _in_process(self, loop: asyncio.AbstractEventLoop, jobs: list[_Job]) -> None:
         assert self.process is not None

@@ -33,6 +33,7 @@ from typing import Any, TypeVar
 
 from ..errors import XuezhanError
 from ..ids import ErrorCode
+from .bank import Bank
 
 log = logging.getLogger("xuezhan.server")
 
@@ -167,7 +168,7 @@ class WriterProcess:
                 child.wait()
 
 
-def write_logs(bank: Any, logs: list[tuple[T, str, list[Any]]]) -> list[tuple[T, Exception | None]]:
+def write_logs(bank: Bank, logs: list[tuple[T, str, list[Any]]]) -> list[tuple[T, Exception | None]]:
     """Write the logs ``(tag, match key, entries)`` in one commit; when one match's entry is
     refused, each match alone, so only that one fails. Each tag with its error (``None``: written)."""
     try:
