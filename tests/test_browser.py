@@ -470,6 +470,12 @@ def test_register_tiers_stake_warning_wallet_and_login_again(server: tuple[str, 
     page.wait_for_selector("#confirm[open]")
     page.tap("#confirm-ok")
     page.wait_for_selector("[data-testid=lobby]", state="visible")
+    # the hand left (逃跑) plays on without the player and is settled at its end, the escape's
+    # coins with it: the balance is read once it is, or a slow hand would change it later
+    deadline = time.monotonic() + 60
+    while table.hands_finished < 1:
+        assert time.monotonic() < deadline, "the hand left was not settled"
+        time.sleep(0.05)
 
     # the wallet: the balance and the ledger in words
     page.goto(url + "/#/wallet")
