@@ -23,6 +23,7 @@ from xuezhan.rules import Rules
 from xuezhan.server.bank import LoggedHand, RunningMatch
 from xuezhan.server.storebank import StoreBank
 from xuezhan.store import Store, StoreError, current_revision, make_engine, migrate
+from xuezhan.store import hands as hands_module
 from xuezhan.store.hands import LogItem
 
 PLAYERS = ("ann", "bo", "cai", "dan")
@@ -137,6 +138,29 @@ def test_group_commits_of_many_hands(store: Store) -> None:
     with pytest.raises(StoreError) as err:
         store.hands.write_log([("action", first, 1, 32, action(32))])
     assert err.value.code == "hand_settled"
+
+
+def test_the_log_tails_kept_are_bounded_and_what_is_dropped_is_read_again(
+    store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A hand never settled here (a match abandoned) leaves its log's tail in the cache; past
+    ``_TAILS_KEPT`` tails only the last batch's stay, and a dropped log is counted again."""
+    monkeypatch.setattr(hands_module, "_TAILS_KEPT", 1)
+    first = setup_match(store)
+    second, _ = store.rooms.start_match("r", list(PLAYERS), seed=2)
+    store.hands.write_log([("begin", first, 1, 11, start(1)), ("action", first, 1, 0, action(0))])
+    assert set(store.hands._log_tails) == {(first, 1)}
+    store.hands.write_log([("begin", second, 1, 22, start(1)), ("action", second, 1, 0, action(0))])
+    assert set(store.hands._log_tails) == {(second, 1)}  # two would be over the bound
+    before = counts(store)
+    with pytest.raises(StoreError) as err:  # the dropped log is read again: its count still holds
+        store.hands.write_log([("action", first, 1, 2, action(2))])
+    assert err.value.code == "action_gap" and counts(store) == before
+    store.hands.write_log([("action", first, 1, 1, action(1)), ("action", second, 1, 1, action(1))])
+    for m in (first, second):
+        hand = {r.match_id: r.hand for r in store.rooms.running_matches()}[m]
+        assert hand is not None and hand.actions == (action(0), action(1))
+    assert set(store.hands._log_tails) == {(first, 1), (second, 1)}  # one batch's, even over the bound
 
 
 def test_retries_change_nothing(store: Store) -> None:

@@ -85,6 +85,11 @@ def _check_next(log: HandLog, status: str, seq: int, count: int) -> None:
         raise StoreError(ErrorCode.ACTION_GAP, f"hand {log.hand_no} of match {log.match_id} has {count} "
                                                f"actions: the next is {count}, not {seq}")
 
+# The most log tails kept: a tail goes when its match settles a hand or ends; beyond this many
+# (hands never settled here) the cache starts again from one batch's logs, the rest read again.
+_TAILS_KEPT = 4096
+
+
 class Hands:
     """Hand logs and hand records, on ``db``."""
 
@@ -274,6 +279,8 @@ class Hands:
                     s.connection().execute(_ADD_ACTIONS, rows)  # on the connection: no ORM bookkeeping
                 except IntegrityError:  # another writer got there first
                     raise StoreError(ErrorCode.ACTION_CONFLICT, "a logged action was written by someone else") from None
+        if len(tails) > _TAILS_KEPT:  # hands left unsettled (a match abandoned): keep this batch's only
+            tails = {key: tails[key] for key in {(item[1], item[2]) for item in checked} if key in tails}
         with self._tails_lock:
             self._log_tails = tails
 
