@@ -67,7 +67,6 @@ import dataclasses
 import json
 import os
 import random
-import socket
 import statistics
 import subprocess
 import sys
@@ -311,13 +310,6 @@ def serve(port: int, db: str, discard_pause: float, limits: bool = True, write_p
     uvicorn.Server(uvicorn.Config(app, **options)).run()
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port: int = s.getsockname()[1]
-        return port
-
-
 def _stat(pid: int | str) -> list[str] | None:
     """The fields of ``/proc/PID/stat`` after the process's name (``None``: no such process)."""
     try:
@@ -451,6 +443,8 @@ def wait_for(url: str, proc: subprocess.Popen[bytes] | None = None, seconds: flo
 def measure(tables: int, setup: Setup) -> dict[str, Any]:
     """One level of load against a server of its own (a process group of its own, on
     ``setup.server_cpus`` when given), stopped whatever happens."""
+    from xuezhan.store.pgtemp import free_port
+
     port = free_port()
     with tempfile.TemporaryDirectory() as tmp:
         db = str(Path(tmp) / "load.sqlite3")

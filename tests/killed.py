@@ -43,7 +43,7 @@ from websockets.sync.client import ClientConnection, connect
 from xuezhan.server.nodes import MOVED
 from xuezhan.store import Store
 from xuezhan.store.models import HandRow, MatchRow, Room, RoomLease, Settlement
-from xuezhan.store.pgtemp import TempPostgres
+from xuezhan.store.pgtemp import TempPostgres, free_port
 
 ROOT = Path(__file__).resolve().parents[1]
 SRC = ROOT / "src"
@@ -68,14 +68,6 @@ of the server's seed alone."""
 
 T = TypeVar("T")
 U = TypeVar("U")
-
-
-def free_port() -> int:
-    """A loopback port nobody listens on (the system's pick)."""
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port: int = s.getsockname()[1]
-        return port
 
 
 def free_ports(count: int) -> int:

@@ -108,7 +108,9 @@ def _can_run(exe: Path, uid: int, gid: int) -> bool:
     return True
 
 
-def _free_port() -> int:
+def free_port() -> int:
+    """A loopback port nobody listens on (the system's pick): for this server, and for the
+    servers the tests and benchmarks start."""
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return int(s.getsockname()[1])
@@ -174,7 +176,7 @@ class TempPostgres:
             raise PostgresUnavailable(f"initdb failed ({init.returncode}):\n{init.stdout}\n{init.stderr}")
         log = self.data / "server.log"
         for _attempt in range(3):  # a free port can be taken between the probe and the start
-            self.port = _free_port()
+            self.port = free_port()
             opts = f"-h 127.0.0.1 -p {self.port} -k {self.data} -F -c max_connections=60"
             started = self._run("pg_ctl", "-D", str(self.data), "-w", "-t", "60", "-l", str(log), "-o", opts,
                                 "start", timeout=90)
