@@ -32,44 +32,6 @@ static PyObject *fan_implemented(void) {
     return out;
 }
 
-static int read_rules(PyObject *seq, XzRules *R) {
-    PyObject *fast = PySequence_Fast(seq, "rules must be a sequence of integers");
-    if (!fast) return -1;
-    if (PySequence_Fast_GET_SIZE(fast) != XZ_RULE_WORDS) {
-        PyErr_Format(PyExc_ValueError, "rules must hold %d integers", XZ_RULE_WORDS);
-        Py_DECREF(fast);
-        return -1;
-    }
-    long long v[XZ_RULE_WORDS];
-    for (int i = 0; i < XZ_RULE_WORDS; i++) {
-        v[i] = PyLong_AsLongLong(PySequence_Fast_GET_ITEM(fast, i));
-        if (v[i] == -1 && PyErr_Occurred()) {
-            Py_DECREF(fast);
-            return -1;
-        }
-    }
-    Py_DECREF(fast);
-    memset(R, 0, sizeof *R);
-    /* each word within the bounds of xuezhan.rules (the Python side validated them; a bad tuple is
-     * refused, not played) */
-    int ok = xz_rules_from_words(v, R) == 0;
-    for (int i = 0; ok && i < XZ_FAN_COUNT; i++) {
-        int f = R->fan[i];
-        if (f == XZ_FAN_CAP) {
-            if (i >= XZ_EXTRA_FIRST || R->cap_multiple == 0) ok = 0;
-        } else if (f < 0 || f > XZ_MAX_FAN || (i < XZ_EXTRA_FIRST && f == 0)) {
-            ok = 0;
-        }
-    }
-    if (!ok) {
-        PyErr_SetString(PyExc_ValueError, "rules out of bounds");
-        return -1;
-    }
-    return 0;
-}
-
-int xz_py_rules(PyObject *seq, XzRules *R) { return read_rules(seq, R); }
-
 static PyObject *packed(const int64_t *words, Py_ssize_t n) {
     return PyBytes_FromStringAndSize((const char *)words, n * (Py_ssize_t)sizeof(int64_t));
 }
@@ -161,7 +123,7 @@ static PyObject *core_play(PyObject *self, PyObject *args) {
         return NULL;
     }
     XzRules R;
-    if (read_rules(rules_obj, &R) < 0) return NULL;
+    if (xz_py_rules(rules_obj, &R) < 0) return NULL;
     PyObject *bots_fast = PySequence_Fast(bots_obj, "bots must be a sequence of four bot codes");
     if (!bots_fast) return NULL;
     int bot_kind[4];
@@ -316,7 +278,7 @@ static PyObject *core_play_outs(PyObject *self, PyObject *args) {
     PyObject *fast = NULL, *acts = NULL, *seeds = NULL, *out = NULL;
     XzGame *base = NULL, *g = NULL;
     XzAction *actions = NULL;
-    if (read_rules(rules_obj, &R) < 0) goto fail;
+    if (xz_py_rules(rules_obj, &R) < 0) goto fail;
     fast = PySequence_Fast(bots_obj, "bots must be four bot codes");
     if (!fast) goto fail;
     if (PySequence_Fast_GET_SIZE(fast) != 4) {
@@ -433,7 +395,7 @@ static int hand_init(HandObject *self, PyObject *args, PyObject *kwds) {
         memcpy(tiles, deal.buf, 108);
         PyBuffer_Release(&deal);
     }
-    if (read_rules(rules_obj, &self->rules) < 0) return -1;
+    if (xz_py_rules(rules_obj, &self->rules) < 0) return -1;
     if (!self->g) self->g = PyMem_Malloc(sizeof(XzGame));
     if (!self->events) self->events = PyMem_Malloc(sizeof(int64_t) * XZ_MAX_EVENTS);
     if (!self->g || !self->events) {
