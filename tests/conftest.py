@@ -33,6 +33,31 @@ settings.register_profile(
 settings.load_profile(os.environ.get("XUEZHAN_HYPOTHESIS", "ci"))
 
 
+# Files with a test of a quarter of a minute or more (`pytest --durations=30`). With a worker
+# per core each file runs whole on one worker, in the order collected: these go first, so no
+# worker is left with one of them while the others have finished.
+LONG_FILES = (
+    "test_kill.py",
+    "test_browser_match.py",
+    "test_engine_properties.py",
+    "test_kill_tournament.py",
+    "test_fuzz_cli.py",
+    "test_fuzz_parsers.py",
+    "test_kill_jiaoma.py",
+    "test_restart.py",
+    "test_table_stateful.py",
+    "test_jiao_ma.py",
+    "test_fair_table.py",
+    "test_browser_tournament.py",
+)
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The long files first, each file's tests in their own order (a stable sort)."""
+    rank = {name: k for k, name in enumerate(LONG_FILES)}
+    items.sort(key=lambda item: rank.get(item.path.name, len(rank)))
+
+
 @pytest.fixture(scope="session")
 def postgres() -> TempPostgres:
     """A throwaway local PostgreSQL; raises if it cannot start: the tests fail, they do not skip."""
