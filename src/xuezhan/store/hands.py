@@ -85,6 +85,7 @@ def _check_next(log: HandLog, status: str, seq: int, count: int) -> None:
         raise StoreError(ErrorCode.ACTION_GAP, f"hand {log.hand_no} of match {log.match_id} has {count} "
                                                f"actions: the next is {count}, not {seq}")
 
+
 # The most log tails kept: a tail goes when its match settles a hand or ends; beyond this many
 # (hands never settled here) the cache starts again from one batch's logs, the rest read again.
 _TAILS_KEPT = 4096
