@@ -62,8 +62,8 @@ setup(
     ext_modules=[
         Extension(
             "xuezhan.native._core",
-            sources=["csrc/xz_engine.c", "csrc/xz_bots.c", "csrc/xz_heuristic.c", "csrc/xz_load.c", "csrc/xz_rules_py.c",
-                     "csrc/xz_module.c", "csrc/xz_env.c"],
+            sources=["csrc/xz_engine.c", "csrc/xz_bots.c", "csrc/xz_heuristic.c", "csrc/xz_load.c",
+                     "csrc/xz_rules_py.c", "csrc/xz_module.c", "csrc/xz_env.c"],
             depends=["csrc/xz_engine.h"],
             optional=True,
         )
