@@ -2,7 +2,7 @@
 promises (tests/test_kill*.py, tests/test_items_kill.py, tests/test_grace.py, tests/test_cluster*.py,
 tests/test_guard.py) and ``scripts/failover_soak.py`` share, written once.
 
-- :func:`free_port`, :func:`free_ports`: loopback ports nobody listens on.
+- :func:`free_ports`: loopback ports nobody listens on, several in a row (one: ``xuezhan.store.pgtemp.free_port``).
 - :func:`until`: poll a condition until it holds (the waits are bounds, never timing assertions).
 - :func:`request`: one HTTP request with JSON in and out, and the session cookie it set.
 - :class:`Served`: one ``xuezhan serve`` process on a fixed port and database, killed with SIGKILL

@@ -25,7 +25,6 @@ from typing import Any
 
 import pytest
 import uvicorn
-from killed import free_port
 from playwright.sync_api import Browser, BrowserContext, Page, sync_playwright
 
 from xuezhan import i18n
@@ -33,6 +32,7 @@ from xuezhan.i18n import Lang
 from xuezhan.server import ServerConfig, create_app
 from xuezhan.server.table import Status, Table
 from xuezhan.server.words import display_name
+from xuezhan.store.pgtemp import free_port
 from xuezhan.words import event_words
 
 CHROMIUM = Path("/usr/bin/chromium")

@@ -14,11 +14,11 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from killed import free_port
 from playwright.sync_api import Browser
 from test_browser import Watch, _context, _guest, browser, served
 
 from xuezhan.server import ServerConfig
+from xuezhan.store.pgtemp import free_port
 
 __all__ = ["browser"]  # the fixture, shared with test_browser
 

@@ -11,12 +11,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from killed import Served, free_port
+from killed import Served
 from test_restart import Back, Build, answer, db, my_decision, my_turn, serve, stay_in, stop
 from test_server import Client, make_app, table_of
 
 from xuezhan.server.table import Table
 from xuezhan.store import Store
+from xuezhan.store.pgtemp import free_port
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
 __all__ = ["db", "make_app", "serve"]  # the fixtures, from the server's and the restart's tests

@@ -26,12 +26,13 @@ from typing import Any
 
 import pytest
 import uvicorn
-from killed import Served, free_port, until
+from killed import Served, until
 from websockets.sync.client import ClientConnection, connect
 
 from xuezhan.errors import XuezhanError
 from xuezhan.server import ServerConfig, create_app
 from xuezhan.server.guard import ConnectionGuard, guarded_config
+from xuezhan.store.pgtemp import free_port
 
 SRC = Path(__file__).resolve().parents[1] / "src"
 HOLDER = "127.0.0.1"

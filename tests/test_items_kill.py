@@ -9,10 +9,11 @@ import json
 from pathlib import Path
 from typing import Any
 
-from killed import WAIT, Served, free_port
+from killed import WAIT, Served
 from websockets.sync.client import ClientConnection
 
 from xuezhan.store import Store
+from xuezhan.store.pgtemp import free_port
 
 CONFIG = """\
 [server]
