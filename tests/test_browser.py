@@ -25,6 +25,7 @@ from typing import Any
 
 import pytest
 import uvicorn
+from killed import until
 from playwright.sync_api import Browser, BrowserContext, Page, sync_playwright
 
 from xuezhan import i18n
@@ -472,10 +473,7 @@ def test_register_tiers_stake_warning_wallet_and_login_again(server: tuple[str, 
     page.wait_for_selector("[data-testid=lobby]", state="visible")
     # the hand left (逃跑) plays on without the player and is settled at its end, the escape's
     # coins with it: the balance is read once it is, or a slow hand would change it later
-    deadline = time.monotonic() + 60
-    while table.hands_finished < 1:
-        assert time.monotonic() < deadline, "the hand left was not settled"
-        time.sleep(0.05)
+    until(lambda: table.hands_finished >= 1, "the hand left was not settled", 60.0, every=0.05)
 
     # the wallet: the balance and the ledger in words
     page.goto(url + "/#/wallet")
