@@ -7,6 +7,7 @@ import json
 import re
 import struct
 import subprocess
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 from fontTools.ttLib import TTFont
@@ -49,14 +50,59 @@ def test_the_script_holds_no_sentence_of_its_own() -> None:
 
 
 IMPORT = re.compile(r'^import \{ ([^}]*) \} from "\./([a-z0-9]+\.js)";$', re.MULTILINE)
-EXPORT = re.compile(r"^export (?:async )?(?:function|const) ([\w$]+)", re.MULTILINE)
+EXPORT = re.compile(r"^export (?:async )?(?:function|const|let) ([\w$]+)", re.MULTILINE)
+EXPORT_LIST = re.compile(r"^export \{ ([^}]*) \};?$", re.MULTILINE)
+CALL = re.compile(r'\bcall\("(\w+)"')
+PROVIDE = re.compile(r'\bprovide\("(\w+)"')
+
+
+def _exports(code: str) -> set[str]:
+    """The names a module exports: `export function|const|let NAME` and `export { NAME, NAME as OTHER }`."""
+    names = set(EXPORT.findall(code))
+    for listed in EXPORT_LIST.findall(code):
+        names |= {item.split(" as ")[-1].strip() for item in listed.split(",") if item.strip()}
+    return names
+
+
+def _imports(code: str) -> dict[str, set[str]]:
+    """The modules a module imports, each with the names it takes from it (under their exported names)."""
+    taken: dict[str, set[str]] = {}
+    for names, source in IMPORT.findall(code):
+        taken.setdefault(source, set()).update(n.split(" as ")[0].strip() for n in names.split(","))
+    return taken
+
+
+def _circle(graph: Mapping[str, Iterable[str]]) -> list[str] | None:
+    """A circle of imports (its modules in import order, the first one again at the end), or None."""
+    done: set[str] = set()
+    path: list[str] = []
+
+    def visit(name: str) -> list[str] | None:
+        if name in path:
+            return [*path[path.index(name):], name]
+        if name in done:
+            return None
+        path.append(name)
+        for target in sorted(graph.get(name, ())):
+            found = visit(target)
+            if found:
+                return found
+        path.pop()
+        done.add(name)
+        return None
+
+    for name in sorted(graph):
+        found = visit(name)
+        if found:
+            return found
+    return None
 
 
 def test_the_script_is_small_es_modules_that_import_what_they_use() -> None:
     scripts = re.findall(r"<script[^>]*>", INDEX)
     assert scripts == ['<script type="module" src="/static/main.js">']
     assert "main.js" in MODULES and "app.js" not in MODULES and len(MODULES) >= 8
-    exported = {name: set(EXPORT.findall(code)) for name, code in MODULES.items()}
+    exported = {name: _exports(code) for name, code in MODULES.items()}
     reached, todo = set(), ["main.js"]
     while todo:
         name = todo.pop()
@@ -66,14 +112,34 @@ def test_the_script_is_small_es_modules_that_import_what_they_use() -> None:
         code = MODULES[name]
         assert code.count("\n") < 400, name
         assert '"use strict"' not in code  # a module is strict already
-        for names, source in IMPORT.findall(code):
+        for source, names in _imports(code).items():
             assert source in MODULES, (name, source)
-            missing = {n.strip() for n in names.split(",")} - exported[source]
-            assert not missing, (name, source, missing)
+            missing = names - exported[source]
+            assert not missing, f"{name} imports {sorted(missing)} from {source}, which does not export them"
             todo.append(source)
         # every import is a line of its own, at the top, of the form above
         assert len(IMPORT.findall(code)) == code.count("import {"), name
     assert reached == set(MODULES)  # no module the page never loads
+
+
+def test_the_modules_import_one_another_in_layers_without_a_circle() -> None:
+    """The imports run one way, down the layers (state.js and hooks.js at the bottom, main.js at the top): a
+    module calls one above it through a hook that main.js provides (hooks.js), never by importing it."""
+    assert _circle({"a.js": {"b.js"}, "b.js": {"c.js"}, "c.js": {"a.js"}}) == ["a.js", "b.js", "c.js", "a.js"]
+    assert _circle({"a.js": {"b.js", "c.js"}, "b.js": {"c.js"}, "c.js": set()}) is None
+    graph = {name: set(_imports(code)) for name, code in MODULES.items()}
+    circle = _circle(graph)
+    assert circle is None, "the modules import one another in a circle: " + " -> ".join(circle or [])
+    assert not graph["state.js"] and not graph["hooks.js"]
+    assert not any("main.js" in targets for targets in graph.values())
+
+
+def test_every_hook_the_modules_call_is_provided_once() -> None:
+    code = _code_without_comments(APP_JS)
+    provided = PROVIDE.findall(_code_without_comments(MODULES["main.js"]))
+    assert len(provided) == len(set(provided)), provided
+    assert set(CALL.findall(code)) == set(provided)
+    assert PROVIDE.findall(code) == provided  # main.js alone provides them
 
 
 def test_the_page_shows_the_servers_words_for_events() -> None:

@@ -1,10 +1,11 @@
-// The account: who is signed in (GET /api/me), signing in or up, signing out.
+// The account: who is signed in (GET /api/me), signing in or up, signing out. It sits below the table's socket
+// and the router: signing out closes the socket through the hook "disconnect", and both follow the address
+// through "route" (hooks.js).
 
-import { api, errCode, errText } from "./api.js";
+import { api, errCode } from "./api.js";
 import { $, num } from "./dom.js";
-import { I18N, loadMessages, t } from "./i18n.js";
-import { route } from "./router.js";
-import { disconnect } from "./socket.js";
+import { call } from "./hooks.js";
+import { errText, I18N, loadMessages, t } from "./i18n.js";
 import { S } from "./state.js";
 
 // GET /api/me answers the account (and, where the server knows them, the tables you sit at).
@@ -79,12 +80,12 @@ export async function signIn(kind) {
   if (me && me.lang && me.lang !== I18N.lang) await loadMessages(me.lang);
   const next = S.after || "#/";
   S.after = null;
-  if (location.hash === next) route(); else location.hash = next;
+  if (location.hash === next) call("route"); else location.hash = next;
 }
 
 export async function logout() {
   await api("POST", "/api/logout");
-  disconnect();
+  call("disconnect");
   setMe(null);
-  if (location.hash === "#/") route(); else location.hash = "#/";
+  if (location.hash === "#/") call("route"); else location.hash = "#/";
 }

@@ -1,6 +1,5 @@
-// HTTP: one JSON request, and the words of a refusal.
-
-import { errorWords, t } from "./i18n.js";
+// HTTP: one JSON request, and the code of a refusal (i18n.js words it: errText). No answer at all (offline) is
+// status 0 with the code "offline".
 
 export async function api(method, path, body) {
   const opts = { method, headers: {}, credentials: "same-origin" };
@@ -12,7 +11,7 @@ export async function api(method, path, body) {
   try {
     res = await fetch(path, opts);
   } catch (e) {
-    return { ok: false, status: 0, data: { error: { code: "offline", message: t("error.offline") } } };
+    return { ok: false, status: 0, data: { error: { code: "offline" } } };
   }
   let data = {};
   try { data = await res.json(); } catch (e) { /* an empty or non-JSON body */ }
@@ -20,8 +19,3 @@ export async function api(method, path, body) {
 }
 
 export function errCode(r) { return r.data && r.data.error ? r.data.error.code : null; }
-
-export function errText(r) {
-  const e = r.data && r.data.error;
-  return e ? errorWords(e.code, e.message) : t("error.status", { status: r.status });
-}

@@ -3,8 +3,7 @@
 import { $, secs } from "./dom.js";
 import { t, term } from "./i18n.js";
 import { seatName } from "./log.js";
-import { answered, S } from "./state.js";
-import { legal, mineToPlay } from "./table.js";
+import { answered, legal, mineToPlay, S } from "./state.js";
 
 // The decision the seat faces, by the kinds of its legal actions, best first: 换三张, 定缺, 出牌 on
 // its own turn (a kong or a self-drawn win offered there stays under 出牌), else the best claim it may make.

@@ -11,8 +11,7 @@ import { $, el } from "./dom.js";
 import { t } from "./i18n.js";
 import { seatName } from "./log.js";
 import { initSound, play } from "./sound.js";
-import { answered, S } from "./state.js";
-import { mineToPlay } from "./table.js";
+import { answered, mineToPlay, S } from "./state.js";
 
 const SHOW_MS = 1800;
 const URGENT_MS = 5000;

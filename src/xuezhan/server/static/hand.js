@@ -1,14 +1,15 @@
 // Your hand and the buttons of your decision: discarding, 换三张 and 定缺, claims. The tiles 换三张
 // brought are marked (data-received) until your first discard; 定缺 comes with the shortest suit
-// chosen (data-preselected), one tap to confirm.
+// chosen (data-preselected), one tap to confirm. The table is drawn again through the hook "render" (hooks.js).
 
 import { myDeadline } from "./clocks.js";
 import { $, compact, el, parseTiles, tileImg, tileWords } from "./dom.js";
+import { call } from "./hooks.js";
 import { t, term } from "./i18n.js";
 import { renderReplayControls } from "./replay.js";
+import { meldNode, plate, wonTiles } from "./seats.js";
 import { send, sendAction } from "./socket.js";
-import { answered, S } from "./state.js";
-import { base, legal, meldNode, mineToPlay, plate, renderAll, wonTiles } from "./table.js";
+import { answered, base, legal, mineToPlay, S } from "./state.js";
 import { markWaits, renderWaits } from "./waits.js";
 
 export function myTiles() {
@@ -139,7 +140,7 @@ export function renderMine() {
   if (betweenOnTable()) {
     const ready = S.room.seats[S.seat] && S.room.seats[S.seat].ready;
     prompt.append(
-      el("button", { class: "ghost", text: t("settle.show"), on: { click: () => { S.lookAtTable = false; renderAll(); } } }),
+      el("button", { class: "ghost", text: t("settle.show"), on: { click: () => { S.lookAtTable = false; call("render"); } } }),
       el("button", { id: "next-hand", class: "primary", text: ready ? t("settle.waiting") : t("settle.next"),
         disabled: ready || undefined, on: { click: () => send({ type: "ready" }) } }));
   }
@@ -155,7 +156,7 @@ export function tapTile(idx, tile, tiles, acts) {
   if (acts.some((a) => a.type === "exchange")) { toggleExchange(idx, tiles); return; }
   if (S.sel === idx) { sendAction({ type: "discard", tile }); return; }
   S.sel = idx;
-  renderAll();
+  call("render");
 }
 
 export function toggleExchange(idx, tiles) {
@@ -167,7 +168,7 @@ export function toggleExchange(idx, tiles) {
     if (S.exch.length >= 3) S.exch.shift();
     S.exch.push(idx);
   }
-  renderAll();
+  call("render");
 }
 
 export function suggestExchange(tiles, acts) {
@@ -182,7 +183,7 @@ export function suggestExchange(tiles, acts) {
     if (idx >= 0) sel.push(idx);
   }
   S.exch = sel;
-  renderAll();
+  call("render");
 }
 
 export function actButton(action, tile) {

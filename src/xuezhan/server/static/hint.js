@@ -1,10 +1,10 @@
 // Hints: asking the server for one, and showing its best choices.
 
 import { $, el, parseTiles, tileWords } from "./dom.js";
+import { call } from "./hooks.js";
 import { t, term } from "./i18n.js";
 import { send } from "./socket.js";
 import { answered, S } from "./state.js";
-import { renderAll } from "./table.js";
 
 export function askHint() {
   S.hint = null;
@@ -31,5 +31,5 @@ export function renderHint() {
       el("b", { text: actionWords(c.action) }),
       (c.reasons || []).length ? el("span", { class: "muted", text: " · " + c.reasons.join(" · ") }) : null)))
       : el("p", { class: "muted", text: t("hint.none") }),
-    el("button", { class: "ghost small", text: t("hint.close"), on: { click: () => { S.hint = null; renderAll(); } } }));
+    el("button", { class: "ghost small", text: t("hint.close"), on: { click: () => { S.hint = null; call("render"); } } }));
 }

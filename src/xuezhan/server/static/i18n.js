@@ -1,7 +1,7 @@
-// The page's sentences (GET /api/i18n) and the game's terms (GET /api/vocab), in the chosen language.
+// The page's sentences (GET /api/i18n) and the game's terms (GET /api/vocab), in the chosen language, and the
+// words of a refusal.
 
 import { api } from "./api.js";
-import { rerender } from "./router.js";
 import { S } from "./state.js";
 
 export const I18N = { lang: "zh-CN", messages: {} };
@@ -61,18 +61,26 @@ export async function loadVocab() {
   if (r.ok && r.data && r.data.kinds) Object.assign(VOCAB, r.data);
 }
 
+// The page in another language; true when it changed (the views are then drawn again: main.js).
 export async function setLang(lang) {
-  if (lang === I18N.lang) return;
+  if (lang === I18N.lang) return false;
   const r = await api("POST", "/api/lang", { lang });
   if (!r.ok) document.cookie = `lang=${encodeURIComponent(lang)}; path=/; max-age=31536000; samesite=lax`;
   await loadMessages(lang);
   if (S.me) S.me.lang = lang;
   S.tiers = null; // their names come from the server, in the language asked for
-  rerender();
+  return true;
 }
 
 export function errorWords(code, message) {
   if (message) return message;
   const name = code ? term("error", code) : "";
   return name || t("error.generic");
+}
+
+// A refused request (api.js) in words: offline when no answer came, else its error's (errorWords), else its status.
+export function errText(r) {
+  if (r.status === 0) return t("error.offline");
+  const e = r.data && r.data.error;
+  return e ? errorWords(e.code, e.message) : t("error.status", { status: r.status });
 }

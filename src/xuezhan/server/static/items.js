@@ -1,16 +1,16 @@
 // Item cards (道具) at a table that allows them: the shop and what you hold (GET /api/items, POST
 // /api/items/buy), the use buttons (an "item" message), a seek card's answer and the cards used this
-// hand (everyone's kind, your own cards whole), the golden finger (its marker is the table's, table.js).
-// The server says when a card may be used.
+// hand (everyone's kind, your own cards whole), the golden finger (its marker is the table's: seats.js,
+// table.js). The server says when a card may be used.
 
 import { refreshMe } from "./account.js";
-import { api, errText } from "./api.js";
+import { api } from "./api.js";
 import { $, el, num, parseTiles, tileWords, toast } from "./dom.js";
-import { t, term } from "./i18n.js";
+import { call } from "./hooks.js";
+import { errText, t, term } from "./i18n.js";
 import { seatName } from "./log.js";
 import { send } from "./socket.js";
-import { S } from "./state.js";
-import { legal, renderAll } from "./table.js";
+import { legal, S } from "./state.js";
 
 const IT = { open: false, shop: null, used: [], seek: null, hand: 0 };
 const BEFORE_DEAL = ["double", "flush"];
@@ -20,14 +20,14 @@ export function initItems() {
   $("items-btn").addEventListener("click", () => {
     IT.open = !IT.open;
     if (IT.open) loadShop();
-    renderAll();
+    call("render");
   });
 }
 
 async function loadShop() {
   const r = await api("GET", "/api/items");
   if (r.ok && r.data && r.data.items) IT.shop = r.data.items;
-  renderAll();
+  call("render");
 }
 
 async function buy(kind) {
@@ -112,6 +112,6 @@ export function renderItems() {
     el("p", { class: "muted", "data-testid": "items-used", text: IT.used.length
       ? t("items.used") + IT.used.map(cardLine).join(t("items.sep")) : t("items.none") }),
     nextDeal.length ? el("p", { class: "muted", text: t("items.next_deal") + nextDeal.map(cardLine).join(t("items.sep")) }) : null,
-    el("button", { class: "ghost small", text: t("items.close"), on: { click: () => { IT.open = false; renderAll(); } } }),
+    el("button", { class: "ghost small", text: t("items.close"), on: { click: () => { IT.open = false; call("render"); } } }),
   ].filter(Boolean));
 }

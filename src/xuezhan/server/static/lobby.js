@@ -2,10 +2,10 @@
 // (POST/DELETE /api/queue; the lobby socket /ws/lobby says where the queue seated you).
 
 import { refreshMe } from "./account.js";
-import { api, errCode, errText } from "./api.js";
+import { api, errCode } from "./api.js";
 import { $, confirmBox, el, signed, toast } from "./dom.js";
-import { I18N, t } from "./i18n.js";
-import { route } from "./router.js";
+import { call } from "./hooks.js";
+import { errText, I18N, t } from "./i18n.js";
 import { S } from "./state.js";
 import { loadTournaments } from "./tournaments.js";
 
@@ -45,7 +45,7 @@ export function renderTiers() {
 
 export async function loadLobby() {
   const me = await refreshMe();
-  if (!me) { route(); return; }
+  if (!me) { call("route"); return; }
   await loadTiers();
   renderTiers();
   $("guest-note").hidden = !me.guest;

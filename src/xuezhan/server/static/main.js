@@ -2,22 +2,36 @@
 // The server is authoritative: this page shows the view it is sent and offers only the legal
 // actions listed in it. Every sentence comes from the message catalogs (GET /api/i18n), every
 // game term from the vocabulary (GET /api/vocab); text from players is always set as text.
-// This module wires the page up; the others each hold one concern (see index.html).
+// This module wires the page up; the others each hold one concern (see index.html, docs/web.md). Their imports
+// run one way, down the layers: a module calls one above it through a hook (hooks.js) that this module provides,
+// and the table's socket hands each message on to the modules that listen for its type (socket.js).
 
 import { logout, signIn } from "./account.js";
 import { renderClocks } from "./clocks.js";
 import { $ } from "./dom.js";
 import { initEffects } from "./effects.js";
+import { trackReceived } from "./hand.js";
 import { askHint } from "./hint.js";
+import { provide } from "./hooks.js";
 import { loadMessages, loadVocab, setLang, t } from "./i18n.js";
-import { initItems } from "./items.js";
+import { initItems, onItemsMessage } from "./items.js";
+import { onJiaoMa } from "./jiaoma.js";
 import { createRoom, initQueue, joinByCode, loadLobby, quickstart } from "./lobby.js";
-import { route } from "./router.js";
+import { rerender, route } from "./router.js";
 import { closeDialogs, leaveTable, shareLink } from "./settlement.js";
-import { send } from "./socket.js";
+import { disconnect, listen, send } from "./socket.js";
 import { S } from "./state.js";
 import { renderAll } from "./table.js";
 import { setPassword, takeRelief } from "./wallet.js";
+
+// What the modules below call by name (hooks.js), and what listens for which of the table's messages (socket.js).
+provide("render", renderAll);
+provide("route", route);
+provide("disconnect", disconnect);
+provide("closeDialogs", closeDialogs);
+for (const type of ["state", "seek", "ok"]) listen(type, onItemsMessage);
+listen("state", trackReceived);
+listen("jiao_ma", onJiaoMa);
 
 function init() {
   $("login-form").addEventListener("submit", (ev) => { ev.preventDefault(); signIn("login"); });
@@ -51,7 +65,9 @@ function init() {
     closeDialogs();
     if (cup) location.hash = `#/tournament/${encodeURIComponent(cup)}`;
   });
-  for (const sel of document.querySelectorAll("select.lang-select")) sel.addEventListener("change", () => setLang(sel.value));
+  for (const sel of document.querySelectorAll("select.lang-select")) {
+    sel.addEventListener("change", async () => { if (await setLang(sel.value)) rerender(); });
+  }
   window.addEventListener("hashchange", route);
   initEffects();
   initItems();

@@ -1,19 +1,18 @@
 // Replaying one of your finished hands step by step, and its review (复盘): your costliest decisions
 // by the expert's expected points, each a tap away from its step.
 
-import { api, errText } from "./api.js";
+import { api } from "./api.js";
 import { $, el, toast } from "./dom.js";
 import { actionWords } from "./hint.js";
-import { t } from "./i18n.js";
+import { call } from "./hooks.js";
+import { errText, t } from "./i18n.js";
 import { seatName } from "./log.js";
-import { showView } from "./router.js";
 import { lineText } from "./settlement.js";
 import { resetTable } from "./socket.js";
 import { S } from "./state.js";
-import { renderAll } from "./table.js";
 
+// The hand `id` on the table's view (the router shows it first).
 export async function openReplay(id) {
-  showView("table-view");
   resetTable(null, false);
   const r = await api("GET", `/api/history/${encodeURIComponent(id)}`);
   if (!r.ok || !r.data || !Array.isArray(r.data.steps) || !r.data.steps.length) {
@@ -33,18 +32,18 @@ export function replayGo(k) {
   const steps = R.data.steps;
   R.k = Math.max(0, Math.min(steps.length - 1, k));
   S.view = steps[R.k].view;
-  renderAll();
+  call("render");
 }
 
 export function replayPlay() {
   const R = S.replay;
   if (!R) return;
-  if (R.timer) { clearInterval(R.timer); R.timer = null; renderAll(); return; }
+  if (R.timer) { clearInterval(R.timer); R.timer = null; call("render"); return; }
   R.timer = setInterval(() => {
-    if (!S.replay || S.replay !== R || R.k >= R.data.steps.length - 1) { clearInterval(R.timer); R.timer = null; if (S.replay === R) renderAll(); return; }
+    if (!S.replay || S.replay !== R || R.k >= R.data.steps.length - 1) { clearInterval(R.timer); R.timer = null; if (S.replay === R) call("render"); return; }
     replayGo(R.k + 1);
   }, 700);
-  renderAll();
+  call("render");
 }
 
 const REVIEW_SHOWN = 5;
@@ -54,7 +53,7 @@ export async function openReview() {
   const R = S.replay;
   if (!R || R.review) return;
   R.review = { loading: true };
-  renderAll();
+  call("render");
   const r = await api("GET", `/api/history/${encodeURIComponent(R.id)}/review`);
   if (S.replay !== R) return;
   if (!r.ok || !r.data || !Array.isArray(r.data.decisions)) {
@@ -63,7 +62,7 @@ export async function openReview() {
   } else {
     R.review = { data: r.data };
   }
-  renderAll();
+  call("render");
 }
 
 function reviewPanel(review) {

@@ -55,9 +55,11 @@ export async function route() {
     openTournament(tournament[1]);
   } else if (table) {
     S.replay = null;
+    showView("table-view");
     openTable(table[1].toUpperCase(), !!table[2]);
   } else if (replay) {
     disconnect();
+    showView("table-view");
     openReplay(replay[1]);
   } else if (hash === "#/wallet") {
     disconnect();

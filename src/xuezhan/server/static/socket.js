@@ -1,38 +1,44 @@
-// A table's websocket: connecting (again), sending, and what each server message changes.
+// A table's websocket: connecting (again), sending, and what each server message changes. The modules above
+// this one listen for the messages of a type (listen); it draws the table through the hook "render", closes
+// the settlement's dialogs through "closeDialogs" and follows the address through "route" (hooks.js).
 
 import { refreshMe, setMe } from "./account.js";
 import { $, confirmBox, toast } from "./dom.js";
 import { onState } from "./effects.js";
 import { hideMissed, showMissed, showReconnecting } from "./grace.js";
-import { trackReceived } from "./hand.js";
-import { onJiaoMa } from "./jiaoma.js";
+import { call } from "./hooks.js";
 import { errorWords, t, term } from "./i18n.js";
-import { onItemsMessage } from "./items.js";
 import { logEvent } from "./log.js";
-import { route, showView } from "./router.js";
-import { closeDialogs } from "./settlement.js";
 import { answered, S } from "./state.js";
-import { renderAll } from "./table.js";
+
+// What the modules above do with a message of a type (main.js registers them): each runs once the message has
+// changed S, before the table is drawn again. A type nobody listens for is no mistake: S holds all it says.
+const LISTENERS = new Map();
+
+export function listen(type, fn) {
+  if (!LISTENERS.has(type)) LISTENERS.set(type, []);
+  LISTENERS.get(type).push(fn);
+}
 
 export function resetTable(code, watch) {
   Object.assign(S, { code, watch, seat: null, room: null, view: null, version: 0, handNo: 0, names: null,
     handEnd: null, matchEnd: null, timer: null, deadline: null, trustee: false, decision: null, answered: null,
     sel: null, exch: [], hint: null, replaced: false, lookAtTable: false, logOpen: false, jiaoMa: null });
   $("log").replaceChildren();
-  closeDialogs();
+  call("closeDialogs");
   showReconnecting(false);
   hideMissed();
 }
 
+// Connects to the table `code` (the router shows its view), unless the page is connected to it already.
 export function openTable(code, watch) {
-  showView("table-view");
-  if (S.code === code && S.watch === watch && S.ws) { renderAll(); return; }
+  if (S.code === code && S.watch === watch && S.ws) { call("render"); return; }
   disconnect();
   resetTable(code, watch);
   S.wsWanted = true;
   S.retry = 0;
   connect();
-  renderAll();
+  call("render");
 }
 
 export function connect() {
@@ -53,14 +59,14 @@ export function connect() {
   ws.onclose = (ev) => {
     if (S.ws !== ws) return;
     S.ws = null;
-    if (ev.code === 4401) { S.wsWanted = false; setMe(null); route(); return; }
+    if (ev.code === 4401) { S.wsWanted = false; setMe(null); call("route"); return; }
     if (ev.code === 4404) { S.wsWanted = false; toast(term("error", "unknown_room")); location.hash = "#/"; return; }
-    if (ev.code === 4000) { S.wsWanted = false; S.replaced = true; renderAll(); return; }
+    if (ev.code === 4000) { S.wsWanted = false; S.replaced = true; call("render"); return; }
     if (ev.code === 4307 && ev.reason && S.wsWanted && S.retry < 8) { S.node = ev.reason; S.retry++; connect(); return; }
     if (S.wsWanted) {
       showReconnecting(true); // until the table is back (4503: another node is taking the room over)
       setTimeout(connect, ev.code === 4503 ? 500 : Math.min(5000, 250 * 2 ** S.retry++));
-      renderAll();
+      call("render");
     }
   };
 }
@@ -95,7 +101,7 @@ export function sendAction(action) {
   S.sel = null;
   S.exch = [];
   send({ type: "action", action, version: S.version });
-  renderAll();
+  call("render");
 }
 
 export async function onTableError(msg) {
@@ -108,11 +114,10 @@ export async function onTableError(msg) {
   }
   toast(errorWords(msg.code, msg.message));
   if (msg.for === "action") S.answered = null;
-  renderAll();
+  call("render");
 }
 
 export function onMessage(msg) {
-  onItemsMessage(msg);
   switch (msg.type) {
     case "hello":
       if (S.oldWs) { S.oldWs.close(); S.oldWs = null; }
@@ -143,7 +148,6 @@ export function onMessage(msg) {
       S.deadline = typeof msg.deadline_ms === "number" ? msg.deadline_ms : null;
       S.stateAt = performance.now();
       S.trustee = !!msg.trustee;
-      trackReceived(msg);
       for (const ev of msg.events || []) logEvent(ev);
       onState(msg);
       showReconnecting(false);
@@ -157,9 +161,6 @@ export function onMessage(msg) {
     case "match_end":
       S.matchEnd = msg;
       break;
-    case "jiao_ma":
-      onJiaoMa(msg);
-      break;
     case "hint":
       if (S.hintFor === S.decision) S.hint = msg;
       break;
@@ -169,5 +170,6 @@ export function onMessage(msg) {
     default:
       break;
   }
-  renderAll();
+  for (const fn of LISTENERS.get(msg.type) || []) fn(msg);
+  call("render");
 }

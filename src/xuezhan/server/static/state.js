@@ -1,4 +1,5 @@
-// The page's one state object, and whether the open decision is answered.
+// The page's one state object, and what it says of the seat: whether the open decision is answered, which seat
+// is at the bottom of the screen, the legal actions, whether the page plays the seat (not a spectator, not a replay).
 
 export const S = {
   me: null, tables: [], after: null,
@@ -14,3 +15,9 @@ export const S = {
 };
 
 export function answered() { return S.decision === null || S.decision === undefined || S.decision === S.answered; }
+
+export function base() { return S.seat === null || S.seat === undefined ? 0 : S.seat; }
+
+export function legal() { return (S.view && S.view.legal) || []; }
+
+export function mineToPlay() { return S.seat !== null && S.seat !== undefined && !S.replay; }

@@ -1,24 +1,19 @@
-// Drawing the table: the bar, the waiting room, the seats' plates, melds and rivers, the compass.
+// Drawing the table: the bar, the waiting room, the opponents (their plates and melds: seats.js), the rivers, the
+// compass; and the whole table at once (renderAll), with the parts the modules below draw. The modules below
+// draw it again through the hook "render" (hooks.js), which main.js provides with renderAll.
 
 import { renderClocks } from "./clocks.js";
-import { $, el, num, parseTiles, tileImg } from "./dom.js";
+import { $, el, parseTiles, tileImg } from "./dom.js";
 import { renderMine } from "./hand.js";
 import { renderHint } from "./hint.js";
-import { renderJiaoMa } from "./jiaoma.js";
 import { t, term } from "./i18n.js";
 import { renderItems } from "./items.js";
+import { renderJiaoMa } from "./jiaoma.js";
 import { seatInfo, seatName } from "./log.js";
+import { golden, meldNode, plate, rel, wonTiles } from "./seats.js";
 import { renderDialogs } from "./settlement.js";
 import { send } from "./socket.js";
 import { answered, S } from "./state.js";
-
-export function base() { return S.seat === null || S.seat === undefined ? 0 : S.seat; }
-
-export function rel(seat) { return (seat - base() + 4) % 4; }
-
-export function legal() { return (S.view && S.view.legal) || []; }
-
-export function mineToPlay() { return S.seat !== null && S.seat !== undefined && !S.replay; }
 
 export function renderAll() {
   if ($("table-view").hidden) return;
@@ -96,47 +91,6 @@ export function renderWaiting() {
   );
 }
 
-export function plate(i, sv) {
-  const info = seatInfo(i);
-  const v = S.view;
-  const windIdx = v ? (i - v.dealer + 4) % 4 : i;
-  const badges = [];
-  if (v && v.dealer === i) badges.push(el("span", { class: "badge dealer", text: t("badge.dealer") }));
-  if (sv && sv.void) badges.push(el("span", { class: `badge void-${sv.void}`, text: t("badge.void", { suit: t(`suit.${sv.void}`) }) }));
-  if (sv && sv.won) badges.push(el("span", { class: "badge won", text: term("action", "hu") + (sv.wins > 1 ? `×${sv.wins}` : "") }));
-  if (sv && sv.escaped) badges.push(el("span", { class: "badge escaped", text: term("reason", "escape") }));
-  if (golden(i)) badges.push(el("span", { class: "badge golden", text: term("item", "golden_finger") }));
-  if (info && info.trustee) badges.push(el("span", { class: "badge trustee", text: t("badge.trustee") }));
-  if (info && !info.bot && info.name && info.connected === false) badges.push(el("span", { class: "badge off", text: t("seat.away") }));
-  if (info && info.ready && S.room && S.room.status === "between") badges.push(el("span", { class: "badge ready", text: t("seat.ready") }));
-  const turn = v && v.phase === "turn" && v.turn === i;
-  const name = (info && info.name) || t("common.seat", { seat: i + 1 });
-  return el("div", { class: "plate" + (turn ? " turn" : ""), dataset: { seat: i } },
-    el("span", { class: "avatar", text: t(`wind.${windIdx}`) }),
-    el("span", { class: "name", text: name }),
-    info && info.bot ? el("span", { class: "bot-mark", text: t("seat.bot_mark") }) : null,
-    info && !info.bot && typeof info.balance === "number" ? el("span", { class: "coins", text: num(info.balance) }) : null,
-    sv && rel(i) !== 0 && !sv.hand ? el("span", { class: "count", text: t("seat.concealed", { count: sv.concealed }) }) : null,
-    badges.length ? el("span", { class: "badges" }, ...badges) : null);
-}
-
-export function meldNode(m) {
-  const node = el("span", { class: "meld", title: term("event", m.type) });
-  const n = m.type === "peng" ? 3 : 4;
-  for (let k = 0; k < n; k++) {
-    // a concealed kong lies face down: others see only backs (the tile is null for them)
-    const hidden = m.type === "angang" && (!m.tile || k === 0 || k === 3);
-    node.append(tileImg(hidden ? "back" : m.tile));
-  }
-  return node;
-}
-
-export function wonTiles(i) {
-  const wins = ((S.view && S.view.winners) || []).filter((w) => w.seat === i);
-  if (!wins.length) return null;
-  return el("span", { class: "won-tiles" }, term("action", "hu"), ...wins.map((w) => tileImg(w.tile)));
-}
-
 export function renderOpponent(i) {
   const area = $(`seat-${rel(i)}`);
   const v = S.view;
@@ -155,12 +109,6 @@ export function riverEntry(sv, k) {
   const st = sv.river_state ? sv.river_state[k] : 0;
   const claimed = (typeof e === "object" && e && e.claimed === true) || st === 1;
   return { tile, claimed, won: st === 2 || st === 3 };
-}
-
-// The golden finger: the seats whose discards it marks, for everyone (room.items.golden_fingers)
-export function golden(i) {
-  const items = S.room && S.room.items;
-  return !S.replay && !!items && (items.golden_fingers || []).includes(i);
 }
 
 export function renderRiver(i) {

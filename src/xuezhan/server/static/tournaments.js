@@ -3,9 +3,9 @@
 // (GET /api/tournaments/ID, asked again every few seconds while the page is shown).
 
 import { refreshMe } from "./account.js";
-import { api, errText } from "./api.js";
+import { api } from "./api.js";
 import { $, el, toast } from "./dom.js";
-import { I18N, t } from "./i18n.js";
+import { errText, I18N, t } from "./i18n.js";
 import { S } from "./state.js";
 
 const POLL_MS = 2000;

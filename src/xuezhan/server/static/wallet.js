@@ -1,15 +1,15 @@
 // The wallet: coins, the ledger in the server's words, the daily relief, the password.
 
 import { readMe, refreshMe, setMe } from "./account.js";
-import { api, errText } from "./api.js";
+import { api } from "./api.js";
 import { $, el, signed, toast } from "./dom.js";
-import { I18N, t, term } from "./i18n.js";
-import { route } from "./router.js";
+import { call } from "./hooks.js";
+import { errText, I18N, t, term } from "./i18n.js";
 import { S } from "./state.js";
 
 export async function loadWallet() {
   const me = await refreshMe();
-  if (!me) { route(); return; }
+  if (!me) { call("route"); return; }
   $("wallet-name").textContent = me.name;
   $("wallet-guest").hidden = !me.guest;
   $("password-old").hidden = me.guest;
