@@ -13,7 +13,7 @@ import { initEffects } from "./effects.js";
 import { trackReceived } from "./hand.js";
 import { askHint } from "./hint.js";
 import { provide } from "./hooks.js";
-import { loadMessages, loadVocab, setLang, t } from "./i18n.js";
+import { loadMessages, loadVocab, setLang } from "./i18n.js";
 import { initItems, onItemsMessage } from "./items.js";
 import { onJiaoMa } from "./jiaoma.js";
 import { createRoom, initQueue, joinByCode, loadLobby, quickstart } from "./lobby.js";
