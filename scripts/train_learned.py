@@ -35,6 +35,8 @@ def main(argv: list[str] | None = None) -> int:
             parser.add_argument(flag, type=type(value), default=value, help=f"default {value}")
     parser.add_argument("--checkpoints", type=Path, default=None,
                         help="a folder for the weights after the imitation and at each snapshot")
+    parser.add_argument("--workers", type=int, default=1,
+                        help="processes playing the improvement's hands (the weights do not depend on it)")
     args = parser.parse_args(argv)
     options = {f.name: getattr(args, f.name) for f in fields(TrainConfig)}
     options["rules"] = tuple(x for x in options["rules"].split(",") if x)
@@ -45,7 +47,8 @@ def main(argv: list[str] | None = None) -> int:
         if folder is not None:
             save_weights(weights, folder / f"{stage}.npz")
 
-    arrays, summary = train(cfg, log=lambda line: print(line, file=sys.stderr, flush=True), checkpoint=checkpoint)
+    arrays, summary = train(cfg, log=lambda line: print(line, file=sys.stderr, flush=True), checkpoint=checkpoint,
+                            workers=args.workers)
     command = "python scripts/train_learned.py " + " ".join(shlex.quote(a) for a in (argv if argv is not None
                                                                                         else sys.argv[1:]))
     manifest = {
@@ -57,7 +60,12 @@ def main(argv: list[str] | None = None) -> int:
         "data": (f"self-play through the match runtime: {cfg.imitation_hands} hands of four {cfg.teacher} seats "
                  f"(match seed {cfg.seed * 1000}, presets {', '.join(cfg.rules)} in turn) imitated, then "
                  f"{cfg.rl_iterations} rounds of {cfg.rl_deals} deals, each played {cfg.rl_samples} times, of "
-                 f"policy gradient against heuristic and earlier versions (match seed {cfg.seed * 1000 + 1})"),
+                 f"policy gradient against heuristic and earlier versions (match seed {cfg.seed * 1000 + 1})"
+                 + (f", then {cfg.improve_rounds} rounds of improvement: {cfg.improve_hands} hands each of the "
+                    f"network (greedy, two seats) against heuristic, {cfg.improve_share:.0%} of its decisions "
+                    f"played out ({cfg.improve_candidates} candidates, {cfg.improve_orders} wall orders each)"
+                    if cfg.improve_rounds else "")
+                 + (f"; started from {cfg.init}" if cfg.init else "")),
         "training": summary,
     }
     save_weights(arrays, args.out, manifest)

@@ -345,3 +345,51 @@ def test_kongs_are_taken_on_expected_points(monkeypatch: pytest.MonkeyPatch) -> 
         cands = bot.candidates(view, legal, choice)
         assert any(a.type is ActionType.GANG for a in cands)
         assert (bot.choose(view, legal) != choice) is moves
+
+
+class LearnedPriorExpert(ExpertBot):
+    prior = "learned"
+
+
+@pytest.mark.parametrize(("preset", "seed"), [("qq", 21), ("chengdu", 22)])
+def test_with_the_learned_prior_the_search_starts_from_the_network_s_choice(preset: str, seed: int) -> None:
+    """Where it searches nothing the expert with ``prior = "learned"`` plays as ``learned``; where it
+    searches, the network's choice is the first candidate (the reference the others must beat)."""
+    from xuezhan.bots import LearnedBot
+
+    game = Game.new(Rules.preset(preset), seed=seed)
+    bot = LearnedPriorExpert(random.Random(0), playouts=24)
+    bot.start_hand(seed)
+    learned = LearnedBot()
+    assert isinstance(bot.default, LearnedBot)
+    searched = plain = 0
+    while not game.over:
+        seat = next(s for s in game.pending() if game.legal_actions(s))
+        view, legal = SeatView(game, seat), game.legal_actions(seat)
+        action = bot.choose(view, legal) if len(legal) > 1 else legal[0]
+        if len(legal) > 1:
+            mine = learned.choose(view, legal)
+            cands = bot.candidates(view, legal, mine)
+            if bot.worlds == 0:
+                assert action == mine
+                plain += 1
+            else:
+                assert cands[0] == mine and action in cands
+                searched += 1
+        game.apply(action)
+    assert plain > 10 and searched > 0
+
+
+def test_without_numpy_the_learned_prior_is_the_heuristic_s(monkeypatch: pytest.MonkeyPatch) -> None:
+    import builtins
+
+    real = builtins.__import__
+
+    def no_numpy(name: str, *args: object, **kwargs: object) -> object:
+        if name == "numpy" or name.startswith("numpy."):
+            raise ImportError("no numpy")
+        return real(name, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(builtins, "__import__", no_numpy)
+    bot = LearnedPriorExpert(random.Random(0))
+    assert bot.default is bot.policy

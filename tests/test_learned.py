@@ -197,3 +197,61 @@ def test_a_tiny_training_run_reproduces_bit_for_bit(tmp_path: Path) -> None:
     others = [make_bot("heuristic") for _ in range(3)]
     game = play_hand(Game(Rules.preset("qq"), random_deal(random.Random(5), 0), 0), [bot, *others])
     assert game.over
+
+
+def test_the_improvement_reproduces_whatever_the_workers() -> None:
+    from xuezhan.rl.train import TrainConfig, train
+
+    cfg = TrainConfig(seed=5, imitation_hands=0, rl_iterations=0, init=str(WEIGHTS), improve_rounds=1,
+                      improve_hands=4, improve_epochs=2)
+    one, summary = train(cfg, workers=1)
+    two, _ = train(cfg, workers=2)
+    assert all(np.array_equal(one[k], two[k]) for k in SHAPES)
+    assert summary["improve_decisions"][0] > 10
+    start = load_weights(WEIGHTS)
+    assert not np.array_equal(one["s_w0"], start["s_w0"])  # the play-outs moved the network
+    assert np.array_equal(one["v_w0"], start["v_w0"])  # and only its scorer
+
+
+def test_the_labels_play_out_the_network_s_best_candidates() -> None:
+    from xuezhan.bots.learned import LearnedNet
+    from xuezhan.rl.train import TrainConfig, _LabelShard
+    from xuezhan.scale import Shard
+
+    cfg = TrainConfig(improve_share=1.0, improve_candidates=2, improve_orders=2)
+    arrays = load_weights(WEIGHTS)
+    labels = _LabelShard(arrays, cfg, 0)(Shard(0, 0, 2))
+    net = LearnedNet(arrays)
+    assert len(labels) > 20
+    for label in labels:
+        scores = net.scores(label.table, label.rows)
+        top = max(range(len(scores)), key=scores.__getitem__)
+        assert label.candidates[0] == top and len(set(label.candidates)) == len(label.candidates)
+        assert 2 <= len(label.candidates) <= 3 and all(0 <= c < len(label.rows) for c in label.candidates)
+        assert all(abs(p) < 1000 for p in label.points)
+    # a decision's play-outs differ between candidates somewhere: they are not the same hand
+    assert any(len(set(label.points)) > 1 for label in labels)
+
+
+def test_the_improvement_moves_the_choice_towards_the_best_played_candidate() -> None:
+    import torch
+
+    from xuezhan.bots.learned import LearnedNet
+    from xuezhan.rl.train import Label, Model, TrainConfig, _improve
+
+    rng = np.random.default_rng(7)
+    arrays = load_weights(WEIGHTS)
+    net = LearnedNet(arrays)
+    labels = []
+    for _ in range(200):
+        table = rng.random(NT).round(3).tolist()
+        rows = rng.random((4, NA)).round(3).tolist()
+        scores = net.scores(table, rows)
+        order = sorted(range(4), key=lambda i: -scores[i])[:3]
+        # the network's last choice of the three played out best
+        labels.append(Label(table, rows, order, [-5.0, -5.0, 5.0]))
+    model = Model(torch, 0)
+    model.load(arrays)
+    cfg = TrainConfig(improve_epochs=30, improve_lr=1e-2, improve_kl=0.0)
+    gain = _improve(model, labels, cfg, random.Random(0), lambda s: None)
+    assert gain > 0.0  # its first choice started 3.33 below the candidates' mean

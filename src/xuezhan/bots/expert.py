@@ -41,10 +41,12 @@ from dataclasses import dataclass
 from ..engine.actions import Action, ActionType
 from ..engine.game import RIVER_OPEN, Game
 from ..engine.views import SeatView, reshuffle_wall, sample_world
+from ..errors import XuezhanError
 from ..hand import shanten, winning_tiles
 from ..native import HEURISTIC, HEURISTIC_QUICK, available, play_outs, playout_state, prepare_bots
 from .base import Bot
 from .heuristic import HeuristicBot, wait_points
+from .learned import LearnedBot
 
 _MASK = (1 << 64) - 1
 PLAYOUTS_0_4 = 384
@@ -210,6 +212,10 @@ class ExpertBot:
     """Search the discards of a hand at most this many steps from ready after its best discard."""
     discard_candidates = 3
     """Discards compared by search (the heuristic's choice among them)."""
+    prior = "heuristic"
+    """Whose choice the search starts from and keeps unless a candidate beats it by ``margin``
+    standard errors: ``heuristic`` (with :meth:`discard`'s worth two draws ahead) or ``learned``
+    (the shipped network, :class:`~xuezhan.bots.learned.LearnedBot`; without numpy, the heuristic's)."""
     wall_orders = 4
     """Play-outs of each sampled world, its live wall in another order each time (a world is
     dealt in Python, a play-out runs in the core: the play-outs are the cheap part)."""
@@ -227,6 +233,13 @@ class ExpertBot:
         self.playouts = playouts
         self.margin = margin
         self.policy = HeuristicBot(rng)
+        self.default: Bot = self.policy
+        """Whose choice the search starts from (``prior``)."""
+        if self.prior == "learned":
+            try:
+                self.default = LearnedBot(rng)
+            except XuezhanError:  # numpy is missing: the heuristic's choice, as before
+                self.default = self.policy
         self.worlds = 0
         """How many worlds the last decision searched (0: it searched none)."""
         self._playout_bots: dict[bool, Bot] | None = None
@@ -465,8 +478,8 @@ class ExpertBot:
         self.worlds = 0
         if len(legal) == 1:
             return legal[0]
-        choice = self.policy.choose(view, legal)
-        if choice.type is ActionType.DISCARD and view.phase == "turn":
+        choice = self.default.choose(view, legal)
+        if self.default is self.policy and choice.type is ActionType.DISCARD and view.phase == "turn":
             choice = self.discard(view, legal, choice)
         cands = self.candidates(view, legal, choice)
         if len(cands) < 2:
@@ -487,6 +500,7 @@ class Expert04Bot(ExpertBot):
 
     name = "expert-0.4"
     core_playouts = PLAYOUTS_0_4
+    prior = "heuristic"
     danger_weight = 0.0
     defence_live = 0
     read_worlds = False
@@ -501,6 +515,7 @@ class ReadingExpertBot(ExpertBot):
 
     name = "expert-reading"
     core_playouts = 2 * PLAYOUTS_0_4
+    prior = "heuristic"
     danger_weight = 3.0
     defence_live = 20
     read_worlds = True

@@ -2,7 +2,7 @@
 
 Two stages, both on hands played through the match runtime (:func:`~xuezhan.league.duplicate.play_deal`):
 
-1. **Imitation.** Four ``teacher`` seats (``expert`` by default, or ``heuristic``) play
+1. **Imitation.** Four ``teacher`` seats (``expert-0.4`` by default, :data:`TEACHERS`) play
    ``imitation_hands`` hands; every decision with a choice gives its table summary and action
    rows (:func:`xuezhan.bots.learned.features`) and the action taken. The network learns to
    score the teacher's action highest (cross-entropy over the legal actions) and the value head
@@ -32,21 +32,23 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 import numpy as np
 
+from ..bots import make_bot
 from ..bots.base import Bot
-from ..bots.expert import ExpertBot
 from ..bots.heuristic import HeuristicBot
 from ..bots.learned import FORMAT, HIDDEN, NA, NT, SHAPES, LearnedBot, LearnedNet, features, load_weights
 from ..engine.actions import Action
-from ..engine.views import SeatView
+from ..engine.game import Game
+from ..engine.views import SeatView, reshuffle_wall
 from ..errors import XuezhanError
 from ..ids import ErrorCode
 from ..league.duplicate import play_deal
 from ..rules import Rules
-from ..runtime import Seat
+from ..runtime import HandDriver, Seat
+from ..scale import Shard, map_shards, shards
 from ..scoring import hand_points
 
 
@@ -65,8 +67,9 @@ class TrainConfig:
     seed: int = 1
     rules: tuple[str, ...] = ("qq", "chengdu")
     """The presets the hands are played under, in turn."""
-    teacher: str = "expert"
-    """Whose choices the imitation learns: ``expert`` or ``heuristic``."""
+    teacher: str = "expert-0.4"
+    """Whose choices the imitation learns (:data:`TEACHERS`): ``expert-0.4`` (the search over the
+    heuristic that taught the shipped weights, then called ``expert``), ``expert`` or ``heuristic``."""
     imitation_hands: int = 2500
     imitation_epochs: int = 10
     rl_iterations: int = 200
@@ -86,6 +89,20 @@ class TrainConfig:
     value_weight: float = 0.5
     init: str = ""
     """A weights file to start from instead of fresh weights (with ``imitation_hands`` 0: reinforcement only)."""
+    improve_rounds: int = 0
+    """Rounds of policy improvement by play-outs after the reinforcement (0: none)."""
+    improve_hands: int = 3000
+    """Hands played by the network (greedy, at two seats against ``heuristic``) in each round of improvement."""
+    improve_share: float = 0.3
+    """The share of the network's decisions with a choice that are played out."""
+    improve_candidates: int = 4
+    """The actions played out at such a decision: the network's best ones (and, three times in ten, one other)."""
+    improve_orders: int = 8
+    """Play-outs of each candidate, each with the live wall in another order (the same orders for every candidate)."""
+    improve_epochs: int = 8
+    improve_lr: float = 1e-3
+    improve_kl: float = 0.02
+    """The weight of the network's divergence from the round's starting point (KL) in the improvement's loss."""
 
 
 @dataclass
@@ -157,12 +174,14 @@ def _play(seats: Sequence[Bot], recorders: Sequence[Recorder], match_seed: int, 
     return deltas
 
 
+TEACHERS: Final = ("expert-0.4", "expert", "heuristic")
+"""The bots whose choices the imitation may learn (by name, :data:`xuezhan.bots.BOTS`)."""
+
+
 def _teacher(name: str, seed: int) -> Bot:
-    if name == "expert":
-        return ExpertBot(random.Random(seed))
-    if name == "heuristic":
-        return HeuristicBot(random.Random(seed))
-    raise ValueError(f"unknown teacher {name!r}: expert or heuristic")
+    if name not in TEACHERS:
+        raise ValueError(f"unknown teacher {name!r}: one of {', '.join(TEACHERS)}")
+    return make_bot(name, random.Random(seed))
 
 
 class Model:
@@ -278,11 +297,167 @@ def _reinforce(model: Model, decisions: list[Decision], cfg: TrainConfig, opt: A
             opt.step()
 
 
+@dataclass
+class Label:
+    """A decision played out: the table summary, the action rows, the candidates (indices of
+    ``rows``) and each one's mean points for the seat over the play-outs, in ×1 hands."""
+
+    table: list[float]
+    rows: list[list[float]]
+    candidates: list[int]
+    points: list[float]
+
+
+IMPROVE_SHARD: Final = 50
+"""Hands per shard of a round of improvement: the labels never depend on the workers."""
+
+
+class _Greedy:
+    """The network playing its best-scored action: the network's seats of the play-outs."""
+
+    name = "learned"
+
+    def __init__(self, net: LearnedNet) -> None:
+        self.net = net
+
+    def start_hand(self, seed: int) -> None:
+        pass
+
+    def choose(self, view: SeatView, legal: Sequence[Action]) -> Action:
+        table, rows = features(view, legal)
+        scores = self.net.scores(table, rows)
+        return legal[max(range(len(scores)), key=scores.__getitem__)]
+
+
+class _Labeller:
+    """A seat of the network that plays its best action and, at a share of its decisions, plays
+    each candidate to the end of the hand over the same wall orders: the hand's other seats as
+    they sit (the network's greedy, the heuristic's), the hidden tiles as they really lie."""
+
+    name = "learned"
+
+    def __init__(self, net: LearnedNet, cfg: TrainConfig, rng: random.Random, game: Game, mine: tuple[int, ...],
+                 opponent: Bot, stake: float) -> None:
+        self.net, self.cfg, self.rng, self.game, self.mine = net, cfg, rng, game, mine
+        self.stake = stake
+        self.greedy = _Greedy(net)
+        self.opponent = opponent
+        self.labels: list[Label] = []
+
+    def start_hand(self, seed: int) -> None:
+        pass
+
+    def _play_out(self, action: Action, seat: int, wall_seed: int) -> float:
+        g = self.game.copy()
+        reshuffle_wall(g, wall_seed)
+        g.apply(action)
+        if not g.over:
+            HandDriver(g, [Seat.of_bot(self.greedy if o in self.mine else self.opponent) for o in range(4)]).run()
+        return g.deltas()[seat] / self.stake
+
+    def choose(self, view: SeatView, legal: Sequence[Action]) -> Action:
+        table, rows = features(view, legal)
+        scores = self.net.scores(table, rows)
+        best = max(range(len(scores)), key=scores.__getitem__)
+        cfg, rng = self.cfg, self.rng
+        if rng.random() < cfg.improve_share:
+            order = sorted(range(len(scores)), key=lambda i: -scores[i])
+            cands = order[: cfg.improve_candidates]
+            if len(order) > len(cands) and rng.random() < 0.3:
+                cands.append(rng.choice(order[len(cands):]))
+            points = [0.0] * len(cands)
+            for _ in range(cfg.improve_orders):
+                wall_seed = rng.getrandbits(64) | 1
+                for j, i in enumerate(cands):
+                    points[j] += self._play_out(legal[i], view.seat, wall_seed)
+            self.labels.append(Label(table, rows, cands, [p / cfg.improve_orders for p in points]))
+        return legal[best]
+
+
+@dataclass(frozen=True)
+class _LabelShard:
+    """Plays the hands of one shard of an improvement round (picklable: it may run in another process)."""
+
+    arrays: dict[str, Any]
+    cfg: TrainConfig
+    round: int
+
+    def __call__(self, shard: Shard) -> list[Label]:
+        net = LearnedNet(self.arrays)
+        presets = [Rules.preset(name) for name in self.cfg.rules]
+        opponent = HeuristicBot(random.Random(0))
+        labels: list[Label] = []
+        for hand in shard:
+            seed = ((self.cfg.seed * 1_000_003 + self.round) * 1_000_003 + hand) & (2**63 - 1)
+            rules = presets[hand % len(presets)]
+            game = Game.new(rules, seed=seed)
+            mine = (0, 2) if hand // len(presets) % 2 == 0 else (1, 3)
+            seat = _Labeller(net, self.cfg, random.Random(seed), game, mine, opponent,
+                             float(hand_points(rules, 1)))
+            HandDriver(game, [Seat.of_bot(seat if o in mine else opponent) for o in range(4)]).run()
+            labels.extend(seat.labels)
+        return labels
+
+
+def _improve(model: Model, labels: Sequence[Label], cfg: TrainConfig, rng: random.Random,
+             log: Callable[[str], None]) -> float:
+    """Move the network towards the candidates that played out best: maximise the expected gain
+    of its choice among each decision's candidates (linear in the play-outs' noisy means), less
+    ``improve_kl`` times its divergence from where the round started. The last epoch's gain of
+    its greedy choice over the candidates' mean, in ×1 hands."""
+    torch = model.torch
+    n = len(labels)
+    k = max(len(x.rows) for x in labels)
+    kc = max(len(x.candidates) for x in labels)
+    tables = np.zeros((n, NT), dtype=np.float32)
+    rows = np.zeros((n, k, NA), dtype=np.float32)
+    mask = np.zeros((n, k), dtype=bool)
+    cands = np.zeros((n, kc), dtype=np.int64)
+    cmask = np.zeros((n, kc), dtype=bool)
+    gains = np.zeros((n, kc), dtype=np.float32)
+    for i, x in enumerate(labels):
+        tables[i] = x.table
+        rows[i, : len(x.rows)] = x.rows
+        mask[i, : len(x.rows)] = True
+        mean = sum(x.points) / len(x.points)
+        for j, (c, p) in enumerate(zip(x.candidates, x.points, strict=True)):
+            cands[i, j] = c
+            cmask[i, j] = True
+            gains[i, j] = max(-20.0, min(20.0, p - mean))
+    t, r, m, c, cm, a = (torch.from_numpy(v) for v in (tables, rows, mask, cands, cmask, gains))
+    with torch.no_grad():
+        old = torch.log_softmax(model.logits(t, r, m), dim=1)
+    opt = torch.optim.Adam(model.parameters(), lr=cfg.improve_lr)
+    order = list(range(n))
+    gain = 0.0
+    for epoch in range(cfg.improve_epochs):
+        rng.shuffle(order)
+        for at in range(0, n, cfg.batch):
+            b = torch.tensor(order[at : at + cfg.batch])
+            logits = model.logits(t[b], r[b], m[b])
+            logp = torch.log_softmax(logits, dim=1)
+            within = logits.gather(1, c[b]).masked_fill(~cm[b], float("-inf"))
+            expected = (torch.softmax(within, dim=1) * a[b]).sum(dim=1).mean()
+            kl = (old[b].exp() * (old[b] - logp).masked_fill(~m[b], 0.0)).sum(dim=1).mean()
+            loss = -expected + cfg.improve_kl * kl
+            opt.zero_grad()
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+            opt.step()
+        with torch.no_grad():
+            within = model.logits(t, r, m).gather(1, c).masked_fill(~cm, float("-inf"))
+            gain = float(a.gather(1, within.argmax(dim=1)[:, None]).mean())
+        log(f"improvement epoch {epoch + 1}: greedy gain {gain:+.4f} ×1 hands a decision")
+    return gain
+
+
 def train(cfg: TrainConfig, log: Callable[[str], None] = lambda s: None,
-          checkpoint: Callable[[str, dict[str, Any]], None] | None = None) -> tuple[dict[str, Any], dict[str, Any]]:
+          checkpoint: Callable[[str, dict[str, Any]], None] | None = None,
+          workers: int = 1) -> tuple[dict[str, Any], dict[str, Any]]:
     """Train a network by ``cfg``: its weights (:data:`~xuezhan.bots.learned.SHAPES` arrays) and a summary.
-    ``checkpoint``, when given, receives the weights after the imitation (``"imitation"``) and at
-    each snapshot (``"round-N"``)."""
+    ``checkpoint``, when given, receives the weights after the imitation (``"imitation"``), at
+    each snapshot (``"round-N"``) and after each round of improvement (``"improve-N"``).
+    ``workers`` processes play the improvement's hands (the weights do not depend on how many)."""
     torch = _torch()
     torch.set_num_threads(1)
     torch.use_deterministic_algorithms(True)
@@ -340,8 +515,22 @@ def train(cfg: TrainConfig, log: Callable[[str], None] = lambda s: None,
             league.append(LearnedBot(arrays=model.arrays()))  # an earlier version, playing greedily
             if checkpoint is not None:
                 checkpoint(f"round-{it + 1}", model.arrays())
+    # improvement: the network's decisions played out, candidate by candidate, on the same walls
+    improve_labels: list[int] = []
+    improve_gains: list[float] = []
+    for it in range(cfg.improve_rounds):
+        job = _LabelShard(model.arrays(), cfg, it)
+        labels = [x for part in map_shards(job, shards(cfg.improve_hands, IMPROVE_SHARD), workers=workers)
+                  for x in part]
+        log(f"improvement round {it + 1}: {cfg.improve_hands} hands, {len(labels)} decisions played out "
+            f"({time.process_time() - started:.0f} s in this process)")
+        improve_labels.append(len(labels))
+        improve_gains.append(round(_improve(model, labels, cfg, rng, log), 4) if labels else 0.0)
+        if checkpoint is not None:
+            checkpoint(f"improve-{it + 1}", model.arrays())
     summary = {"imitation_decisions": len(decisions), "imitation_top1": round(top1, 4),
                "rl_points_per_round": [round(p, 4) for p in rl_points],
+               "improve_decisions": improve_labels, "improve_greedy_gain": improve_gains,
                "cpu_seconds": round(time.process_time() - started, 1)}
     return model.arrays(), summary
 
