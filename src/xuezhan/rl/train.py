@@ -312,23 +312,6 @@ IMPROVE_SHARD: Final = 50
 """Hands per shard of a round of improvement: the labels never depend on the workers."""
 
 
-class _Greedy:
-    """The network playing its best-scored action: the network's seats of the play-outs."""
-
-    name = "learned"
-
-    def __init__(self, net: LearnedNet) -> None:
-        self.net = net
-
-    def start_hand(self, seed: int) -> None:
-        pass
-
-    def choose(self, view: SeatView, legal: Sequence[Action]) -> Action:
-        table, rows = features(view, legal)
-        scores = self.net.scores(table, rows)
-        return legal[max(range(len(scores)), key=scores.__getitem__)]
-
-
 class _Labeller:
     """A seat of the network that plays its best action and, at a share of its decisions, plays
     each candidate to the end of the hand over the same wall orders: the hand's other seats as
@@ -340,7 +323,7 @@ class _Labeller:
                  opponent: Bot, stake: float) -> None:
         self.net, self.cfg, self.rng, self.game, self.mine = net, cfg, rng, game, mine
         self.stake = stake
-        self.greedy = _Greedy(net)
+        self.greedy = LearnedBot(arrays=net.arrays)
         self.opponent = opponent
         self.labels: list[Label] = []
 
