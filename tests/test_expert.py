@@ -239,15 +239,22 @@ def test_expert_0_4_plays_as_released(preset: str, seed: int, digest: str) -> No
     assert isinstance(bot, Expert04Bot) and bot.name == "expert-0.4" and "expert-0.4" in BOTS
     assert bot.playouts == PLAYOUTS_0_4 and not bot.read_worlds and bot.defence_live == 0
     assert play_hand_digest("expert-0.4", preset, seed) == digest
-    assert play_hand_digest("expert", preset, seed) == digest  # expert keeps 0.4.0's knobs for now
+    assert play_hand_digest("expert", preset, seed) != digest  # expert searches from the network's choice
 
 
-def test_the_expert_plays_as_released_until_a_reading_expert_proves_stronger() -> None:
-    """``expert``'s knobs are 0.4.0's (docs/bots.md: the reading expert gained no points that a
-    confidence interval shows); the reading expert differs in every one."""
-    knobs = ("core_playouts", "danger_weight", "read_worlds", "kong_margin")
+def test_the_expert_searches_from_the_network_s_choice_with_0_4_s_reading_knobs() -> None:
+    """``expert`` starts from the learned network's choice and asks a candidate to beat it by 3
+    standard errors (docs/bots.md: +0.6 a hand over ``learned`` on qq); its reading knobs are
+    0.4.0's (the reading expert gained no points that a confidence interval shows), which the
+    reading expert changes, every one."""
+    assert (ExpertBot.prior, ExpertBot.search_margin) == ("learned", 3.0)
+    assert (Expert04Bot.prior, Expert04Bot.search_margin) == ("heuristic", 1.5)
+    assert ExpertBot(random.Random(0)).margin == 3.0 and Expert04Bot(random.Random(0)).margin == 1.5
+    assert ExpertBot(random.Random(0), margin=0.5).margin == 0.5
+    knobs = ("core_playouts", "danger_weight", "read_worlds", "kong_margin", "search_shanten", "discard_candidates")
     assert [getattr(ExpertBot, k) for k in knobs] == [getattr(Expert04Bot, k) for k in knobs]
-    assert all(getattr(ReadingExpertBot, k) != getattr(Expert04Bot, k) for k in knobs)
+    reading = ("core_playouts", "danger_weight", "read_worlds", "kong_margin")
+    assert all(getattr(ReadingExpertBot, k) != getattr(Expert04Bot, k) for k in reading)
     assert ExpertBot.world_weights is ReadingExpertBot.world_weights  # one search, its knobs apart
 
 
@@ -328,7 +335,7 @@ def test_late_in_the_wall_a_close_hand_weighs_danger() -> None:
 
 
 def test_kongs_are_taken_on_expected_points(monkeypatch: pytest.MonkeyPatch) -> None:
-    """A kong that beats the heuristic's choice on the mean is taken, however wide the error; any
+    """A kong that beats the first choice on the mean is taken, however wide the error; any
     other candidate needs ``margin`` standard errors (as 0.4.0 asked of a kong too)."""
     positions = searched_positions("qq", 3, 40) + searched_positions("chengdu", 8, 40)
     game, seat = next((g, s) for g, s in positions if any(a.type is ActionType.GANG for a in g.legal_actions(s)))
@@ -341,24 +348,20 @@ def test_kongs_are_taken_on_expected_points(monkeypatch: pytest.MonkeyPatch) -> 
     monkeypatch.setattr(ExpertBot, "evaluate", narrow_win)
     for cls, moves in ((ReadingExpertBot, True), (ExpertBot, False), (Expert04Bot, False)):
         bot = cls(random.Random(0))
-        choice = bot.policy.choose(view, legal)
+        choice = bot.default.choose(view, legal)
         cands = bot.candidates(view, legal, choice)
         assert any(a.type is ActionType.GANG for a in cands)
         assert (bot.choose(view, legal) != choice) is moves
 
 
-class LearnedPriorExpert(ExpertBot):
-    prior = "learned"
-
-
 @pytest.mark.parametrize(("preset", "seed"), [("qq", 21), ("chengdu", 22)])
 def test_with_the_learned_prior_the_search_starts_from_the_network_s_choice(preset: str, seed: int) -> None:
-    """Where it searches nothing the expert with ``prior = "learned"`` plays as ``learned``; where it
+    """Where it searches nothing the expert (``prior = "learned"``) plays as ``learned``; where it
     searches, the network's choice is the first candidate (the reference the others must beat)."""
     from xuezhan.bots import LearnedBot
 
     game = Game.new(Rules.preset(preset), seed=seed)
-    bot = LearnedPriorExpert(random.Random(0), playouts=24)
+    bot = ExpertBot(random.Random(0), playouts=24)
     bot.start_hand(seed)
     learned = LearnedBot()
     assert isinstance(bot.default, LearnedBot)
@@ -391,5 +394,5 @@ def test_without_numpy_the_learned_prior_is_the_heuristic_s(monkeypatch: pytest.
         return real(name, *args, **kwargs)  # type: ignore[arg-type]
 
     monkeypatch.setattr(builtins, "__import__", no_numpy)
-    bot = LearnedPriorExpert(random.Random(0))
+    bot = ExpertBot(random.Random(0))
     assert bot.default is bot.policy

@@ -43,9 +43,10 @@ BEFORE: dict[str, tuple[str, str]] = {
     "--games 4 --engine python --bots heuristic --seed 11 --rules chengdu": (
         "d682cbbf2e4ac9585ad2447ef6c74eb8757372bb20433eb21f48b4bcac1ee5f0",
         "4f2f58bc728cac9648362d8548d411d36eed419c914c0dc27612583f31a37560"),
-    "--games 6 --bots random,expert,random,heuristic --seed 2": (
+    # expert-0.4 plays as `expert` did then: the same records; the summary names the bot
+    "--games 6 --bots random,expert-0.4,random,heuristic --seed 2": (
         "1d1b1ddde6785cd9e6b157326067be094f9b8eb462a7d0a9eba026712c257644",
-        "4a9abc5a86dd150972df1db5fef970c7dc4f62a8858a9ae378d3e5a3e81e626b"),
+        "5713fba9d37cac854d3f4c6ae5d241e92151e99d833db91321e9878838bf1fff"),
 }
 
 

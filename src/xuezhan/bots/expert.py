@@ -1,31 +1,31 @@
-"""The expert: determinized Monte-Carlo search over the heuristic's policy.
+"""The expert: determinized Monte-Carlo search from the learned network's choice.
 
-At a decision that matters (a peng or a kong on offer, a kong on its own turn, a discard of
-a hand at most one step from ready) it deals the tiles it cannot see afresh a number of
-times (:func:`xuezhan.engine.views.sample_world`: voids, discards, claims and counts kept),
-plays each candidate in each of those worlds to the end of the hand with the quick
-heuristic at every seat, and takes the candidate with the most points for its seat: the
-fan, kong payments, 查大叫 and 花猪, 呼叫转移, everything the hand's settlement pays. Every
-candidate sees the same worlds, so their difference is measured, not their luck; its own
-choice is left only for a candidate that beats it by more than ``margin`` standard errors.
-Ready or one step from ready, its own choice is the discard that leaves the hand worth most
-two draws ahead (:class:`HandValue`), and the search weighs it against the next best
-(``discard_candidates``). Elsewhere it plays as the heuristic.
+At every decision it takes the choice of the shipped network (:class:`~xuezhan.bots.learned.LearnedBot`,
+``prior``; the heuristic's without numpy, as :class:`Expert04Bot` always does). At a decision that
+matters (a peng or a kong on offer, a kong on its own turn, a discard of a hand at most one step
+from ready) it then deals the tiles it cannot see afresh a number of times
+(:func:`xuezhan.engine.views.sample_world`: voids, discards, claims and counts kept), plays each
+candidate in each of those worlds to the end of the hand with the quick heuristic at every seat,
+and compares the candidates' points for its seat: the fan, kong payments, 查大叫 and 花猪, 呼叫转移,
+everything the hand's settlement pays. Every candidate sees the same worlds, so their difference
+is measured, not their luck; the first choice is left only for a candidate that beats it by more
+than ``margin`` standard errors (``search_margin``, 3). The other discards searched are those that
+keep the hand as close to ready, by their worth two draws ahead (:class:`HandValue`,
+``discard_candidates``).
 
 The budget is a number of play-outs per decision (``playouts``, :data:`PLAYOUTS` by
 default), never a clock, so that a decision is a function of the seed, the view and the
 legal actions only. Where the compiled core is built the play-outs run in it
 (:func:`xuezhan.native.play_outs`: the same bots and deltas, each play-out some hundred times
 as fast), and each sampled world is played under ``wall_orders`` orders of its live wall (a
-world is dealt in Python, the play-outs are the cheap part): a searched decision takes about
-twice as long as 0.4.0's 7 ms (p99 38 ms over all decisions on a loaded machine, where 0.4.0's
-measured 16 ms; docs/bots.md). The worlds are dealt by what each opponent's discards say
-(:meth:`ExpertBot.world_weights`), late in the wall a close hand weighs danger
-(:meth:`ExpertBot.danger_cost`), and kongs are taken on expected points (``kong_margin``);
-:class:`Expert04Bot` keeps the expert of 0.4.0. In Python a play-out takes about 3 ms, so without the
-core the default is :data:`PYTHON_PLAYOUTS` (12, one order a world: p99 about 25 ms, max
-44 ms), within the 50 ms of one core; the decisions then differ from an install with the
-core (fewer worlds), each still a function of the seed, the view and the legal actions.
+world is dealt in Python, the play-outs are the cheap part). The search's knobs that read the
+table (worlds dealt by what each opponent's discards say, :meth:`ExpertBot.world_weights`;
+defence late in the wall, :meth:`ExpertBot.danger_cost`; kongs on expected points,
+``kong_margin``) are off in ``expert`` and on in :class:`ReadingExpertBot`; :class:`Expert04Bot`
+keeps the expert of 0.4.0. In Python a play-out takes about 3 ms, so without the core the default
+is :data:`PYTHON_PLAYOUTS` (12, one order a world), within the 50 ms of one core; the decisions
+then differ from an install with the core (fewer worlds), each still a function of the seed, the
+view and the legal actions. docs/bots.md has the figures.
 
 A Python play-out runs on the match runtime's one decision loop
 (:class:`~xuezhan.runtime.HandDriver`). The runtime sits above the bots, so the bots do not
@@ -212,15 +212,17 @@ class ExpertBot:
     """Search the discards of a hand at most this many steps from ready after its best discard."""
     discard_candidates = 3
     """Discards compared by search (the heuristic's choice among them)."""
-    prior = "heuristic"
+    prior = "learned"
     """Whose choice the search starts from and keeps unless a candidate beats it by ``margin``
-    standard errors: ``heuristic`` (with :meth:`discard`'s worth two draws ahead) or ``learned``
-    (the shipped network, :class:`~xuezhan.bots.learned.LearnedBot`; without numpy, the heuristic's)."""
+    standard errors: ``learned`` (the shipped network, :class:`~xuezhan.bots.learned.LearnedBot`;
+    without numpy, the heuristic's) or ``heuristic`` (with :meth:`discard`'s worth two draws ahead)."""
+    search_margin = 3.0
+    """The default ``margin``: standard errors by which a candidate must beat the first choice."""
     wall_orders = 4
     """Play-outs of each sampled world, its live wall in another order each time (a world is
     dealt in Python, a play-out runs in the core: the play-outs are the cheap part)."""
 
-    def __init__(self, rng: random.Random, *, playouts: int | None = None, margin: float = 1.5) -> None:
+    def __init__(self, rng: random.Random, *, playouts: int | None = None, margin: float | None = None) -> None:
         if playouts is None:  # the default budget: what one core does in well under 50 ms
             native = self.native_playouts and available()
             playouts = self.core_playouts if native else PYTHON_PLAYOUTS
@@ -231,7 +233,7 @@ class ExpertBot:
         self.rng = rng
         self.seed = rng.getrandbits(64)
         self.playouts = playouts
-        self.margin = margin
+        self.margin = self.search_margin if margin is None else margin
         self.policy = HeuristicBot(rng)
         self.default: Bot = self.policy
         """Whose choice the search starts from (``prior``)."""
@@ -501,6 +503,7 @@ class Expert04Bot(ExpertBot):
     name = "expert-0.4"
     core_playouts = PLAYOUTS_0_4
     prior = "heuristic"
+    search_margin = 1.5
     danger_weight = 0.0
     defence_live = 0
     read_worlds = False
@@ -516,6 +519,7 @@ class ReadingExpertBot(ExpertBot):
     name = "expert-reading"
     core_playouts = 2 * PLAYOUTS_0_4
     prior = "heuristic"
+    search_margin = 1.5
     danger_weight = 3.0
     defence_live = 20
     read_worlds = True

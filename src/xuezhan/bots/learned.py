@@ -270,6 +270,22 @@ def load_weights(path: str | Path = WEIGHTS) -> dict[str, Any]:
     return arrays
 
 
+_SHIPPED: dict[str, dict[str, Any]] = {}
+"""The shipped weights once read (every ``learned`` bot, and every expert's prior, of a process
+shares them: read-only arrays)."""
+
+
+def shipped_weights() -> dict[str, Any]:
+    """The arrays of :data:`WEIGHTS`, read once a process and shared (read-only)."""
+    arrays = _SHIPPED.get("")
+    if arrays is None:
+        arrays = load_weights(WEIGHTS)
+        for a in arrays.values():
+            a.setflags(write=False)
+        _SHIPPED[""] = arrays
+    return arrays
+
+
 class LearnedNet:
     """The network of a weights file, scoring with numpy: :meth:`scores` and :meth:`value`."""
 
@@ -300,11 +316,13 @@ class LearnedBot:
 
     name = "learned"
 
-    def __init__(self, rng: random.Random | None = None, *, path: str | Path = WEIGHTS,
+    def __init__(self, rng: random.Random | None = None, *, path: str | Path | None = None,
                  arrays: dict[str, Any] | None = None) -> None:
-        """The weights of ``path`` (the shipped ones by default), or ``arrays`` already in hand (a
-        network being trained, :mod:`xuezhan.rl.train`)."""
-        self.net = LearnedNet(load_weights(path) if arrays is None else arrays)
+        """The weights of ``path`` (the shipped ones by default, :func:`shipped_weights`), or
+        ``arrays`` already in hand (a network being trained, :mod:`xuezhan.rl.train`)."""
+        if arrays is None:
+            arrays = shipped_weights() if path is None else load_weights(path)
+        self.net = LearnedNet(arrays)
 
     def start_hand(self, seed: int) -> None:
         """Deterministic: nothing to seed."""

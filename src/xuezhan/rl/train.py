@@ -440,7 +440,8 @@ def train(cfg: TrainConfig, log: Callable[[str], None] = lambda s: None,
     """Train a network by ``cfg``: its weights (:data:`~xuezhan.bots.learned.SHAPES` arrays) and a summary.
     ``checkpoint``, when given, receives the weights after the imitation (``"imitation"``), at
     each snapshot (``"round-N"``) and after each round of improvement (``"improve-N"``).
-    ``workers`` processes play the improvement's hands (the weights do not depend on how many)."""
+    ``workers`` processes play the improvement's hands (the weights do not depend on how many).
+    The summary's ``cpu_seconds`` are this process's (not the workers'); ``wall_seconds`` the whole run's."""
     torch = _torch()
     torch.set_num_threads(1)
     torch.use_deterministic_algorithms(True)
@@ -450,6 +451,7 @@ def train(cfg: TrainConfig, log: Callable[[str], None] = lambda s: None,
     if cfg.init:
         model.load(load_weights(cfg.init))
     started = time.process_time()
+    wall = time.perf_counter()
     # imitation: the deals of match seed*1000, the teacher at every seat
     imitators = [Recorder(cfg.teacher, inner=_teacher(cfg.teacher, cfg.seed * 10 + s)) for s in range(4)]
     for deal in range(cfg.imitation_hands):
@@ -506,7 +508,7 @@ def train(cfg: TrainConfig, log: Callable[[str], None] = lambda s: None,
         labels = [x for part in map_shards(job, shards(cfg.improve_hands, IMPROVE_SHARD), workers=workers)
                   for x in part]
         log(f"improvement round {it + 1}: {cfg.improve_hands} hands, {len(labels)} decisions played out "
-            f"({time.process_time() - started:.0f} s in this process)")
+            f"({time.perf_counter() - wall:.0f} s)")
         improve_labels.append(len(labels))
         improve_gains.append(round(_improve(model, labels, cfg, rng, log), 4) if labels else 0.0)
         if checkpoint is not None:
@@ -514,7 +516,8 @@ def train(cfg: TrainConfig, log: Callable[[str], None] = lambda s: None,
     summary = {"imitation_decisions": len(decisions), "imitation_top1": round(top1, 4),
                "rl_points_per_round": [round(p, 4) for p in rl_points],
                "improve_decisions": improve_labels, "improve_greedy_gain": improve_gains,
-               "cpu_seconds": round(time.process_time() - started, 1)}
+               "cpu_seconds": round(time.process_time() - started, 1),
+               "wall_seconds": round(time.perf_counter() - wall, 1)}
     return model.arrays(), summary
 
 
