@@ -97,6 +97,23 @@ def test_without_numpy_the_bot_answers_missing_extra(monkeypatch: pytest.MonkeyP
     assert err.value.code == ErrorCode.MISSING_EXTRA
 
 
+def test_the_shipped_weights_are_read_once_and_shared_read_only() -> None:
+    """Every ``learned`` bot (and every expert's first choice) of a process shares one read of the
+    shipped weights; no player can change them for the others. Another file is read afresh."""
+    from xuezhan.bots import ExpertBot
+    from xuezhan.bots.learned import shipped_weights
+
+    a, b = LearnedBot(), LearnedBot()
+    expert = ExpertBot(random.Random(0))
+    assert isinstance(expert.default, LearnedBot)
+    assert a.net.arrays is b.net.arrays is expert.default.net.arrays is shipped_weights()
+    for name, array in load_weights().items():
+        assert np.array_equal(a.net.arrays[name], array)
+    with pytest.raises(ValueError):
+        a.net.arrays["s_b0"][0] = 1.0
+    assert LearnedBot(path=WEIGHTS).net.arrays is not a.net.arrays
+
+
 def test_a_corrupted_weights_file_is_bad_policy(tmp_path: Path) -> None:
     junk = tmp_path / "junk.npz"
     junk.write_bytes(b"PK\x03\x04 not a zip at all")

@@ -1,6 +1,7 @@
 """Training the learned bot's network (``pip install 'xuezhan[train]'``): :func:`train`.
 
-Two stages, both on hands played through the match runtime (:func:`~xuezhan.league.duplicate.play_deal`):
+Two stages, both on hands played through the match runtime (:func:`~xuezhan.league.duplicate.play_deal`),
+and a third, off by default:
 
 1. **Imitation.** Four ``teacher`` seats (``expert-0.4`` by default, :data:`TEACHERS`) play
    ``imitation_hands`` hands; every decision with a choice gives its table summary and action
@@ -14,6 +15,13 @@ Two stages, both on hands played through the match runtime (:func:`~xuezhan.leag
    earlier versions (one kept every ``snapshot_every`` rounds). An action's advantage is its
    hand's points minus the seat's mean over the plays of the same deal, so the luck of the
    tiles cancels; an entropy bonus keeps exploring; the value head follows the points.
+3. **Improvement by play-outs** (``improve_rounds``, 0 by default). The network plays
+   ``improve_hands`` hands greedily at two seats against ``heuristic``; at a share
+   (``improve_share``) of its decisions its best ``improve_candidates`` actions are each played
+   to the end of the hand on ``improve_orders`` common orders of the wall (the real hidden
+   tiles, heuristic seats after the decision), and the scorer learns to prefer the better ones
+   (:func:`_improve`), held near where it started by ``improve_kl``. ``workers`` processes play
+   the hands. docs/bots.md has what it gained: nothing a confidence interval shows.
 
 Everything is seeded from ``seed`` (the deals, the sampling, the initial weights); PyTorch runs
 on one thread with deterministic algorithms, so the same configuration gives the same weights,
