@@ -211,7 +211,7 @@ class ExpertBot:
     search_shanten = 1
     """Search the discards of a hand at most this many steps from ready after its best discard."""
     discard_candidates = 3
-    """Discards compared by search (the heuristic's choice among them)."""
+    """Discards compared by search (the first choice among them)."""
     prior = "learned"
     """Whose choice the search starts from and keeps unless a candidate beats it by ``margin``
     standard errors: ``learned`` (the shipped network, :class:`~xuezhan.bots.learned.LearnedBot`;

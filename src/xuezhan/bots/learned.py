@@ -21,6 +21,7 @@ inference needs numpy only (``pip install 'xuezhan[rl]'``), never PyTorch.
 
 from __future__ import annotations
 
+import functools
 import random
 from collections.abc import Sequence
 from pathlib import Path
@@ -270,19 +271,13 @@ def load_weights(path: str | Path = WEIGHTS) -> dict[str, Any]:
     return arrays
 
 
-_SHIPPED: dict[str, dict[str, Any]] = {}
-"""The shipped weights once read (every ``learned`` bot, and every expert's prior, of a process
-shares them: read-only arrays)."""
-
-
+@functools.cache
 def shipped_weights() -> dict[str, Any]:
-    """The arrays of :data:`WEIGHTS`, read once a process and shared (read-only)."""
-    arrays = _SHIPPED.get("")
-    if arrays is None:
-        arrays = load_weights(WEIGHTS)
-        for a in arrays.values():
-            a.setflags(write=False)
-        _SHIPPED[""] = arrays
+    """The arrays of :data:`WEIGHTS`, read once a process and shared, read-only (every ``learned``
+    bot and every expert's first choice)."""
+    arrays = load_weights(WEIGHTS)
+    for a in arrays.values():
+        a.setflags(write=False)
     return arrays
 
 
