@@ -19,7 +19,9 @@ from pathlib import Path
 from typing import Any
 
 from xuezhan import __version__
+from xuezhan.errors import XuezhanError
 from xuezhan.rl.train import TrainConfig, config_json, save_weights, train
+from xuezhan.scale import check_workers
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -47,8 +49,13 @@ def main(argv: list[str] | None = None) -> int:
         if folder is not None:
             save_weights(weights, folder / f"{stage}.npz")
 
-    arrays, summary = train(cfg, log=lambda line: print(line, file=sys.stderr, flush=True), checkpoint=checkpoint,
-                            workers=args.workers)
+    try:
+        check_workers(args.workers, "local")  # before any work, not after the imitation
+        arrays, summary = train(cfg, log=lambda line: print(line, file=sys.stderr, flush=True),
+                                checkpoint=checkpoint, workers=args.workers)
+    except XuezhanError as exc:
+        print(f"train_learned.py: {exc.code}: {exc}", file=sys.stderr)
+        return 2
     command = "python scripts/train_learned.py " + " ".join(shlex.quote(a) for a in (argv if argv is not None
                                                                                         else sys.argv[1:]))
     manifest = {

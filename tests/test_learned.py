@@ -272,3 +272,20 @@ def test_the_improvement_moves_the_choice_towards_the_best_played_candidate() ->
     cfg = TrainConfig(improve_epochs=30, improve_lr=1e-2, improve_kl=0.0)
     gain = _improve(model, labels, cfg, random.Random(0), lambda s: None)
     assert gain > 0.0  # its first choice started 3.33 below the candidates' mean
+
+
+def test_the_training_script_refuses_bad_input_with_a_code(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    """Bad workers or a missing ``--init`` file: a line with the code, exit 2, no traceback, no weights."""
+    import importlib.util
+
+    path = Path(__file__).parents[1] / "scripts" / "train_learned.py"
+    spec = importlib.util.spec_from_file_location("train_learned", path)
+    assert spec is not None and spec.loader is not None
+    script = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(script)
+    out = tmp_path / "w.npz"
+    for args, code in ((["--workers", "0"], "bad_workers"), (["--init", str(tmp_path / "none.npz")], "unreadable")):
+        assert script.main([*args, "--imitation-hands", "0", "--rl-iterations", "0", "--out", str(out)]) == 2
+        err = capsys.readouterr().err
+        assert f"train_learned.py: {code}:" in err and "Traceback" not in err
+    assert not out.exists()
