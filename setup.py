@@ -62,9 +62,10 @@ setup(
     ext_modules=[
         Extension(
             "xuezhan.native._core",
-            sources=["csrc/xz_engine.c", "csrc/xz_bots.c", "csrc/xz_heuristic.c", "csrc/xz_load.c",
+            sources=["csrc/xz_engine.c", "csrc/xz_bots.c", "csrc/xz_heuristic.c", "csrc/xz_learned.c",
+                     "csrc/xz_load.c",
                      "csrc/xz_rules_py.c", "csrc/xz_module.c", "csrc/xz_env.c"],
-            depends=["csrc/xz_engine.h"],
+            depends=["csrc/xz_engine.h", "csrc/xz_reading.h"],
             optional=True,
         )
     ],

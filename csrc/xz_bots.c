@@ -1,6 +1,6 @@
-/* The compiled bots by code (xuezhan.native.layout.BOT_CODES): the random bot, and the
- * heuristic of xz_heuristic.c. The engine plays whatever XzBot it is given; this file is
- * where a bot code becomes one. */
+/* The compiled bots by code (xuezhan.native.layout.BOT_CODES): the random bot, the heuristic of
+ * xz_heuristic.c and the learned bot of xz_learned.c. The engine plays whatever XzBot it is given;
+ * this file is where a bot code becomes one. */
 #include "xz_engine.h"
 
 uint64_t xz_bot_seed(uint64_t hand_seed, int seat) { /* runtime.seats.bot_seed */
@@ -31,6 +31,8 @@ int xz_make_bot(XzBot *bot, int code, uint64_t salt) {
     case XZ_BOT_HEURISTIC:
     case XZ_BOT_HEURISTIC_QUICK:
         return xz_heuristic_bot(bot, code == XZ_BOT_HEURISTIC_QUICK) < 0 ? -2 : 0;
+    case XZ_BOT_LEARNED:
+        return xz_learned_bot(bot);
     default:
         return -1;
     }

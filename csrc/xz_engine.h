@@ -161,8 +161,18 @@ void xz_random_bot(XzBot *bot, uint64_t salt);
 int xz_heuristic_bot(XzBot *bot, int quick);
 /* hand.shanten(counts, n_melds, meld_suits=..., void=...) on the three suit keys (void -1: none) */
 int xz_shanten(const int32_t keys[3], int n_melds, int meld_suits, int void_suit);
+/* bots.learned.LearnedBot (xz_learned.c) on the weights of xz_learned_set: -3 before any were
+ * set, -2 if the reading's tables cannot be allocated */
+int xz_learned_bot(XzBot *bot);
+/* the scorer's weights as float32 in the order s_w0, s_b0, s_w1, s_b1, s_w2, s_b2 (bots.learned.SHAPES),
+ * xz_learned_size() of them, copied: 0, -1 for another number, -2 out of memory. Not thread-safe:
+ * set them before playing in threads */
+int xz_learned_set(const float *w, size_t n);
+size_t xz_learned_size(void);
+/* bots.learned.features: the table summary (XZ_L_NT floats) and one row a legal action (XZ_L_NA each) */
+void xz_learned_features(const XzGame *g, int seat, const XzAction *legal, int n, float *table, float *rows);
 /* the compiled bots by code (XZ_BOT_*, xuezhan.native.layout.BOT_CODES): 0 on success, -1 for an unknown code,
- * -2 when the bot's tables cannot be allocated */
+ * -2 when the bot's tables cannot be allocated, -3 for the learned bot before its weights are set */
 int xz_make_bot(XzBot *bot, int code, uint64_t salt);
 /* hand.is_complete_keys on suit keys; the points one payer pays for a plain discard win of the
  * concealed ``counts`` (winning tile included) with the melds of ``s`` (heuristic.wait_points) */

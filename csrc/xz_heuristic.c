@@ -11,7 +11,7 @@
  * distance tables of tools/gen_tables.py, built here once: for every suit key the fewest tiles to
  * add so the suit holds m sets and p pairs (a min-plus transform of the targets, one pass per
  * rank), shared by the keys with the same row (a profile), and the two-suit minimum by profiles. */
-#include "xz_engine.h"
+#include "xz_reading.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,7 +22,8 @@
  * ------------------------------------------------------------------------------------------ */
 #define NKEYS 1953125
 #define INF 99
-static const int32_t P5[10] = {1, 5, 25, 125, 625, 3125, 15625, 78125, 390625, 1953125};
+const int32_t xz_p5[10] = {1, 5, 25, 125, 625, 3125, 15625, 78125, 390625, 1953125};
+#define P5 xz_p5
 static uint16_t *sh_key; /* key -> distance profile | seven-pairs code (min(pairs, 7) * 32 + odd kinds) << 8 */
 static uint8_t sh_rows[256][10];
 static int sh_nprof;
@@ -170,29 +171,6 @@ int xz_shanten(const int32_t keys[3], int n_melds, int meld_suits, int void_suit
 /* ------------------------------------------------------------------------------------------
  * What the seat sees (engine.views.SeatView) and reads of the table
  * ------------------------------------------------------------------------------------------ */
-typedef struct {
-    const XzGame *g;
-    int seat, quick;
-    int8_t counts[27]; /* view.counts, changed and put back as in Python */
-    int32_t keys[3];
-    int n, meld_suits, void_suit, live;
-    int visible[27];
-    int nthreats;
-    int th_seat[3];
-    double th_p[3], th_worth[3];
-} Hb;
-
-static inline void hb_move(Hb *h, int t, int d) {
-    h->counts[t] = (int8_t)(h->counts[t] + d);
-    h->keys[t / 9] += d * P5[t % 9];
-}
-
-static inline int hb_shanten(const Hb *h, int n, int meld_suits) {
-    return xz_shanten(h->keys, n, meld_suits, h->void_suit);
-}
-
-static inline int meld_size(const XzMeld *m) { return m->kind == XZ_MELD_PENG ? 3 : 4; }
-
 /* SeatView.melds(o) as another seat sees them: face-down kongs left out until the hand is laid down */
 static inline int meld_in_sight(const XzGame *g, int me, int o, const XzMeld *m) {
     return o == me || g->seats[o].revealed || m->kind != XZ_MELD_ANGANG;
@@ -647,17 +625,7 @@ static int heuristic_decide(const XzGame *g, int seat, const XzAction *legal, in
     for (int i = 0; i < n; i++)
         if (legal[i].type == XZ_ACTION_HU) return i;
     Hb h;
-    const XzSeat *s = &g->seats[seat];
-    h.g = g;
-    h.seat = seat;
-    h.quick = quick;
-    memcpy(h.counts, s->counts, 27);
-    memcpy(h.keys, s->keys, sizeof h.keys);
-    h.n = s->nmelds;
-    h.meld_suits = s->meld_suits;
-    h.void_suit = s->void_suit;
-    h.live = g->tail - g->head;
-    h.nthreats = 0;
+    xz_hb_init(&h, g, seat, quick);
     switch (legal[0].type) {
     case XZ_ACTION_DINGQUE:
         return dingque(&h, legal, n);
@@ -684,3 +652,27 @@ int xz_heuristic_bot(XzBot *bot, int quick) {
     bot->salt = 0;
     return 0;
 }
+
+/* ------------------------------------------------------------------------------------------
+ * The reading, for the learned bot (xz_reading.h)
+ * ------------------------------------------------------------------------------------------ */
+void xz_hb_init(Hb *h, const XzGame *g, int seat, int quick) {
+    const XzSeat *s = &g->seats[seat];
+    h->g = g;
+    h->seat = seat;
+    h->quick = quick;
+    memcpy(h->counts, s->counts, 27);
+    memcpy(h->keys, s->keys, sizeof h->keys);
+    h->n = s->nmelds;
+    h->meld_suits = s->meld_suits;
+    h->void_suit = s->void_suit;
+    h->live = g->tail - g->head;
+    h->nthreats = 0;
+}
+
+void xz_hb_visible(Hb *h) { visible_counts(h->g, h->seat, h->visible); }
+void xz_hb_threats(Hb *h) { threats(h); }
+double xz_hb_danger(const Hb *h, int t) { return danger(h, t); }
+int xz_hb_qing_suit(Hb *h, int now) { return qing_suit(h, now); }
+int xz_hb_winning_tiles(const Hb *h, const int *owned, int *out) { return winning_tiles(h, owned, out); }
+void xz_suit_value(const int8_t *counts, int suit, int *n, int *shape) { suit_value(counts, suit, n, shape); }

@@ -108,6 +108,7 @@ static int make_bot(XzBot *bot, long code, uint64_t salt) {
     XzBot scratch;
     int r = code < 0 || code > 255 ? -1 : xz_make_bot(bot ? bot : &scratch, (int)code, salt);
     if (r == -1) PyErr_Format(PyExc_ValueError, "no compiled bot with code %ld", code);
+    else if (r == -3) PyErr_SetString(PyExc_ValueError, "the compiled learned bot has no weights (set_learned)");
     else if (r < 0) PyErr_NoMemory();
     return r < 0 ? -1 : 0;
 }
@@ -517,12 +518,51 @@ static PyObject *hand_choose(HandObject *self, PyObject *args) {
     return PyLong_FromLong(n > 1 ? bot.choose(&bot, self->g, seat, legal, n) : 0);
 }
 
+static PyObject *hand_learned_features(HandObject *self, PyObject *arg) {
+    /* (seat): bots.learned.features of the seat's legal actions as the compiled learned bot reads
+     * them: (the table summary, one row a legal action), tuples of floats; None when the seat has
+     * nothing to do */
+    if (!ready(self)) return NULL;
+    long seat = PyLong_AsLong(arg);
+    if (seat == -1 && PyErr_Occurred()) return NULL;
+    if (seat < 0 || seat > 3) {
+        PyErr_SetString(PyExc_ValueError, "a seat is 0-3");
+        return NULL;
+    }
+    XzBot scratch;
+    if (xz_heuristic_bot(&scratch, 0) < 0) return PyErr_NoMemory(); /* the shanten tables */
+    XzAction legal[XZ_MAX_LEGAL];
+    int n = self->g->phase == XZ_PHASE_OVER ? 0 : xz_legal(self->g, (int)seat, legal);
+    if (!n) Py_RETURN_NONE;
+    float table[XZ_L_NT];
+    float *rows = PyMem_Malloc(sizeof(float) * XZ_L_NA * (size_t)n);
+    if (!rows) return PyErr_NoMemory();
+    xz_learned_features(self->g, (int)seat, legal, n, table, rows);
+    PyObject *tb = PyTuple_New(XZ_L_NT), *rs = PyList_New(n);
+    for (int i = 0; tb && i < XZ_L_NT; i++) PyTuple_SET_ITEM(tb, i, PyFloat_FromDouble(table[i]));
+    for (int i = 0; tb && rs && i < n; i++) {
+        PyObject *row = PyTuple_New(XZ_L_NA);
+        if (!row) { Py_CLEAR(rs); break; }
+        for (int k = 0; k < XZ_L_NA; k++) PyTuple_SET_ITEM(row, k, PyFloat_FromDouble(rows[i * XZ_L_NA + k]));
+        PyList_SET_ITEM(rs, i, row);
+    }
+    PyMem_Free(rows);
+    if (!tb || !rs) {
+        Py_XDECREF(tb);
+        Py_XDECREF(rs);
+        return NULL;
+    }
+    return Py_BuildValue("(NN)", tb, rs);
+}
+
 static PyMethodDef hand_methods[] = {
     {"pending", (PyCFunction)hand_pending, METH_NOARGS, "The seats that must act now."},
     {"legal", (PyCFunction)hand_legal, METH_O, "The legal actions of a seat, as tuples."},
     {"apply", (PyCFunction)hand_apply, METH_VARARGS, "Apply an action, or return why it is illegal."},
     {"summary", (PyCFunction)hand_summary, METH_NOARGS, "The hand as play() gives it, with records."},
     {"choose", (PyCFunction)hand_choose, METH_VARARGS, "The index of a compiled bot's choice among legal(seat)."},
+    {"learned_features", (PyCFunction)hand_learned_features, METH_O,
+     "The learned bot's features of a seat's legal actions: (table, rows)."},
     {NULL, NULL, 0, NULL},
 };
 
@@ -545,10 +585,26 @@ static PyTypeObject HandType = {
     .tp_new = PyType_GenericNew,
 };
 
+static PyObject *core_set_learned(PyObject *self, PyObject *arg) {
+    /* (bytes of float32): the compiled learned bot's weights (xz_learned_set) */
+    (void)self;
+    Py_buffer w;
+    if (PyObject_GetBuffer(arg, &w, PyBUF_SIMPLE) < 0) return NULL;
+    int r = w.len % (Py_ssize_t)sizeof(float) ? -1 : xz_learned_set((const float *)w.buf, (size_t)w.len / sizeof(float));
+    PyBuffer_Release(&w);
+    if (r == -2) return PyErr_NoMemory();
+    if (r < 0) {
+        PyErr_Format(PyExc_ValueError, "the learned bot's weights are %zu float32 values", xz_learned_size());
+        return NULL;
+    }
+    Py_RETURN_NONE;
+}
+
 static PyMethodDef methods[] = {
     {"play", core_play, METH_VARARGS, "Play one hand per seed with compiled bots; see the module docs."},
     {"mt_random", core_mt_random, METH_VARARGS, "The first values of random.Random(seed).random()."},
     {"shanten", core_shanten, METH_VARARGS, "hand.shanten as the compiled bots compute it."},
+    {"set_learned", core_set_learned, METH_O, "The compiled learned bot's weights, float32 bytes."},
     {"play_outs", core_play_outs, METH_VARARGS,
      "A hand in the middle played to its end by compiled bots, once per wall order and action."},
     {NULL, NULL, 0, NULL},

@@ -43,10 +43,19 @@ from ..engine.game import RIVER_OPEN, Game
 from ..engine.views import SeatView, reshuffle_wall, sample_world
 from ..errors import XuezhanError
 from ..hand import shanten, winning_tiles
-from ..native import HEURISTIC, HEURISTIC_QUICK, available, play_outs, playout_state, prepare_bots
+from ..native import (
+    HEURISTIC,
+    HEURISTIC_QUICK,
+    LEARNED,
+    available,
+    play_outs,
+    playout_state,
+    prepare_bots,
+    use_learned_weights,
+)
 from .base import Bot
 from .heuristic import HeuristicBot, wait_points
-from .learned import LearnedBot
+from .learned import LearnedBot, shipped_weights
 
 _MASK = (1 << 64) - 1
 PLAYOUTS_0_4 = 384
@@ -208,6 +217,12 @@ class ExpertBot:
     effective-tile count) rather than the full one."""
     quick_others = True
     """Likewise the other seats' play."""
+    learned_self = False
+    """The seat's own play in the compiled play-outs by the learned network
+    (:data:`xuezhan.native.LEARNED`, the shipped weights) rather than the heuristic: the play-outs
+    then follow the plan the network's first choice began (without numpy: the heuristic)."""
+    learned_others = False
+    """Likewise the other seats' play in the compiled play-outs."""
     search_shanten = 1
     """Search the discards of a hand at most this many steps from ready after its best discard."""
     discard_candidates = 3
@@ -245,8 +260,15 @@ class ExpertBot:
         self.worlds = 0
         """How many worlds the last decision searched (0: it searched none)."""
         self._playout_bots: dict[bool, Bot] | None = None
+        self._learned_code = False
+        """The compiled play-outs hold the shipped network (``learned_self``, ``learned_others``)."""
         if self.native_playouts:
             prepare_bots()  # the compiled play-outs' tables, before the first decision and its time limit
+            if self.learned_self or self.learned_others:
+                try:
+                    self._learned_code = use_learned_weights(shipped_weights())
+                except XuezhanError:  # numpy is missing: the heuristic plays the play-outs
+                    self._learned_code = False
 
     @classmethod
     def use_play_out(cls, loop: PlayOut) -> None:
@@ -458,6 +480,9 @@ class ExpertBot:
         """The compiled bots of a play-out by seat (:func:`xuezhan.native.play_outs`)."""
         mine = HEURISTIC_QUICK if self.quick_self else HEURISTIC
         theirs = HEURISTIC_QUICK if self.quick_others else HEURISTIC
+        if self._learned_code:
+            mine = LEARNED if self.learned_self else mine
+            theirs = LEARNED if self.learned_others else theirs
         a, b, c, d = (mine if o == seat else theirs for o in range(4))
         return (a, b, c, d)
 

@@ -30,7 +30,7 @@ from __future__ import annotations
 import dataclasses
 import importlib
 from array import array
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from types import ModuleType
@@ -69,6 +69,11 @@ HEURISTIC: Final = _BOT_CODES["heuristic"]
 """The core's code for ``HeuristicBot``."""
 HEURISTIC_QUICK: Final = BOT_CODES.index("heuristic_quick")
 """The core's code for ``HeuristicBot(quick=True)`` (search play-outs; no name of its own)."""
+LEARNED: Final = BOT_CODES.index("learned")
+"""The core's code for :class:`~xuezhan.bots.learned.LearnedBot` on the weights of
+:func:`use_learned_weights` (search play-outs; no name of its own)."""
+LEARNED_ARRAYS: Final = ("s_w0", "s_b0", "s_w1", "s_b1", "s_w2", "s_b2")
+"""The scorer's arrays the core reads (:data:`xuezhan.bots.learned.SHAPES`), in this order."""
 QUICK_BOTS: Final = (HEURISTIC_QUICK,) * 4
 """Four quick heuristic bots (play-outs; the expert's by default)."""
 _DIRECTION_NAMES: Final = {v: k for k, v in EXCHANGE_DIRECTIONS.items()}
@@ -442,6 +447,28 @@ def play_outs(game: Game, state: bytes, actions: Sequence[Action | None], bots: 
     return deltas
 
 
+_learned_given: list[object] = []
+"""The arrays last given to the core (:func:`use_learned_weights`)."""
+
+
+def use_learned_weights(arrays: Mapping[str, Any]) -> bool:
+    """Give the compiled learned bot (:data:`LEARNED`) the scorer of a weights file: the float32
+    arrays of :func:`xuezhan.bots.learned.load_weights` by name (:data:`LEARNED_ARRAYS`). One set
+    a process, shared by every play-out (given again only when other arrays come); ``False``
+    without the core. Raises :class:`XuezhanError` ``bad_policy`` when the arrays do not fit."""
+    if _core is None:
+        return False
+    if _learned_given and _learned_given[0] is arrays:
+        return True
+    try:
+        blob = b"".join(arrays[name].astype("<f4", copy=False).tobytes(order="C") for name in LEARNED_ARRAYS)
+        _core.set_learned(blob)
+    except (KeyError, AttributeError, TypeError, ValueError) as exc:
+        raise XuezhanError(ErrorCode.BAD_POLICY, f"the compiled learned bot cannot read these weights: {exc}") from None
+    _learned_given[:] = [arrays]
+    return True
+
+
 def prepare_bots() -> bool:
     """Build the compiled heuristic's tables now (about 0.1 s, once per process) rather than in the
     first hand or play-out that needs them; ``False`` without the core."""
@@ -530,6 +557,15 @@ class NativeGame:
         why = self._hand.apply(_field(action.seat, 4), code, _field(action.tile, 27), _field(action.suit, 3), *packed)
         if why is not None:
             raise IllegalActionError(why, f"illegal action: {action!r}")
+
+    def learned_features(self, seat: int) -> tuple[list[float], list[list[float]]] | None:
+        """:func:`xuezhan.bots.learned.features` of ``seat``'s legal actions as the compiled learned
+        bot reads them (as float32), or ``None`` when the seat has nothing to do."""
+        got = self._hand.learned_features(seat)
+        if got is None:
+            return None
+        table, rows = got
+        return list(table), [list(r) for r in rows]
 
     def record(self) -> dict[str, Any]:
         """The game record so far (``records.record_json`` of the same hand in the Python engine)."""

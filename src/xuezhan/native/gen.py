@@ -3,9 +3,9 @@
 The compiled core (``csrc/``) reads every id by the name this module gives it: action types,
 ledger reasons, phases, meld kinds, river states, fan patterns and extras, the choices of
 each rule option, the layout of the rules it is passed (:data:`xuezhan.native.layout.RULE_WORDS`, one name per
-``Rules`` field it reads), the fixed action space, the observation layout and the heuristic
-bot's tunables. ``setup.py`` runs :func:`write_header` before compiling (the header lands in
-the build tree, never in the repository), so a base pattern, an action type or a reason
+``Rules`` field it reads), the fixed action space, the observation layout, the heuristic
+bot's tunables and the learned bot's features. ``setup.py`` runs :func:`write_header` before
+compiling (the header lands in the build tree, never in the repository), so a base pattern, an action type or a reason
 added in Python is one change: the next build picks its id up. The table of what the C
 scorer implements stays in C (``xz_fan_implemented`` in ``csrc/xz_engine.c``); a pattern it
 does not implement is refused by :func:`xuezhan.native.refusal` whenever the rules give it fan.
@@ -209,6 +209,7 @@ def body() -> str:
         block += n
     lines += [f"#define XZ_SEAT_SIZE {block}", f"#define XZ_OBS_SIZE {offset + 4 * block}", ""]
     lines += list(_heuristic())
+    lines += list(_learned())
     lines += ["#endif", ""]
     return "\n".join(lines)
 
@@ -227,6 +228,22 @@ def _heuristic() -> Iterator[str]:
     yield "#define XZ_H_QING_SLACK {" + ", ".join(str(int(x)) for x in bot["qing_slack"]) + "}"
     yield f"#define XZ_H_FAR_KONG {int(bot['far_kong'])}"
     yield f"#define XZ_H_PUNG_PLAN {int(bot['pung_plan'])}"
+    yield ""
+
+
+def _learned() -> Iterator[str]:
+    """The layout of :mod:`xuezhan.bots.learned`'s network the compiled learned bot plays: its
+    features by name (``XZ_LT_*`` of the table, ``XZ_LA_*`` of an action) and the hidden width."""
+    src = _source_values("bots.learned", ("TABLE_FEATURES", "ACTION_FEATURES", "HIDDEN"))
+    table, action = src["TABLE_FEATURES"], src["ACTION_FEATURES"]
+    yield "/* the learned bot's features and network (xuezhan.bots.learned) */"
+    yield f"#define XZ_L_NT {len(table)}"
+    yield f"#define XZ_L_NA {len(action)}"
+    yield f"#define XZ_L_HIDDEN {int(src['HIDDEN'])}"
+    for i, name in enumerate(table):
+        yield f"#define XZ_LT_{_c(name)} {i}"
+    for i, name in enumerate(action):
+        yield f"#define XZ_LA_{_c(name)} {i}"
     yield ""
 
 

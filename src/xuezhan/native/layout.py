@@ -38,8 +38,10 @@ UNCOMPILED_EVENTS: Final[dict[EventKind, str]] = {
 }
 """The event kinds the core never writes, and why."""
 
-BOT_CODES: Final = ("random", "heuristic", "heuristic_quick")
-"""The compiled bots (``XZ_BOT_*``): ``heuristic_quick`` is ``HeuristicBot(quick=True)``."""
+BOT_CODES: Final = ("random", "heuristic", "heuristic_quick", "learned")
+"""The compiled bots (``XZ_BOT_*``): ``heuristic_quick`` is ``HeuristicBot(quick=True)``, ``learned``
+:class:`~xuezhan.bots.learned.LearnedBot` on the weights given to the core
+(:func:`xuezhan.native.use_learned_weights`)."""
 
 
 # --- the rules layout ------------------------------------------------------------------------------
