@@ -217,8 +217,13 @@ void xz_learned_features(const XzGame *g, int seat, const XzAction *legal, int n
     (void)me;
 }
 
-/* LearnedNet.scores: one score an action row */
-void xz_learned_scores(const float *table, const float *rows, int n, float *out) {
+/* LearnedNet.scores: one score an action row. Each sum runs over its inputs in one order whatever
+ * the vector width, so the AVX2 build of this function (where the CPU has it) and the plain one
+ * give the same floats. */
+#if defined(__GNUC__) && defined(__x86_64__) && defined(__linux__) && !defined(__clang__)
+__attribute__((target_clones("avx2", "default")))
+#endif
+static void learned_scores(const float *table, const float *rows, int n, float *out) {
     const float *w0 = weights, *b0 = w0 + (NT + NA) * H, *w1 = b0 + H, *b1 = w1 + H * H, *w2 = b1 + H,
                 *b2 = w2 + H;
     float base[H];
@@ -260,7 +265,7 @@ static int learned_choose(XzBot *bot, const XzGame *g, int seat, const XzAction 
     if (n <= 1) return 0;
     float table[NT], rows[XZ_MAX_LEGAL * NA], scores[XZ_MAX_LEGAL];
     xz_learned_features(g, seat, legal, n, table, rows);
-    xz_learned_scores(table, rows, n, scores);
+    learned_scores(table, rows, n, scores);
     int best = 0;
     for (int i = 1; i < n; i++)
         if (scores[i] > scores[best]) best = i;
