@@ -175,37 +175,51 @@ def test_discards_near_ready_are_searched_among_the_closest(preset: str, seed: i
     """On its own turn without a kong on offer or a void tile in hand, the expert searches the
     discards of a hand at most ``search_shanten`` steps from ready: its choice first, then the
     others that keep the hand as close, by their worth two draws ahead; further from ready it
-    searches nothing."""
-    game = Game.new(Rules.preset(preset), seed=seed)
-    bot = ExpertBot(random.Random(0))
+    searches nothing (met with ``search_shanten`` 1: with the default 2, a hand without void tiles
+    is seldom further)."""
+
+    class Near(ExpertBot):
+        search_shanten = 1
+
+    for bot in (ExpertBot(random.Random(0)), Near(random.Random(0))):
+        searched, unsearched = _searched_discards(bot, preset, seed)
+        assert searched > 0
+        assert unsearched > 0 or bot.search_shanten == 2
+
+
+def _searched_discards(bot: ExpertBot, preset: str, seed: int) -> tuple[int, int]:
+    """Two hands played by the heuristic, the expert's discard candidates checked at each of its
+    turns: (discards searched, discards of a hand too far from ready to search)."""
     searched = unsearched = 0
-    while not game.over:
-        seat = next(s for s in game.pending() if game.legal_actions(s))
-        view, legal = SeatView(game, seat), game.legal_actions(seat)
-        choice = bot.policy.choose(view, legal)
-        kinds = {a.type for a in legal}
-        counts = view.counts
-        void = view.void
-        if (game.phase == "turn" and kinds == {ActionType.DISCARD} and len(legal) > 1
-                and not (void is not None and any(counts[void * 9 : void * 9 + 9]))):
-            hv = HandValue(view)
-            after: dict[Action, int] = {}
-            for a in legal:
-                counts[a.tile or 0] -= 1
-                after[a] = hv.shanten(counts)
-                counts[a.tile or 0] += 1
-            best = min(after.values())
-            cands = bot.candidates(view, legal, choice)
-            assert cands[0] == choice and len(set(cands)) == len(cands) and set(cands) <= set(legal)
-            if best > bot.search_shanten:
-                assert cands == [choice]
-                unsearched += 1
-            else:
-                assert all(after[a] == best for a in cands[1:])
-                assert len(cands) <= bot.discard_candidates
-                searched += len(cands) > 1
-        game.apply(choice)
-    assert searched > 0 and unsearched > 0
+    for k in range(2):
+        game = Game.new(Rules.preset(preset), seed=seed + k)
+        while not game.over:
+            seat = next(s for s in game.pending() if game.legal_actions(s))
+            view, legal = SeatView(game, seat), game.legal_actions(seat)
+            choice = bot.policy.choose(view, legal)
+            kinds = {a.type for a in legal}
+            counts = view.counts
+            void = view.void
+            if (game.phase == "turn" and kinds == {ActionType.DISCARD} and len(legal) > 1
+                    and not (void is not None and any(counts[void * 9 : void * 9 + 9]))):
+                hv = HandValue(view)
+                after: dict[Action, int] = {}
+                for a in legal:
+                    counts[a.tile or 0] -= 1
+                    after[a] = hv.shanten(counts)
+                    counts[a.tile or 0] += 1
+                best = min(after.values())
+                cands = bot.candidates(view, legal, choice)
+                assert cands[0] == choice and len(set(cands)) == len(cands) and set(cands) <= set(legal)
+                if best > bot.search_shanten:
+                    assert cands == [choice]
+                    unsearched += 1
+                else:
+                    assert all(after[a] == best for a in cands[1:])
+                    assert len(cands) <= bot.discard_candidates
+                    searched += len(cands) > 1
+            game.apply(choice)
+    return searched, unsearched
 
 
 def play_hand_digest(name: str, preset: str, seed: int) -> str:
@@ -242,16 +256,25 @@ def test_expert_0_4_plays_as_released(preset: str, seed: int, digest: str) -> No
     assert play_hand_digest("expert", preset, seed) != digest  # expert searches from the network's choice
 
 
-def test_the_expert_searches_from_the_network_s_choice_with_0_4_s_reading_knobs() -> None:
-    """``expert`` starts from the learned network's choice and asks a candidate to beat it by 3
-    standard errors (docs/bots.md: +0.6 a hand over ``learned`` on qq); its reading knobs are
-    0.4.0's (the reading expert gained no points that a confidence interval shows), which the
-    reading expert changes, every one."""
-    assert (ExpertBot.prior, ExpertBot.search_margin) == ("learned", 3.0)
+def test_the_expert_searches_from_the_network_s_choice_with_the_network_in_its_play_outs() -> None:
+    """``expert`` starts from the learned network's choice, plays its play-outs with the network at
+    every seat (the compiled learned bot), searches discards up to two steps from ready among four
+    candidates and asks a candidate to beat the first choice by 1.5 standard errors (docs/bots.md);
+    its reading knobs are 0.4.0's (the reading expert gained no points that a confidence interval
+    shows), which the reading expert changes, every one."""
+    from xuezhan import native
+
+    assert (ExpertBot.prior, ExpertBot.search_margin) == ("learned", 1.5)
+    assert (ExpertBot.learned_self, ExpertBot.learned_others) == (True, True)
+    assert (ExpertBot.search_shanten, ExpertBot.discard_candidates, ExpertBot.core_playouts) == (2, 4, 256)
     assert (Expert04Bot.prior, Expert04Bot.search_margin) == ("heuristic", 1.5)
-    assert ExpertBot(random.Random(0)).margin == 3.0 and Expert04Bot(random.Random(0)).margin == 1.5
+    assert (Expert04Bot.learned_self, Expert04Bot.learned_others) == (False, False)
+    assert (Expert04Bot.search_shanten, Expert04Bot.discard_candidates, Expert04Bot.core_playouts) == (1, 3, 384)
+    assert ExpertBot(random.Random(0)).margin == 1.5 and Expert04Bot(random.Random(0)).margin == 1.5
     assert ExpertBot(random.Random(0), margin=0.5).margin == 0.5
-    knobs = ("core_playouts", "danger_weight", "read_worlds", "kong_margin", "search_shanten", "discard_candidates")
+    assert ExpertBot(random.Random(0)).playout_codes(1) == (native.LEARNED,) * 4
+    assert Expert04Bot(random.Random(0)).playout_codes(1) == (native.HEURISTIC_QUICK,) * 4
+    knobs = ("danger_weight", "read_worlds", "kong_margin")
     assert [getattr(ExpertBot, k) for k in knobs] == [getattr(Expert04Bot, k) for k in knobs]
     reading = ("core_playouts", "danger_weight", "read_worlds", "kong_margin")
     assert all(getattr(ReadingExpertBot, k) != getattr(Expert04Bot, k) for k in reading)

@@ -12,7 +12,7 @@ from __future__ import annotations
 import random
 import subprocess
 import sys
-from typing import Any
+from typing import Any, NoReturn
 
 import numpy as np
 import pytest
@@ -159,16 +159,32 @@ def test_the_learned_code_needs_weights_first() -> None:
 
 
 def test_the_expert_plays_its_playouts_with_the_network_when_asked(weights: dict[str, Any]) -> None:
-    class Learned(ExpertBot):
-        learned_self = True
+    class Quick(ExpertBot):
+        learned_self = False
+        learned_others = False
 
-    class Everyone(ExpertBot):
-        learned_self = True
-        learned_others = True
+    class Mine(ExpertBot):
+        learned_others = False
+
+    class Full(Quick):
+        quick_others = False
 
     rng = random.Random(0)
     q, h, L = native.HEURISTIC_QUICK, native.HEURISTIC, native.LEARNED
-    assert ExpertBot(rng).playout_codes(1) == (q, q, q, q)
-    assert Learned(rng).playout_codes(1) == (q, L, q, q)
-    assert Everyone(rng).playout_codes(2) == (L, L, L, L)
-    assert h not in Everyone(rng).playout_codes(0)
+    assert ExpertBot(rng).playout_codes(2) == (L, L, L, L)
+    assert Quick(rng).playout_codes(1) == (q, q, q, q)
+    assert Mine(rng).playout_codes(1) == (q, L, q, q)
+    assert Full(rng).playout_codes(3) == (h, h, h, q)
+
+
+def test_without_numpy_the_expert_plays_out_with_the_heuristic(monkeypatch: pytest.MonkeyPatch) -> None:
+    from xuezhan.bots import expert
+
+    def missing() -> NoReturn:
+        raise XuezhanError("missing_extra", "the learned bot needs numpy")
+
+    monkeypatch.setattr(expert, "shipped_weights", missing)
+    monkeypatch.setattr(expert, "LearnedBot", lambda rng: missing())
+    bot = ExpertBot(random.Random(0))
+    assert bot.playout_codes(0) == (native.HEURISTIC_QUICK,) * 4
+    assert bot.default is bot.policy

@@ -62,9 +62,10 @@ PLAYOUTS_0_4 = 384
 """Play-outs per searched decision where the compiled core is built, as released in 0.4.0
 (:class:`Expert04Bot`; a sampled world about 0.1 ms, a play-out about 0.015 ms in the core,
 on one core)."""
-PLAYOUTS = PLAYOUTS_0_4
-"""Play-outs per searched decision by default where the compiled core is built. The reading
-expert of docs/bots.md (:data:`READING`) used 768."""
+PLAYOUTS = 256
+"""Play-outs per searched decision by default where the compiled core is built: a play-out by the
+learned network at every seat costs about twice one by the quick heuristic, and the decision stays
+within the 50 ms of one core at p99. The reading expert of docs/bots.md used 768."""
 PYTHON_PLAYOUTS = 12
 """Play-outs per searched decision by default without the compiled core (about 3 ms a
 play-out in Python)."""
@@ -217,21 +218,21 @@ class ExpertBot:
     effective-tile count) rather than the full one."""
     quick_others = True
     """Likewise the other seats' play."""
-    learned_self = False
+    learned_self = True
     """The seat's own play in the compiled play-outs by the learned network
     (:data:`xuezhan.native.LEARNED`, the shipped weights) rather than the heuristic: the play-outs
     then follow the plan the network's first choice began (without numpy: the heuristic)."""
-    learned_others = False
+    learned_others = True
     """Likewise the other seats' play in the compiled play-outs."""
-    search_shanten = 1
+    search_shanten = 2
     """Search the discards of a hand at most this many steps from ready after its best discard."""
-    discard_candidates = 3
+    discard_candidates = 4
     """Discards compared by search (the first choice among them)."""
     prior = "learned"
     """Whose choice the search starts from and keeps unless a candidate beats it by ``margin``
     standard errors: ``learned`` (the shipped network, :class:`~xuezhan.bots.learned.LearnedBot`;
     without numpy, the heuristic's) or ``heuristic`` (with :meth:`discard`'s worth two draws ahead)."""
-    search_margin = 3.0
+    search_margin = 1.5
     """The default ``margin``: standard errors by which a candidate must beat the first choice."""
     wall_orders = 4
     """Play-outs of each sampled world, its live wall in another order each time (a world is
@@ -529,6 +530,10 @@ class Expert04Bot(ExpertBot):
     core_playouts = PLAYOUTS_0_4
     prior = "heuristic"
     search_margin = 1.5
+    learned_self = False
+    learned_others = False
+    search_shanten = 1
+    discard_candidates = 3
     danger_weight = 0.0
     defence_live = 0
     read_worlds = False
@@ -545,6 +550,10 @@ class ReadingExpertBot(ExpertBot):
     core_playouts = 2 * PLAYOUTS_0_4
     prior = "heuristic"
     search_margin = 1.5
+    learned_self = False
+    learned_others = False
+    search_shanten = 1
+    discard_candidates = 3
     danger_weight = 3.0
     defence_live = 20
     read_worlds = True
