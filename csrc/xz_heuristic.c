@@ -22,7 +22,6 @@
  * ------------------------------------------------------------------------------------------ */
 #define NKEYS 1953125
 #define INF 99
-const int32_t xz_p5[10] = {1, 5, 25, 125, 625, 3125, 15625, 78125, 390625, 1953125};
 #define P5 xz_p5
 static uint16_t *sh_key; /* key -> distance profile | seven-pairs code (min(pairs, 7) * 32 + odd kinds) << 8 */
 static uint8_t sh_rows[256][10];
@@ -171,6 +170,10 @@ int xz_shanten(const int32_t keys[3], int n_melds, int meld_suits, int void_suit
 /* ------------------------------------------------------------------------------------------
  * What the seat sees (engine.views.SeatView) and reads of the table
  * ------------------------------------------------------------------------------------------ */
+static inline int hb_shanten(const Hb *h, int n, int meld_suits) {
+    return xz_shanten(h->keys, n, meld_suits, h->void_suit);
+}
+
 /* SeatView.melds(o) as another seat sees them: face-down kongs left out until the hand is laid down */
 static inline int meld_in_sight(const XzGame *g, int me, int o, const XzMeld *m) {
     return o == me || g->seats[o].revealed || m->kind != XZ_MELD_ANGANG;
@@ -670,6 +673,7 @@ void xz_hb_init(Hb *h, const XzGame *g, int seat, int quick) {
     h->nthreats = 0;
 }
 
+int xz_hb_shanten(const Hb *h, int n, int meld_suits) { return hb_shanten(h, n, meld_suits); }
 void xz_hb_visible(Hb *h) { visible_counts(h->g, h->seat, h->visible); }
 void xz_hb_threats(Hb *h) { threats(h); }
 double xz_hb_danger(const Hb *h, int t) { return danger(h, t); }

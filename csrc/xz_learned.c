@@ -80,7 +80,7 @@ static void discard_row(double *row, Hb *h, int t, int after, double stake) {
         for (int u = 0; u < 27; u++) {
             if (u / 9 == h->void_suit || h->visible[u] >= 4) continue;
             hb_move(h, u, 1);
-            if (hb_shanten(h, h->n, h->meld_suits) < after) effective += 4 - h->visible[u];
+            if (xz_hb_shanten(h, h->n, h->meld_suits) < after) effective += 4 - h->visible[u];
             hb_move(h, u, -1);
         }
         row[XZ_LA_EFFECTIVE] = (double)effective / 20;
@@ -96,7 +96,7 @@ void xz_learned_features(const XzGame *g, int seat, const XzAction *legal, int n
     int phase = g->phase;
     double stake = (double)g->rules->base_score;
     int in_play = phase == XZ_PHASE_TURN || phase == XZ_PHASE_CLAIM || phase == XZ_PHASE_ROB;
-    int now = in_play ? hb_shanten(&h, nm, ms) : 8;
+    int now = in_play ? xz_hb_shanten(&h, nm, ms) : 8;
     xz_hb_visible(&h);
     if (in_play) xz_hb_threats(&h);
     int qing = in_play && v >= 0 ? xz_hb_qing_suit(&h, now) : -1;
@@ -149,7 +149,7 @@ void xz_learned_features(const XzGame *g, int seat, const XzAction *legal, int n
         int t = type == XZ_ACTION_PENG ? offered : (a->tile < 27 ? a->tile : -1);
         if (type == XZ_ACTION_DISCARD && t >= 0) {
             hb_move(&h, t, -1);
-            int after = hb_shanten(&h, nm, ms);
+            int after = xz_hb_shanten(&h, nm, ms);
             hb_move(&h, t, 1);
             after_row(row, now, after);
             discard_row(row, &h, t, after, stake);
@@ -159,17 +159,17 @@ void xz_learned_features(const XzGame *g, int seat, const XzAction *legal, int n
             int ms2 = ms | 1 << (t / 9), after;
             if (phase == XZ_PHASE_CLAIM) { /* a kong on a discard: three from the hand */
                 hb_move(&h, t, -3);
-                after = hb_shanten(&h, nm + 1, ms2);
+                after = xz_hb_shanten(&h, nm + 1, ms2);
                 hb_move(&h, t, 3);
                 row[XZ_LA_EXPOSED_KONG] = 1.0;
             } else if (h.counts[t] == 4) {
                 hb_move(&h, t, -4);
-                after = hb_shanten(&h, nm + 1, ms2);
+                after = xz_hb_shanten(&h, nm + 1, ms2);
                 hb_move(&h, t, 4);
                 row[XZ_LA_CONCEALED_KONG] = 1.0;
             } else {
                 hb_move(&h, t, -1);
-                after = hb_shanten(&h, nm, ms);
+                after = xz_hb_shanten(&h, nm, ms);
                 hb_move(&h, t, 1);
                 row[XZ_LA_ADDED_KONG] = 1.0;
             }
@@ -182,7 +182,7 @@ void xz_learned_features(const XzGame *g, int seat, const XzAction *legal, int n
             for (int d = 0; d < 27; d++) {
                 if (!h.counts[d]) continue;
                 hb_move(&h, d, -1);
-                int s2 = hb_shanten(&h, nm + 1, ms2);
+                int s2 = xz_hb_shanten(&h, nm + 1, ms2);
                 hb_move(&h, d, 1);
                 if (s2 < best) best = s2;
             }

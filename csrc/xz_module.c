@@ -439,16 +439,23 @@ static PyObject *hand_pending(HandObject *self, PyObject *unused) {
     return out;
 }
 
-static PyObject *hand_legal(HandObject *self, PyObject *arg) {
-    if (!ready(self)) return NULL;
+/* a seat 0-3 from a Python integer; -1 with an error set */
+static int seat_arg(PyObject *arg) {
     long seat = PyLong_AsLong(arg);
-    if (seat == -1 && PyErr_Occurred()) return NULL;
+    if (seat == -1 && PyErr_Occurred()) return -1;
     if (seat < 0 || seat > 3) {
         PyErr_SetString(PyExc_ValueError, "a seat is 0-3");
-        return NULL;
+        return -1;
     }
+    return (int)seat;
+}
+
+static PyObject *hand_legal(HandObject *self, PyObject *arg) {
+    if (!ready(self)) return NULL;
+    int seat = seat_arg(arg);
+    if (seat < 0) return NULL;
     XzAction legal[XZ_MAX_LEGAL];
-    int n = self->g->phase == XZ_PHASE_OVER ? 0 : xz_legal(self->g, (int)seat, legal);
+    int n = self->g->phase == XZ_PHASE_OVER ? 0 : xz_legal(self->g, seat, legal);
     PyObject *out = PyList_New(n);
     for (int i = 0; out && i < n; i++) {
         PyObject *t = action_tuple(&legal[i]);
@@ -523,21 +530,17 @@ static PyObject *hand_learned_features(HandObject *self, PyObject *arg) {
      * them: (the table summary, one row a legal action), tuples of floats; None when the seat has
      * nothing to do */
     if (!ready(self)) return NULL;
-    long seat = PyLong_AsLong(arg);
-    if (seat == -1 && PyErr_Occurred()) return NULL;
-    if (seat < 0 || seat > 3) {
-        PyErr_SetString(PyExc_ValueError, "a seat is 0-3");
-        return NULL;
-    }
+    int seat = seat_arg(arg);
+    if (seat < 0) return NULL;
     XzBot scratch;
     if (xz_heuristic_bot(&scratch, 0) < 0) return PyErr_NoMemory(); /* the shanten tables */
     XzAction legal[XZ_MAX_LEGAL];
-    int n = self->g->phase == XZ_PHASE_OVER ? 0 : xz_legal(self->g, (int)seat, legal);
+    int n = self->g->phase == XZ_PHASE_OVER ? 0 : xz_legal(self->g, seat, legal);
     if (!n) Py_RETURN_NONE;
     float table[XZ_L_NT];
     float *rows = PyMem_Malloc(sizeof(float) * XZ_L_NA * (size_t)n);
     if (!rows) return PyErr_NoMemory();
-    xz_learned_features(self->g, (int)seat, legal, n, table, rows);
+    xz_learned_features(self->g, seat, legal, n, table, rows);
     PyObject *tb = PyTuple_New(XZ_L_NT), *rs = PyList_New(n);
     for (int i = 0; tb && i < XZ_L_NT; i++) PyTuple_SET_ITEM(tb, i, PyFloat_FromDouble(table[i]));
     for (int i = 0; tb && rs && i < n; i++) {

@@ -18,19 +18,18 @@ typedef struct {
     double th_p[3], th_worth[3];
 } Hb;
 
-extern const int32_t xz_p5[10];
+/* 5 ** rank: a suit key holds a count per rank in base 5 (hand.suit_keys) */
+static const int32_t xz_p5[10] = {1, 5, 25, 125, 625, 3125, 15625, 78125, 390625, 1953125};
 
 static inline void hb_move(Hb *h, int t, int d) {
     h->counts[t] = (int8_t)(h->counts[t] + d);
     h->keys[t / 9] += d * xz_p5[t % 9];
 }
 
-static inline int hb_shanten(const Hb *h, int n, int meld_suits) {
-    return xz_shanten(h->keys, n, meld_suits, h->void_suit);
-}
-
 static inline int meld_size(const XzMeld *m) { return m->kind == XZ_MELD_PENG ? 3 : 4; }
 
+/* hand.shanten of the hand in h with ``n`` melds in the suits ``meld_suits`` and its void */
+int xz_hb_shanten(const Hb *h, int n, int meld_suits);
 /* the reading of ``seat`` at ``g``: its hand, melds, void and the live wall; nothing in sight yet */
 void xz_hb_init(Hb *h, const XzGame *g, int seat, int quick);
 /* SeatView.visible_counts into h->visible */

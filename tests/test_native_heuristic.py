@@ -229,8 +229,9 @@ def test_the_expert_decides_the_same_with_compiled_play_outs(quick_self: bool, q
         compiled = [ExpertBot(random.Random(1), playouts=12) for _ in range(4)]
         python = [ExpertBot(random.Random(1), playouts=12) for _ in range(4)]
         for s in range(4):
-            for bot in (compiled[s], python[s]):
+            for bot in (compiled[s], python[s]):  # the heuristic's play-outs, which both can play
                 bot.quick_self, bot.quick_others = quick_self, quick_others
+                bot.learned_self = bot.learned_others = False
             python[s].native_playouts = False
             compiled[s].start_hand(bot_seed(seed, s))
             python[s].start_hand(bot_seed(seed, s))

@@ -2,16 +2,18 @@
 
 At every decision it takes the choice of the shipped network (:class:`~xuezhan.bots.learned.LearnedBot`,
 ``prior``; the heuristic's without numpy, as :class:`Expert04Bot` always does). At a decision that
-matters (a peng or a kong on offer, a kong on its own turn, a discard of a hand at most one step
-from ready) it then deals the tiles it cannot see afresh a number of times
+matters (a peng or a kong on offer, a kong on its own turn, a discard of a hand at most two steps
+from ready, ``search_shanten``) it then deals the tiles it cannot see afresh a number of times
 (:func:`xuezhan.engine.views.sample_world`: voids, discards, claims and counts kept), plays each
-candidate in each of those worlds to the end of the hand with the quick heuristic at every seat,
-and compares the candidates' points for its seat: the fan, kong payments, 查大叫 and 花猪, 呼叫转移,
-everything the hand's settlement pays. Every candidate sees the same worlds, so their difference
-is measured, not their luck; the first choice is left only for a candidate that beats it by more
-than ``margin`` standard errors (``search_margin``, 3). The other discards searched are those that
-keep the hand as close to ready, by their worth two draws ahead (:class:`HandValue`,
-``discard_candidates``).
+candidate in each of those worlds to the end of the hand with the learned network at every seat
+(the compiled learned bot, ``learned_self`` and ``learned_others``; the quick heuristic where the
+network cannot run), and compares the candidates' points for its seat: the fan, kong payments,
+查大叫 and 花猪, 呼叫转移, everything the hand's settlement pays. Every candidate sees the same
+worlds, so their difference is measured, not their luck; the first choice is left only for a
+candidate that beats it by more than ``margin`` standard errors (``search_margin``, 1.5). The
+other discards searched are those that keep the hand as close to ready (``discard_candidates``
+in all): by their worth two draws ahead (:class:`HandValue`) for a hand at most one step away,
+the safest first for one further away.
 
 The budget is a number of play-outs per decision (``playouts``, :data:`PLAYOUTS` by
 default), never a clock, so that a decision is a function of the seed, the view and the
@@ -22,10 +24,11 @@ world is dealt in Python, the play-outs are the cheap part). The search's knobs 
 table (worlds dealt by what each opponent's discards say, :meth:`ExpertBot.world_weights`;
 defence late in the wall, :meth:`ExpertBot.danger_cost`; kongs on expected points,
 ``kong_margin``) are off in ``expert`` and on in :class:`ReadingExpertBot`; :class:`Expert04Bot`
-keeps the expert of 0.4.0. In Python a play-out takes about 3 ms, so without the core the default
-is :data:`PYTHON_PLAYOUTS` (12, one order a world), within the 50 ms of one core; the decisions
-then differ from an install with the core (fewer worlds), each still a function of the seed, the
-view and the legal actions. docs/bots.md has the figures.
+keeps the expert of 0.4.0. In Python a play-out takes about 3 ms and is played by the
+heuristic (the compiled network serves the compiled play-outs only), so without the core the default is
+:data:`PYTHON_PLAYOUTS` (12, one order a world), within the 50 ms of one core; the decisions
+then differ from an install with the core, each still a function of the seed, the view and the
+legal actions. docs/bots.md has the figures.
 
 A Python play-out runs on the match runtime's one decision loop
 (:class:`~xuezhan.runtime.HandDriver`). The runtime sits above the bots, so the bots do not
