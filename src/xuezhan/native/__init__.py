@@ -7,6 +7,9 @@ engine (:mod:`xuezhan.engine`) stays the reference: for the same seed and rules 
 core offers the same legal actions in the same order, so the same bots take the same
 decisions and every record comes out byte-identical (``tests/test_native.py`` checks it).
 
+Long: the one Python face of the core (batches of hands, play-outs, the learned bot's weights,
+a hand played action by action, the learning tables), each a thin checked call into C.
+
 :class:`NativeGame` plays one hand action by action (from a seed or a prepared deal), with the
 Python engine's legal actions and its codes for illegal ones: for tests and playouts.
 
