@@ -58,8 +58,15 @@ def items_room(p: Client, **fields: Any) -> str:
 
 def to_my_turn(p: Client) -> dict[str, Any]:
     """Answer the player's decisions (never winning, never claiming) until its own turn to discard."""
+    answered: int | None = None
+
+    def open_decision(m: dict[str, Any]) -> bool:
+        return (m["type"] == "state" and m["decision"] is not None and m["decision"] != answered
+                and bool(m["view"]["legal"]))
+
     while True:
-        state = p.wait_for(lambda m: m["type"] == "state" and m["decision"] is not None and bool(m["view"]["legal"]))
+        p.drain()  # the latest state may already be read (a wait for another answer passes states by)
+        state = p.state if p.state is not None and open_decision(p.state) else p.wait_for(open_decision)
         legal = state["view"]["legal"]
         if any(a["type"] == "discard" for a in legal):
             p.drain()
@@ -70,6 +77,7 @@ def to_my_turn(p: Client) -> dict[str, Any]:
         pick = {k: v for k, v in pick.items() if k != "seat"}
         p.send({"type": "action", "action": pick, "version": state["version"]})
         p.wait_for(lambda m: m["type"] == "ok" and m["for"] == "action")
+        answered = state["decision"]
 
 
 def hand_tiles(state: dict[str, Any]) -> list[str]:
