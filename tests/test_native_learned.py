@@ -159,21 +159,25 @@ def test_the_learned_code_needs_weights_first() -> None:
 
 
 def test_the_expert_plays_its_playouts_with_the_network_when_asked(weights: dict[str, Any]) -> None:
-    class Quick(ExpertBot):
-        learned_self = False
-        learned_others = False
+    class Both(ExpertBot):
+        learned_self = True
+        learned_others = True
 
     class Mine(ExpertBot):
-        learned_others = False
+        learned_self = True
 
-    class Full(Quick):
+    class Theirs(ExpertBot):
+        learned_others = True
+
+    class Full(ExpertBot):
         quick_others = False
 
     rng = random.Random(0)
     q, h, L = native.HEURISTIC_QUICK, native.HEURISTIC, native.LEARNED
-    assert ExpertBot(rng).playout_codes(2) == (L, L, L, L)
-    assert Quick(rng).playout_codes(1) == (q, q, q, q)
+    assert ExpertBot(rng).playout_codes(1) == (q, q, q, q)  # the default: no network in the play-outs
+    assert Both(rng).playout_codes(2) == (L, L, L, L)
     assert Mine(rng).playout_codes(1) == (q, L, q, q)
+    assert Theirs(rng).playout_codes(1) == (L, q, L, L)
     assert Full(rng).playout_codes(3) == (h, h, h, q)
 
 
@@ -185,6 +189,10 @@ def test_without_numpy_the_expert_plays_out_with_the_heuristic(monkeypatch: pyte
 
     monkeypatch.setattr(expert, "shipped_weights", missing)
     monkeypatch.setattr(expert, "LearnedBot", lambda rng: missing())
-    bot = ExpertBot(random.Random(0))
+    class Both(ExpertBot):
+        learned_self = True
+        learned_others = True
+
+    bot = Both(random.Random(0))
     assert bot.playout_codes(0) == (native.HEURISTIC_QUICK,) * 4
     assert bot.default is bot.policy

@@ -65,10 +65,11 @@ PLAYOUTS_0_4 = 384
 """Play-outs per searched decision where the compiled core is built, as released in 0.4.0
 (:class:`Expert04Bot`; a sampled world about 0.1 ms, a play-out about 0.015 ms in the core,
 on one core)."""
-PLAYOUTS = 256
-"""Play-outs per searched decision by default where the compiled core is built: a play-out by the
-learned network at every seat costs about twice one by the quick heuristic, and the decision stays
-within the 50 ms of one core at p99. The reading expert of docs/bots.md used 768."""
+PLAYOUTS = PLAYOUTS_0_4
+"""Play-outs per searched decision by default where the compiled core is built. The reading
+expert of docs/bots.md used 768; with the learned network at every seat of the play-outs
+(``learned_self``, ``learned_others``; a play-out then costs about 2.2 times as much) 256 keep
+a decision within the 50 ms of one core at p99."""
 PYTHON_PLAYOUTS = 12
 """Play-outs per searched decision by default without the compiled core (about 3 ms a
 play-out in Python)."""
@@ -221,21 +222,23 @@ class ExpertBot:
     effective-tile count) rather than the full one."""
     quick_others = True
     """Likewise the other seats' play."""
-    learned_self = True
+    learned_self = False
     """The seat's own play in the compiled play-outs by the learned network
     (:data:`xuezhan.native.LEARNED`, the shipped weights) rather than the heuristic: the play-outs
-    then follow the plan the network's first choice began (without numpy: the heuristic)."""
-    learned_others = True
+    then follow the plan the network's first choice began (without numpy: the heuristic). Off by
+    default: in the leagues of docs/bots.md the network at every seat made the expert no
+    measurably stronger, at three times the self-play time."""
+    learned_others = False
     """Likewise the other seats' play in the compiled play-outs."""
-    search_shanten = 2
+    search_shanten = 1
     """Search the discards of a hand at most this many steps from ready after its best discard."""
-    discard_candidates = 4
+    discard_candidates = 3
     """Discards compared by search (the first choice among them)."""
     prior = "learned"
     """Whose choice the search starts from and keeps unless a candidate beats it by ``margin``
     standard errors: ``learned`` (the shipped network, :class:`~xuezhan.bots.learned.LearnedBot`;
     without numpy, the heuristic's) or ``heuristic`` (with :meth:`discard`'s worth two draws ahead)."""
-    search_margin = 1.5
+    search_margin = 3.0
     """The default ``margin``: standard errors by which a candidate must beat the first choice."""
     wall_orders = 4
     """Play-outs of each sampled world, its live wall in another order each time (a world is
