@@ -196,3 +196,16 @@ def test_without_numpy_the_expert_plays_out_with_the_heuristic(monkeypatch: pyte
     bot = Both(random.Random(0))
     assert bot.playout_codes(0) == (native.HEURISTIC_QUICK,) * 4
     assert bot.default is bot.policy
+
+
+def test_features_of_a_seat_that_is_not_one_are_refused() -> None:
+    game = native.NativeGame(Rules.preset("qq"), 5)
+    before = game.record()
+    first = game.learned_features(game.pending()[0])
+    assert first is not None
+    for seat in (-1, 4, 2**70):
+        with pytest.raises((ValueError, OverflowError)):
+            game.learned_features(seat)
+    with pytest.raises(TypeError):
+        game.learned_features("0")  # type: ignore[arg-type]
+    assert game.record() == before and game.learned_features(game.pending()[0]) == first  # nothing changed
