@@ -49,6 +49,13 @@ def _rule_sets() -> list[tuple[str, Rules, int]]:
 RULE_SETS = _rule_sets()
 
 
+class Networked(ExpertBot):
+    """The expert with the network at every seat of its compiled play-outs."""
+
+    learned_self = True
+    learned_others = True
+
+
 @pytest.fixture(scope="module")
 def weights() -> dict[str, Any]:
     arrays = shipped_weights()
@@ -159,10 +166,6 @@ def test_the_learned_code_needs_weights_first() -> None:
 
 
 def test_the_expert_plays_its_playouts_with_the_network_when_asked(weights: dict[str, Any]) -> None:
-    class Both(ExpertBot):
-        learned_self = True
-        learned_others = True
-
     class Mine(ExpertBot):
         learned_self = True
 
@@ -175,7 +178,7 @@ def test_the_expert_plays_its_playouts_with_the_network_when_asked(weights: dict
     rng = random.Random(0)
     q, h, L = native.HEURISTIC_QUICK, native.HEURISTIC, native.LEARNED
     assert ExpertBot(rng).playout_codes(1) == (q, q, q, q)  # the default: no network in the play-outs
-    assert Both(rng).playout_codes(2) == (L, L, L, L)
+    assert Networked(rng).playout_codes(2) == (L, L, L, L)
     assert Mine(rng).playout_codes(1) == (q, L, q, q)
     assert Theirs(rng).playout_codes(1) == (L, q, L, L)
     assert Full(rng).playout_codes(3) == (h, h, h, q)
@@ -189,11 +192,7 @@ def test_without_numpy_the_expert_plays_out_with_the_heuristic(monkeypatch: pyte
 
     monkeypatch.setattr(expert, "shipped_weights", missing)
     monkeypatch.setattr(expert, "LearnedBot", lambda rng: missing())
-    class Both(ExpertBot):
-        learned_self = True
-        learned_others = True
-
-    bot = Both(random.Random(0))
+    bot = Networked(random.Random(0))
     assert bot.playout_codes(0) == (native.HEURISTIC_QUICK,) * 4
     assert bot.default is bot.policy
 
