@@ -216,6 +216,37 @@ def test_a_tiny_training_run_reproduces_bit_for_bit(tmp_path: Path) -> None:
     assert game.over
 
 
+def test_credit_by_lambda_follows_each_seat_s_decisions_of_a_play() -> None:
+    """Generalised advantage estimation: a decision's credit is the value after it less the value
+    before it, plus λ times the next decision's credit; the hand's points are the last value."""
+    from xuezhan.rl.train import Decision, _credit
+
+    def hand(play: int, seat: int, ret: float, n: int) -> list[Decision]:
+        return [Decision([], [], 0, seat, ret=ret, play=play) for _ in range(n)]
+
+    a, b, c = hand(0, 0, 5.0, 3), hand(0, 2, -1.0, 2), hand(1, 0, 2.0, 1)
+    decisions = [a[0], b[0], a[1], b[1], c[0], a[2]]  # two seats and two plays interleaved
+    values = [1.0, 0.5, 4.0, -0.5, 1.5, 3.0]
+    _credit(decisions, values, 0.5)
+    assert [d.advantage for d in a] == [3.0 + 0.5 * 0.0, (3.0 - 4.0) + 0.5 * 2.0, 5.0 - 3.0]
+    assert [d.advantage for d in b] == [-1.0 + 0.5 * -0.5, -1.0 + 0.5]
+    assert c[0].advantage == 0.5
+    _credit(decisions, values, 1.0)  # λ 1: the hand's points less the value before each decision
+    assert [d.advantage for d in a] == [4.0, 1.0, 2.0] and [d.advantage for d in b] == [-1.5, -0.5]
+
+
+def test_a_tiny_run_with_credit_by_lambda_trains_and_reproduces() -> None:
+    from xuezhan.rl.train import TrainConfig, train
+
+    cfg = TrainConfig(seed=3, imitation_hands=0, init=str(WEIGHTS), rl_iterations=1, rl_deals=2, rl_samples=2,
+                      gae_lambda=0.9)
+    first, _ = train(cfg)
+    second, _ = train(cfg)
+    plain, _ = train(TrainConfig(**{**cfg.__dict__, "gae_lambda": 1.0}))
+    assert all(np.array_equal(first[k], second[k]) for k in SHAPES)
+    assert not np.array_equal(first["s_w0"], plain["s_w0"])  # the credit changed the step
+
+
 def test_the_improvement_reproduces_whatever_the_workers() -> None:
     from xuezhan.rl.train import TrainConfig, train
 

@@ -95,6 +95,11 @@ class TrainConfig:
     rl_lr: float = 3e-4
     entropy: float = 0.003
     value_weight: float = 0.5
+    gae_lambda: float = 1.0
+    """Credit for each decision: 1 (the shipped weights) gives every decision of a hand the hand's
+    points less the seat's mean over the plays of its deal; below 1, the value head's estimates
+    after each decision share the credit (generalised advantage estimation with this λ, the hand's
+    points as the last value), so a decision answers mostly for what followed it soon."""
     init: str = ""
     """A weights file to start from instead of fresh weights (with ``imitation_hands`` 0: reinforcement only)."""
     improve_rounds: int = 0
@@ -124,6 +129,9 @@ class Decision:
     ret: float = 0.0
     """The seat's points of the whole hand, in ×1 hands."""
     advantage: float = 0.0
+    play: int = -1
+    """Which play of a deal the decision was made in (its seat's decisions of one play, in order,
+    make the sequence that :attr:`TrainConfig.gae_lambda` credits)."""
 
 
 Picker = Callable[[SeatView, Sequence[Action], list[float], list[list[float]]], int]
@@ -284,6 +292,8 @@ def _reinforce(model: Model, decisions: list[Decision], cfg: TrainConfig, opt: A
     with torch.no_grad():
         tables, rows, mask, taken, _ = _batch(torch, decisions)
         old = torch.log_softmax(model.logits(tables, rows, mask), dim=1).gather(1, taken[:, None])[:, 0]
+        if cfg.gae_lambda < 1.0:
+            _credit(decisions, model.value(tables)[:, 0].tolist(), cfg.gae_lambda)
     advantages = torch.tensor([d.advantage for d in decisions], dtype=torch.float32)
     advantages = advantages / (advantages.std() + 1e-6)
     order = list(range(len(decisions)))
@@ -303,6 +313,22 @@ def _reinforce(model: Model, decisions: list[Decision], cfg: TrainConfig, opt: A
             loss.backward()
             torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
             opt.step()
+
+
+def _credit(decisions: Sequence[Decision], values: Sequence[float], lam: float) -> None:
+    """Set each decision's advantage by generalised advantage estimation over its seat's decisions
+    of one play: the value head's estimate after a decision less the one before it, discounted by
+    ``lam`` a decision, the hand's points standing for the value after the last one."""
+    seqs: dict[tuple[int, int], list[int]] = {}
+    for i, d in enumerate(decisions):
+        seqs.setdefault((d.play, d.seat), []).append(i)
+    for idx in seqs.values():
+        acc = 0.0
+        after = decisions[idx[-1]].ret
+        for i in reversed(idx):
+            acc = after - values[i] + lam * acc
+            decisions[i].advantage = acc
+            after = values[i]
 
 
 @dataclass
@@ -490,8 +516,11 @@ def train(cfg: TrainConfig, log: Callable[[str], None] = lambda s: None,
             rules = presets[deal % len(presets)]
             first = len(learner.decisions)
             results = {s: 0.0 for s in mine}
-            for _ in range(cfg.rl_samples):
+            for sample in range(cfg.rl_samples):
+                mark = len(learner.decisions)
                 deltas = _play(seats, [learner], cfg.seed * 1000 + 1, deal, rules)
+                for d in learner.decisions[mark:]:
+                    d.play = deal * cfg.rl_samples + sample
                 stake = float(hand_points(rules, 1))
                 for s in mine:
                     results[s] += deltas[s] / stake / cfg.rl_samples
