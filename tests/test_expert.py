@@ -257,27 +257,30 @@ def test_expert_0_4_plays_as_released(preset: str, seed: int, digest: str) -> No
 
 
 def test_the_expert_searches_from_the_network_s_choice_with_the_heuristic_in_its_play_outs() -> None:
-    """``expert`` starts from the learned network's choice, plays its play-outs with the quick
-    heuristic at every seat, searches the discards of a hand at most one step from ready among three
-    candidates and asks a candidate to beat the first choice by 3 standard errors (docs/bots.md: the
-    network in the play-outs, two steps and four candidates at margin 1.5, was no measurably
-    stronger at three times the time); the network in the play-outs is a knob. Its reading knobs
-    are 0.4.0's (the reading expert gained no points that a confidence interval shows), which the
-    reading expert changes, every one."""
+    """``expert`` starts from the learned network's choice, deals its worlds by the reading network,
+    plays its play-outs with the quick heuristic at every seat, searches the discards of a hand at
+    most one step from ready among three candidates and asks a candidate to beat the first choice
+    by 1.5 standard errors (docs/bots.md: the worlds read by the network gained on qq; the network
+    in the play-outs, two steps and four candidates, was no measurably stronger at three times the
+    time); the network in the play-outs is a knob. Its other reading knobs are 0.4.0's (the
+    reading expert gained no points that a confidence interval shows), which the reading expert
+    changes, every one, and deals its worlds by fixed weights."""
     from xuezhan import native
 
-    assert (ExpertBot.prior, ExpertBot.search_margin) == ("learned", 3.0)
+    assert (ExpertBot.prior, ExpertBot.search_margin) == ("learned", 1.5)
+    assert (ExpertBot.read_worlds, ExpertBot.reading) == (True, "network")
     assert (ExpertBot.learned_self, ExpertBot.learned_others) == (False, False)
     assert (ExpertBot.search_shanten, ExpertBot.discard_candidates, ExpertBot.core_playouts) == (1, 3, 384)
-    assert (Expert04Bot.prior, Expert04Bot.search_margin) == ("heuristic", 1.5)
-    assert ExpertBot(random.Random(0)).margin == 3.0 and Expert04Bot(random.Random(0)).margin == 1.5
+    assert (Expert04Bot.prior, Expert04Bot.search_margin, Expert04Bot.read_worlds) == ("heuristic", 1.5, False)
+    assert ExpertBot(random.Random(0)).margin == 1.5 and Expert04Bot(random.Random(0)).margin == 1.5
     assert ExpertBot(random.Random(0), margin=0.5).margin == 0.5
     assert ExpertBot(random.Random(0)).playout_codes(1) == (native.HEURISTIC_QUICK,) * 4  # knobs: test_native_learned
-    knobs = ("core_playouts", "danger_weight", "read_worlds", "kong_margin", "search_shanten", "discard_candidates",
+    knobs = ("core_playouts", "danger_weight", "kong_margin", "search_shanten", "discard_candidates",
              "learned_self", "learned_others")
     assert [getattr(ExpertBot, k) for k in knobs] == [getattr(Expert04Bot, k) for k in knobs]
     reading = ("core_playouts", "danger_weight", "read_worlds", "kong_margin")
     assert all(getattr(ReadingExpertBot, k) != getattr(Expert04Bot, k) for k in reading)
+    assert ReadingExpertBot.reading == "discards"
     assert ExpertBot.world_weights is ReadingExpertBot.world_weights  # one search, its knobs apart
 
 

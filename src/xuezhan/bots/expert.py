@@ -2,18 +2,19 @@
 
 At every decision it takes the choice of the shipped network (:class:`~xuezhan.bots.learned.LearnedBot`,
 ``prior``; the heuristic's without numpy, as :class:`Expert04Bot` always does). At a decision that
-matters (a peng or a kong on offer, a kong on its own turn, a discard of a hand at most two steps
+matters (a peng or a kong on offer, a kong on its own turn, a discard of a hand at most one step
 from ready, ``search_shanten``) it then deals the tiles it cannot see afresh a number of times
-(:func:`xuezhan.engine.views.sample_world`: voids, discards, claims and counts kept), plays each
-candidate in each of those worlds to the end of the hand with the learned network at every seat
-(the compiled learned bot, ``learned_self`` and ``learned_others``; the quick heuristic where the
-network cannot run), and compares the candidates' points for its seat: the fan, kong payments,
-查大叫 and 花猪, 呼叫转移, everything the hand's settlement pays. Every candidate sees the same
-worlds, so their difference is measured, not their luck; the first choice is left only for a
-candidate that beats it by more than ``margin`` standard errors (``search_margin``, 1.5). The
-other discards searched are those that keep the hand as close to ready (``discard_candidates``
-in all): by their worth two draws ahead (:class:`HandValue`) for a hand at most one step away,
-the safest first for one further away.
+(:func:`xuezhan.engine.views.sample_world`: voids, discards, claims and counts kept), each
+opponent's concealed tiles in proportion to what the reading network makes of its river, melds
+and void (:mod:`xuezhan.bots.reading`, ``read_worlds``), plays each candidate in each of those
+worlds to the end of the hand with the quick heuristic at every seat (or the compiled learned
+network, ``learned_self`` and ``learned_others``, off by default), and compares the candidates'
+points for its seat: the fan, kong payments, 查大叫 and 花猪, 呼叫转移, everything the hand's
+settlement pays. Every candidate sees the same worlds, so their difference is measured, not
+their luck; the first choice is left only for a candidate that beats it by more than
+``margin`` standard errors (``search_margin``, 1.5). The other discards searched are those that
+keep the hand as close to ready (``discard_candidates``, 3 in all), by their worth two draws
+ahead (:class:`HandValue`).
 
 The budget is a number of play-outs per decision (``playouts``, :data:`PLAYOUTS` by
 default), never a clock, so that a decision is a function of the seed, the view and the
@@ -21,10 +22,9 @@ legal actions only. Where the compiled core is built the play-outs run in it
 (:func:`xuezhan.native.play_outs`: the same bots and deltas, each play-out some hundred times
 as fast), and each sampled world is played under ``wall_orders`` orders of its live wall (a
 world is dealt in Python, the play-outs are the cheap part). The search's knobs that read the
-table (worlds dealt by what each opponent's discards say, :meth:`ExpertBot.world_weights`;
-defence late in the wall, :meth:`ExpertBot.danger_cost`; kongs on expected points,
-``kong_margin``) are off in ``expert`` and on in :class:`ReadingExpertBot`; :class:`Expert04Bot`
-keeps the expert of 0.4.0. In Python a play-out takes about 3 ms and is played by the
+table beyond the worlds (defence late in the wall, :meth:`ExpertBot.danger_cost`; kongs on
+expected points, ``kong_margin``) are off in ``expert`` and on in :class:`ReadingExpertBot`;
+:class:`Expert04Bot` keeps the expert of 0.4.0. In Python a play-out takes about 3 ms and is played by the
 heuristic (the compiled network serves the compiled play-outs only), so without the core the default is
 :data:`PYTHON_PLAYOUTS` (12, one order a world), within the 50 ms of one core; the decisions
 then differ from an install with the core, each still a function of the seed, the view and the
@@ -59,6 +59,7 @@ from ..native import (
 from .base import Bot
 from .heuristic import HeuristicBot, wait_points
 from .learned import LearnedBot, shipped_weights
+from .reading import hand_weights
 
 _MASK = (1 << 64) - 1
 PLAYOUTS_0_4 = 384
@@ -207,9 +208,14 @@ class ExpertBot:
     defence_live = 20
     """Below this many live tiles a ready hand, or one a step from ready, weighs each discard's
     danger (``danger_weight``) in choosing which to keep and which to search; 0: never."""
-    read_worlds = False
-    """Deal the sampled worlds by what each opponent's discards say (:meth:`world_weights`)
-    rather than uniformly (the default)."""
+    read_worlds = True
+    """Deal the sampled worlds by what each opponent's river, melds and void say
+    (:meth:`world_weights`, read as ``reading`` says) rather than uniformly."""
+    reading = "network"
+    """How the worlds read the table (``read_worlds``): ``network``, the reading network
+    (:mod:`xuezhan.bots.reading`, shipped weights; uniform without numpy), or ``discards``, fixed
+    weights for a suit discarded, a tile discarded and a tile let go by (``suit_decay``,
+    ``own_discard``, ``passed_tile``)."""
     kong_margin: float | None = None
     """A kong, or the discard that declines one, is taken on expected points: it needs to beat
     the heuristic's choice by only this many standard errors (``margin`` elsewhere; ``None``:
@@ -238,7 +244,7 @@ class ExpertBot:
     """Whose choice the search starts from and keeps unless a candidate beats it by ``margin``
     standard errors: ``learned`` (the shipped network, :class:`~xuezhan.bots.learned.LearnedBot`;
     without numpy, the heuristic's) or ``heuristic`` (with :meth:`discard`'s worth two draws ahead)."""
-    search_margin = 3.0
+    search_margin = 1.5
     """The default ``margin``: standard errors by which a candidate must beat the first choice."""
     wall_orders = 4
     """Play-outs of each sampled world, its live wall in another order each time (a world is
@@ -397,11 +403,18 @@ class ExpertBot:
     def world_weights(self, view: SeatView) -> list[list[float]] | None:
         """For each seat, a weight per tile kind for dealing its concealed tiles in a sampled
         world (:func:`~xuezhan.engine.views.sample_world`), or ``None`` (uniform, ``read_worlds``
-        off). A seat is less likely to hold a suit it has been discarding (its void's discards
-        excepted: those say nothing), still less a tile it discarded itself, and a seat that
-        let a tile go by without a peng seldom holds a pair of it."""
+        off). ``reading`` ``network``: the reading network's weights
+        (:func:`xuezhan.bots.reading.hand_weights`). ``discards``: a seat is less likely to hold a
+        suit it has been discarding (its void's discards excepted: those say nothing), still less
+        a tile it discarded itself, and a seat that let a tile go by without a peng seldom holds a
+        pair of it."""
         if not self.read_worlds:
             return None
+        if self.reading == "network":
+            try:
+                return hand_weights(view)
+            except XuezhanError:  # numpy is missing: uniform worlds
+                return None
         me = view.seat
         out: list[list[float]] = []
         passed = [0] * 27  # copies of each tile discarded and left in a river (nobody claimed it)
@@ -563,4 +576,5 @@ class ReadingExpertBot(ExpertBot):
     danger_weight = 3.0
     defence_live = 20
     read_worlds = True
+    reading = "discards"
     kong_margin = 0.0

@@ -1,0 +1,151 @@
+"""Training the reading network (:mod:`xuezhan.bots.reading`) from self-play.
+
+Four seats, each drawn from ``heuristic``, ``learned`` (twice as often) and ``expert-0.4``, play
+hands of qq and chengdu in turn through the match runtime. At about one in seven of the seats'
+turns and claims, once every void is known, each opponent's holding is read
+(:func:`~xuezhan.bots.reading.read_features`) beside what it really holds and the copies the
+reading seat has not seen. The network then learns the likelihood of the held tiles: a seat's
+concealed tiles drawn from the unseen copies, each kind in proportion to its copies times the
+exponential of the network's output (full-batch Adam). Everything is seeded: the same
+configuration gives the same weights, bit for bit. ``pip install 'xuezhan[train]'``.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ..bots import make_bot
+from ..bots.base import Bot
+from ..bots.reading import NR, READ_HIDDEN, READ_SHAPES, read_features
+from ..engine.actions import Action
+from ..engine.views import SeatView
+from ..engine.visibility import viewed_state
+from ..league.duplicate import play_deal
+from ..rules import Rules
+from ..runtime import Seat
+from .train import _torch
+
+
+@dataclass(frozen=True)
+class ReadingConfig:
+    """What a reading training run does; the defaults made the shipped weights."""
+
+    seed: int = 1
+    hands: int = 2400
+    """Hands of self-play read (qq and chengdu in turn)."""
+    share: float = 0.15
+    """The share of the seats' turns and claims at which the opponents' holdings are read."""
+    epochs: int = 300
+    lr: float = 0.02
+    test_share: float = 0.2
+    """The last share of the examples, held out to report how well the network predicts."""
+
+
+@dataclass
+class Examples:
+    """Read holdings: features ``(N, 27, NR)``, the reader's unseen copies and the held counts ``(N, 27)``."""
+
+    features: list[Any]
+    unseen: list[list[int]]
+    held: list[list[int]]
+
+
+class _Reader:
+    """A seat that plays as ``inner`` and, now and then, writes down what it could read of each opponent."""
+
+    def __init__(self, inner: Bot, rng: random.Random, share: float, out: Examples) -> None:
+        self.inner = inner
+        self.name = inner.name
+        self.rng = rng
+        self.share = share
+        self.out = out
+
+    def start_hand(self, seed: int) -> None:
+        self.inner.start_hand(seed)
+
+    def choose(self, view: SeatView, legal: Sequence[Action]) -> Action:
+        if (view.phase in ("turn", "claim") and self.rng.random() < self.share
+                and all(v is not None for v in view.voids())):
+            state = viewed_state(view)
+            unseen = [4 - v for v in view.visible_counts()]
+            for o in range(4):
+                s = state.seats[o]
+                if o == view.seat or view.won(o) or s.revealed or view.hidden_kongs(o):
+                    continue  # a face-down kong's tiles are not among the unseen copies it counts
+                self.out.features.append(read_features(view, o))
+                self.out.unseen.append(unseen)
+                self.out.held.append(list(s.counts))
+        return self.inner.choose(view, legal)
+
+
+def gather(cfg: ReadingConfig, log: Callable[[str], None] = lambda s: None) -> Examples:
+    """Play ``cfg.hands`` hands of self-play and read the opponents' holdings along the way."""
+    rng = random.Random(cfg.seed)
+    out = Examples([], [], [])
+    presets = [Rules.preset("qq"), Rules.preset("chengdu")]
+    for deal in range(cfg.hands):
+        names = [rng.choice(["heuristic", "learned", "learned", "expert-0.4"]) for _ in range(4)]
+        seats = [Seat.of_bot(_Reader(make_bot(n, random.Random(rng.getrandbits(32))), rng, cfg.share, out))
+                 for n in names]
+        play_deal(cfg.seed, deal, presets[deal % 2], seats)
+        if (deal + 1) % 400 == 0:
+            log(f"{deal + 1} hands, {len(out.held)} holdings read")
+    return out
+
+
+def fit(examples: Examples, cfg: ReadingConfig,
+        log: Callable[[str], None] = lambda s: None) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The reading network fitted to ``examples``: its arrays (:data:`READ_SHAPES`) and a summary
+    (the held-out examples' mean log-loss a held tile, uniform against the network's)."""
+    torch = _torch()
+    torch.set_num_threads(1)
+    torch.use_deterministic_algorithms(True)
+    torch.manual_seed(cfg.seed)
+    x = torch.from_numpy(np.asarray(examples.features, dtype=np.float32))
+    u = torch.from_numpy(np.asarray(examples.unseen, dtype=np.float32))
+    c = torch.from_numpy(np.asarray(examples.held, dtype=np.float32))
+    n = len(c)
+    cut = max(1, int(n * (1 - cfg.test_share)))
+    nn = torch.nn
+    model = nn.Sequential(nn.Linear(NR, READ_HIDDEN), nn.ReLU(), nn.Linear(READ_HIDDEN, 1))
+
+    def loss(lo: int, hi: int, uniform: bool = False) -> Any:
+        f = torch.zeros(hi - lo, 27) if uniform else model(x[lo:hi])[:, :, 0]
+        us = u[lo:hi]
+        logit = f + torch.log(us.clamp(min=1e-6)) + torch.where(us > 0, 0.0, -1e9)
+        return -(c[lo:hi] * torch.log_softmax(logit, dim=1)).sum() / c[lo:hi].sum().clamp(min=1.0)
+
+    opt = torch.optim.Adam(model.parameters(), lr=cfg.lr)
+    for epoch in range(cfg.epochs):
+        opt.zero_grad()
+        train_loss = loss(0, cut)
+        train_loss.backward()
+        opt.step()
+        if (epoch + 1) % 100 == 0:
+            log(f"epoch {epoch + 1}: log-loss {float(train_loss):.4f} a held tile")
+    with torch.no_grad():
+        summary = {"examples": n, "held_out": n - cut,
+                   "uniform_log_loss": round(float(loss(cut, n, uniform=True)), 4),
+                   "log_loss": round(float(loss(cut, n)), 4)}
+    arrays = {"r_w0": model[0].weight.detach().numpy().T.astype(np.float32).copy(),
+              "r_b0": model[0].bias.detach().numpy().astype(np.float32).copy(),
+              "r_w1": model[2].weight.detach().numpy().T.astype(np.float32).copy(),
+              "r_b1": model[2].bias.detach().numpy().astype(np.float32).copy()}
+    assert {k: v.shape for k, v in arrays.items()} == READ_SHAPES
+    return arrays, summary
+
+
+def train_reading(cfg: ReadingConfig,
+                  log: Callable[[str], None] = lambda s: None) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Gather self-play holdings and fit the reading network: its arrays and a summary."""
+    started = time.process_time()
+    examples = gather(cfg, log)
+    arrays, summary = fit(examples, cfg, log)
+    summary["cpu_seconds"] = round(time.process_time() - started, 1)
+    return arrays, summary
