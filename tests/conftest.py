@@ -1,4 +1,5 @@
-"""Shared by the test modules: the Hypothesis profiles and the databases every store test runs on.
+"""Shared by the test modules: the Hypothesis profiles, the databases every store test runs on,
+and an interpreter without numpy (``no_numpy``).
 
 Hypothesis profiles (``XUEZHAN_HYPOTHESIS`` selects one; CI uses the default):
 
@@ -11,6 +12,7 @@ A test's own ``@settings`` (its number of examples) applies under either profile
 
 from __future__ import annotations
 
+import builtins
 import os
 import uuid
 from collections.abc import Iterator
@@ -78,3 +80,16 @@ def store(url: str) -> Iterator[Store]:
     s = Store(url)
     yield s
     s.close()
+
+
+@pytest.fixture
+def no_numpy(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every ``import numpy`` from here on fails, as on an install without it."""
+    real = builtins.__import__
+
+    def without(name: str, *args: object, **kwargs: object) -> object:
+        if name == "numpy" or name.startswith("numpy."):
+            raise ImportError("no numpy")
+        return real(name, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(builtins, "__import__", without)

@@ -409,16 +409,7 @@ def test_with_the_learned_prior_the_search_starts_from_the_network_s_choice(pres
     assert plain > 10 and searched > 0
 
 
-def test_without_numpy_the_learned_prior_is_the_heuristic_s(monkeypatch: pytest.MonkeyPatch) -> None:
-    import builtins
-
-    real = builtins.__import__
-
-    def no_numpy(name: str, *args: object, **kwargs: object) -> object:
-        if name == "numpy" or name.startswith("numpy."):
-            raise ImportError("no numpy")
-        return real(name, *args, **kwargs)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(builtins, "__import__", no_numpy)
+@pytest.mark.usefixtures("no_numpy")
+def test_without_numpy_the_learned_prior_is_the_heuristic_s() -> None:
     bot = ExpertBot(random.Random(0))
     assert bot.default is bot.policy

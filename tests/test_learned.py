@@ -3,7 +3,6 @@ its action features on positions written as tile strings, and a training run tha
 
 from __future__ import annotations
 
-import builtins
 import json
 import random
 from dataclasses import dataclass
@@ -83,15 +82,8 @@ def test_plays_whole_hands_legally_and_deterministically(preset: str) -> None:
 
 
 # --- errors ----------------------------------------------------------------------------------------
-def test_without_numpy_the_bot_answers_missing_extra(monkeypatch: pytest.MonkeyPatch) -> None:
-    real = builtins.__import__
-
-    def no_numpy(name: str, *args: Any, **kwargs: Any) -> Any:
-        if name == "numpy" or name.startswith("numpy."):
-            raise ImportError("no numpy")
-        return real(name, *args, **kwargs)
-
-    monkeypatch.setattr(builtins, "__import__", no_numpy)
+@pytest.mark.usefixtures("no_numpy")
+def test_without_numpy_the_bot_answers_missing_extra() -> None:
     with pytest.raises(XuezhanError) as err:
         make_bot("learned")
     assert err.value.code == ErrorCode.MISSING_EXTRA

@@ -138,20 +138,11 @@ def test_the_expert_deals_its_worlds_by_the_reading_network() -> None:
     assert weighted > uniform
 
 
-def test_without_numpy_the_expert_deals_uniform_worlds(monkeypatch: pytest.MonkeyPatch) -> None:
-    import builtins
-
+def test_without_numpy_the_expert_deals_uniform_worlds(request: pytest.FixtureRequest) -> None:
     game = midgame(12)
     view = SeatView(game, 0)
     expert = ExpertBot(random.Random(0))
-    real = builtins.__import__
-
-    def no_numpy(name: str, *args: object, **kwargs: object) -> object:
-        if name == "numpy" or name.startswith("numpy."):
-            raise ImportError("no numpy")
-        return real(name, *args, **kwargs)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(builtins, "__import__", no_numpy)
+    request.getfixturevalue("no_numpy")
     with pytest.raises(XuezhanError) as err:
         hand_weights(view)
     assert err.value.code == ErrorCode.MISSING_EXTRA

@@ -251,8 +251,9 @@ def _discard(row: list[float], view: SeatView, t: int, after: int, counts: list[
         counts[t] += 1
 
 
-def load_weights(path: str | Path = WEIGHTS) -> dict[str, Any]:
-    """The arrays of a weights file (:data:`SHAPES`), as float32 (``bad_policy`` or ``unreadable`` if it is not one)."""
+def load_arrays(path: str | Path, shapes: dict[str, tuple[int, ...]]) -> dict[str, Any]:
+    """The arrays of an ``.npz`` weights file, as float32, each of ``shapes`` present with its shape
+    and finite (``bad_policy`` otherwise; ``unreadable`` for a missing file)."""
     np = _numpy()
     try:
         with np.load(str(path), allow_pickle=False) as data:
@@ -261,7 +262,7 @@ def load_weights(path: str | Path = WEIGHTS) -> dict[str, Any]:
         raise XuezhanError(ErrorCode.UNREADABLE, f"no weights file {path}") from None
     except Exception as exc:  # numpy raises many kinds for a file that is not an .npz
         raise XuezhanError(ErrorCode.BAD_POLICY, f"{path} is not a weights file: {exc}") from None
-    for name, shape in SHAPES.items():
+    for name, shape in shapes.items():
         got = arrays.get(name)
         if got is None or tuple(got.shape) != shape:
             raise XuezhanError(ErrorCode.BAD_POLICY, f"{path}: {name} should have shape {shape}, not "
@@ -269,6 +270,11 @@ def load_weights(path: str | Path = WEIGHTS) -> dict[str, Any]:
         if not np.isfinite(got).all():
             raise XuezhanError(ErrorCode.BAD_POLICY, f"{path}: {name} holds values that are not finite")
     return arrays
+
+
+def load_weights(path: str | Path = WEIGHTS) -> dict[str, Any]:
+    """The arrays of a weights file (:data:`SHAPES`), as float32 (``bad_policy`` or ``unreadable`` if it is not one)."""
+    return load_arrays(path, SHAPES)
 
 
 @functools.cache

@@ -21,6 +21,7 @@ from ..engine.game import RIVER_OPEN
 from ..engine.views import SeatView
 from ..errors import XuezhanError
 from ..ids import ErrorCode
+from .learned import load_arrays
 
 READING_WEIGHTS: Final = Path(__file__).resolve().parent / "weights" / "reading-1.npz"
 """The shipped weights of the reading network (its manifest: the same name with ``.json``)."""
@@ -108,22 +109,7 @@ def read_features(view: SeatView, seat: int) -> Any:
 def load_reading(path: str | Path = READING_WEIGHTS) -> dict[str, Any]:
     """The arrays of a reading weights file (:data:`READ_SHAPES`, float32; ``bad_policy`` or
     ``unreadable`` if it is not one)."""
-    np = _numpy()
-    try:
-        with np.load(str(path), allow_pickle=False) as data:
-            arrays = {k: np.asarray(data[k], dtype=np.float32) for k in data.files}
-    except FileNotFoundError:
-        raise XuezhanError(ErrorCode.UNREADABLE, f"no weights file {path}") from None
-    except Exception as exc:  # numpy raises many kinds for a file that is not an .npz
-        raise XuezhanError(ErrorCode.BAD_POLICY, f"{path} is not a weights file: {exc}") from None
-    for name, shape in READ_SHAPES.items():
-        got = arrays.get(name)
-        if got is None or tuple(got.shape) != shape:
-            raise XuezhanError(ErrorCode.BAD_POLICY, f"{path}: {name} should have shape {shape}, not "
-                                                     f"{None if got is None else tuple(got.shape)}")
-        if not np.isfinite(got).all():
-            raise XuezhanError(ErrorCode.BAD_POLICY, f"{path}: {name} holds values that are not finite")
-    return arrays
+    return load_arrays(path, READ_SHAPES)
 
 
 @functools.cache
