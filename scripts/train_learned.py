@@ -43,6 +43,9 @@ def main(argv: list[str] | None = None) -> int:
     options = {f.name: getattr(args, f.name) for f in fields(TrainConfig)}
     options["rules"] = tuple(x for x in options["rules"].split(",") if x)
     cfg = TrainConfig(**options)
+    if not 0.0 <= cfg.gae_lambda <= 1.0:
+        print("train_learned.py: bad_config: --gae-lambda is between 0 and 1", file=sys.stderr)
+        return 2
     folder = args.checkpoints
 
     def checkpoint(stage: str, weights: dict[str, Any]) -> None:

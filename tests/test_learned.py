@@ -307,7 +307,8 @@ def test_the_training_script_refuses_bad_input_with_a_code(capsys: pytest.Captur
     script = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(script)
     out = tmp_path / "w.npz"
-    for args, code in ((["--workers", "0"], "bad_workers"), (["--init", str(tmp_path / "none.npz")], "unreadable")):
+    for args, code in ((["--workers", "0"], "bad_workers"), (["--init", str(tmp_path / "none.npz")], "unreadable"),
+                       (["--gae-lambda", "1.5"], "bad_config"), (["--gae-lambda", "-0.1"], "bad_config")):
         assert script.main([*args, "--imitation-hands", "0", "--rl-iterations", "0", "--out", str(out)]) == 2
         err = capsys.readouterr().err
         assert f"train_learned.py: {code}:" in err and "Traceback" not in err
