@@ -115,6 +115,13 @@ def test_hand_weights_read_the_opponents_and_leave_the_seat_alone() -> None:
             assert max(weights[o][void * 9 : void * 9 + 9]) < min(weights[o][t] for t in range(27) if t // 9 != void)
     fresh = Game.new(Rules.preset("qq"), seed=12)  # before 定缺: nothing to read
     assert hand_weights(SeatView(fresh, 0)) == [[1.0] * 27] * 4
+    assert ExpertBot(random.Random(0)).world_weights(SeatView(fresh, 0)) is None  # uniform worlds then
+    home = Game.new(Rules.preset("qq").with_options({"dingque": False}), seed=12)  # no void ever: uniform too
+    bot = HeuristicBot(random.Random(0))
+    while not home.over and home.live > 40:
+        seat = next(s for s in home.pending() if home.legal_actions(s))
+        home.apply(bot.choose(SeatView(home, seat), home.legal_actions(seat)))
+    assert ExpertBot(random.Random(0)).world_weights(SeatView(home, 0)) is None
 
 
 def test_the_expert_deals_its_worlds_by_the_reading_network() -> None:

@@ -412,9 +412,11 @@ class ExpertBot:
             return None
         if self.reading == "network":
             try:
-                return hand_weights(view)
+                weights = hand_weights(view)
             except XuezhanError:  # numpy is missing: uniform worlds
                 return None
+            # nothing read (no void known, as without 定缺): the uniform worlds, drawn as such
+            return weights if any(w != 1.0 for row in weights for w in row) else None
         me = view.seat
         out: list[list[float]] = []
         passed = [0] * 27  # copies of each tile discarded and left in a river (nobody claimed it)
