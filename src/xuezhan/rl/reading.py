@@ -128,7 +128,7 @@ def fit(examples: Examples, cfg: ReadingConfig,
         train_loss.backward()
         opt.step()
         if (epoch + 1) % 100 == 0:
-            log(f"epoch {epoch + 1}: log-loss {float(train_loss):.4f} a held tile")
+            log(f"epoch {epoch + 1}: log-loss {float(train_loss.detach()):.4f} a held tile")
     with torch.no_grad():
         summary = {"examples": n, "held_out": n - cut,
                    "uniform_log_loss": round(float(loss(cut, n, uniform=True)), 4),
