@@ -57,11 +57,15 @@ def main(argv: list[str] | None = None) -> int:
                  f"{cfg.share:.0%} of the seats' turns and claims each opponent's holding read beside what it held"),
         "training": summary,
     }
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    with args.out.open("wb") as fh:
-        np.savez(fh, **{k: arrays[k] for k in READ_SHAPES})
-    args.out.with_suffix(".json").write_text(json.dumps(manifest, indent=2, ensure_ascii=False) + "\n",
-                                             encoding="utf-8")
+    try:
+        args.out.parent.mkdir(parents=True, exist_ok=True)
+        with args.out.open("wb") as fh:
+            np.savez(fh, **{k: arrays[k] for k in READ_SHAPES})
+        args.out.with_suffix(".json").write_text(json.dumps(manifest, indent=2, ensure_ascii=False) + "\n",
+                                                 encoding="utf-8")
+    except OSError as exc:
+        print(f"train_reading.py: unwritable: {args.out}: {exc.strerror or exc}", file=sys.stderr)
+        return 2
     print(f"wrote {args.out} and {args.out.with_suffix('.json')}", file=sys.stderr)
     return 0
 

@@ -200,3 +200,8 @@ def test_a_tiny_reading_run_reproduces_bit_for_bit(tmp_path: Path, capsys: pytes
     err = capsys.readouterr().err
     assert "train_reading.py: bad_config:" in err and "Traceback" not in err
     assert not (tmp_path / "d.npz").exists()
+    blocked = tmp_path / "file"
+    blocked.write_text("not a folder", encoding="utf-8")
+    assert script.main(["--hands", "2", "--epochs", "2", "--out", str(blocked / "e.npz")]) == 2
+    err = capsys.readouterr().err
+    assert "train_reading.py: unwritable:" in err and "Traceback" not in err
