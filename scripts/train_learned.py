@@ -12,6 +12,7 @@ data and the training's own figures; the league figures are added to it once mea
 from __future__ import annotations
 
 import argparse
+import os
 import shlex
 import sys
 from dataclasses import fields
@@ -22,6 +23,15 @@ from xuezhan import __version__
 from xuezhan.errors import XuezhanError
 from xuezhan.rl.train import TrainConfig, config_json, save_weights, train
 from xuezhan.scale import check_workers
+
+
+def _writable(folder: Path) -> bool:
+    """``folder`` exists as a folder this process may write in, or can be made."""
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError:
+        return False
+    return os.access(folder, os.W_OK)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -47,6 +57,10 @@ def main(argv: list[str] | None = None) -> int:
         print("train_learned.py: bad_config: --gae-lambda is between 0 and 1", file=sys.stderr)
         return 2
     folder = args.checkpoints
+    for target in (args.out.parent, folder):  # before hours of training, not after
+        if target is not None and not _writable(target):
+            print(f"train_learned.py: unwritable: {target}", file=sys.stderr)
+            return 2
 
     def checkpoint(stage: str, weights: dict[str, Any]) -> None:
         if folder is not None:
@@ -78,7 +92,11 @@ def main(argv: list[str] | None = None) -> int:
                  + (f"; started from {cfg.init}" if cfg.init else "")),
         "training": summary,
     }
-    save_weights(arrays, args.out, manifest)
+    try:
+        save_weights(arrays, args.out, manifest)
+    except OSError as exc:
+        print(f"train_learned.py: unwritable: {args.out}: {exc.strerror or exc}", file=sys.stderr)
+        return 2
     print(f"wrote {args.out} and {args.out.with_suffix('.json')}", file=sys.stderr)
     return 0
 

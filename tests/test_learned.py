@@ -298,7 +298,8 @@ def test_the_improvement_moves_the_choice_towards_the_best_played_candidate() ->
 
 
 def test_the_training_script_refuses_bad_input_with_a_code(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
-    """Bad workers or a missing ``--init`` file: a line with the code, exit 2, no traceback, no weights."""
+    """Bad workers, a missing ``--init`` file or an output it cannot write: a line with the code, exit 2, no
+    traceback, no weights."""
     import importlib.util
 
     path = Path(__file__).parents[1] / "scripts" / "train_learned.py"
@@ -312,4 +313,11 @@ def test_the_training_script_refuses_bad_input_with_a_code(capsys: pytest.Captur
         assert script.main([*args, "--imitation-hands", "0", "--rl-iterations", "0", "--out", str(out)]) == 2
         err = capsys.readouterr().err
         assert f"train_learned.py: {code}:" in err and "Traceback" not in err
+    assert not out.exists()
+    blocked = tmp_path / "file"
+    blocked.write_text("not a folder", encoding="utf-8")
+    for args in (["--out", str(blocked / "w.npz")], ["--out", str(out), "--checkpoints", str(blocked / "c")]):
+        assert script.main(["--imitation-hands", "0", "--rl-iterations", "0", *args]) == 2
+        err = capsys.readouterr().err
+        assert "train_learned.py: unwritable:" in err and "Traceback" not in err
     assert not out.exists()

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from typing import Any, Final, TypeVar
 
 from .errors import XuezhanError
+from .extras import optional
 from .ids import ErrorCode
 
 R = TypeVar("R")
@@ -149,10 +150,7 @@ def _iter_ray(
     fn: Callable[[Shard], R], parts: Sequence[Shard], workers: int, on_done: Callable[[Shard, R], None] | None,
     ahead: int | None,
 ) -> Generator[R, None, None]:
-    try:
-        import ray
-    except ImportError:
-        raise XuezhanError(ErrorCode.MISSING_EXTRA, "--backend ray needs Ray: pip install 'xuezhan[ray]'") from None
+    ray = optional("ray", "--backend ray needs Ray", "ray")
     started_ray = False
     if not ray.is_initialized():
         address = os.environ.get("RAY_ADDRESS")

@@ -30,6 +30,7 @@ from typing import Any, Final
 from ..engine.actions import Action, ActionType
 from ..engine.views import SeatView
 from ..errors import XuezhanError
+from ..extras import optional
 from ..hand import shanten, winning_tiles
 from ..ids import ErrorCode
 from .heuristic import HeuristicBot, wait_points
@@ -76,12 +77,7 @@ SHAPES: Final = {
 
 
 def _numpy() -> Any:
-    try:
-        import numpy
-    except ImportError:
-        raise XuezhanError(ErrorCode.MISSING_EXTRA,
-                           "the learned bot needs numpy: pip install 'xuezhan[rl]'") from None
-    return numpy
+    return optional("numpy", "the learned bot needs numpy", "rl")
 
 
 def _suit_shape(counts: Sequence[int], suit: int) -> tuple[int, int]:

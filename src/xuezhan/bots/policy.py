@@ -18,18 +18,14 @@ from ..encoding import OBS_SIZE, observation_list
 from ..engine.actions import ACTION_SPACE_SIZE, Action, action_index
 from ..engine.views import SeatView
 from ..errors import XuezhanError
+from ..extras import optional
 from ..ids import ErrorCode
 
 FORMAT = "xuezhan-policy-1"
 
 
 def _torch() -> Any:
-    try:
-        import torch
-    except ImportError:
-        raise XuezhanError(ErrorCode.MISSING_EXTRA,
-                           "a policy bot needs PyTorch: pip install 'xuezhan[train]'") from None
-    return torch
+    return optional("torch", "a policy bot needs PyTorch", "train")
 
 
 def build_policy(hidden: Sequence[int] = (256, 256)) -> Any:

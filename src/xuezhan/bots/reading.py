@@ -19,8 +19,7 @@ from typing import Any, Final
 
 from ..engine.game import RIVER_OPEN
 from ..engine.views import SeatView
-from ..errors import XuezhanError
-from ..ids import ErrorCode
+from ..extras import optional
 from .learned import load_arrays
 
 READING_WEIGHTS: Final = Path(__file__).resolve().parent / "weights" / "reading-1.npz"
@@ -47,12 +46,7 @@ LOG_CLIP: Final = 8.0
 
 
 def _numpy() -> Any:
-    try:
-        import numpy
-    except ImportError:
-        raise XuezhanError(ErrorCode.MISSING_EXTRA,
-                           "reading the opponents' hands needs numpy: pip install 'xuezhan[rl]'") from None
-    return numpy
+    return optional("numpy", "reading the opponents' hands needs numpy", "rl")
 
 
 def read_features(view: SeatView, seat: int) -> Any:

@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import XuezhanError
+from ..extras import optional
 from ..ids import ErrorCode
 from .league import LeagueResult
 
@@ -13,13 +14,8 @@ from .league import LeagueResult
 def plot_league(result: LeagueResult, path: Path) -> None:
     """Draw ``result`` into ``path`` (PNG): ratings on the left, each pair's mean difference
     with its 95 % interval on the right."""
-    try:
-        import matplotlib
-
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
-        raise XuezhanError(ErrorCode.MISSING_EXTRA, "--plot needs matplotlib: pip install 'xuezhan[plot]'") from None
+    optional("matplotlib", "--plot needs matplotlib", "plot").use("Agg")
+    plt = optional("matplotlib.pyplot", "--plot needs matplotlib", "plot")
     fig: Any
     fig, (left, right) = plt.subplots(1, 2, figsize=(11, 4.2))
     names = list(result.bots)

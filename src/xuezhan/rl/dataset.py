@@ -76,6 +76,7 @@ from ..bots import DEFAULT_MAX_LINE
 from ..encoding import ENCODING_VERSION, OBS_FIELDS, OBS_SIZE
 from ..engine.actions import ACTION_SPACE_SIZE, action_index
 from ..errors import XuezhanError
+from ..extras import optional
 from ..ids import ErrorCode
 from ..match import Hand, hand_record, hand_seed
 from ..records import json_line, loads_text
@@ -89,12 +90,8 @@ MANIFEST = "manifest.json"
 
 
 def _pyarrow() -> Any:
-    try:
-        import pyarrow as pa
-        import pyarrow.parquet as pq
-    except ImportError:
-        raise XuezhanError(ErrorCode.MISSING_EXTRA, "datasets need pyarrow: pip install 'xuezhan[dataset]'") from None
-    return pa, pq
+    needs = "datasets need pyarrow"
+    return optional("pyarrow", needs, "dataset"), optional("pyarrow.parquet", needs, "dataset")
 
 
 def shard_seed(seed: int, shard: int) -> int:

@@ -26,10 +26,10 @@ from ..bots.reading import NR, READ_HIDDEN, READ_SHAPES, read_features
 from ..engine.actions import Action
 from ..engine.views import SeatView
 from ..engine.visibility import viewed_state
+from ..extras import optional
 from ..league.duplicate import play_deal
 from ..rules import Rules
 from ..runtime import Seat
-from .train import _torch
 
 
 @dataclass(frozen=True)
@@ -103,7 +103,7 @@ def fit(examples: Examples, cfg: ReadingConfig,
         log: Callable[[str], None] = lambda s: None) -> tuple[dict[str, Any], dict[str, Any]]:
     """The reading network fitted to ``examples``: its arrays (:data:`READ_SHAPES`) and a summary
     (the held-out examples' mean log-loss a held tile, uniform against the network's)."""
-    torch = _torch()
+    torch = optional("torch", "training needs PyTorch", "train")
     torch.set_num_threads(1)
     torch.use_deterministic_algorithms(True)
     torch.manual_seed(cfg.seed)

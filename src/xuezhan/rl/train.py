@@ -51,8 +51,7 @@ from ..bots.learned import FORMAT, HIDDEN, NA, NT, SHAPES, LearnedBot, LearnedNe
 from ..engine.actions import Action
 from ..engine.game import Game
 from ..engine.views import SeatView, reshuffle_wall
-from ..errors import XuezhanError
-from ..ids import ErrorCode
+from ..extras import optional
 from ..league.duplicate import play_deal
 from ..rules import Rules
 from ..runtime import HandDriver, Seat
@@ -61,11 +60,7 @@ from ..scoring import hand_points
 
 
 def _torch() -> Any:
-    try:
-        import torch
-    except ImportError:
-        raise XuezhanError(ErrorCode.MISSING_EXTRA, "training needs PyTorch: pip install 'xuezhan[train]'") from None
-    return torch
+    return optional("torch", "training needs PyTorch", "train")
 
 
 @dataclass(frozen=True)
