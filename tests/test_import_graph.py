@@ -18,8 +18,8 @@ SRC = Path(__file__).resolve().parent.parent / "src" / "xuezhan"
 LAYERS: tuple[tuple[str, ...], ...] = (
     ("xuezhan", "xuezhan.ids"),
     ("xuezhan.errors",),
-    ("xuezhan.vocab", "xuezhan.tiles", "xuezhan.scale"),
-    ("xuezhan.hand", "xuezhan.i18n"),
+    ("xuezhan.vocab", "xuezhan.tiles", "xuezhan.extras"),
+    ("xuezhan.hand", "xuezhan.i18n", "xuezhan.scale"),
     ("xuezhan.rules",),
     ("xuezhan.scoring",),
     ("xuezhan.engine",),
