@@ -12,7 +12,6 @@ data and the training's own figures; the league figures are added to it once mea
 from __future__ import annotations
 
 import argparse
-import os
 import shlex
 import sys
 from dataclasses import fields
@@ -21,17 +20,8 @@ from typing import Any
 
 from xuezhan import __version__
 from xuezhan.errors import XuezhanError
-from xuezhan.rl.train import TrainConfig, config_json, save_weights, train
+from xuezhan.rl.train import TrainConfig, check_writable, config_json, save_weights, train
 from xuezhan.scale import check_workers
-
-
-def _writable(folder: Path) -> bool:
-    """``folder`` exists as a folder this process may write in, or can be made."""
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-    except OSError:
-        return False
-    return os.access(folder, os.W_OK)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -57,10 +47,6 @@ def main(argv: list[str] | None = None) -> int:
         print("train_learned.py: bad_config: --gae-lambda is between 0 and 1", file=sys.stderr)
         return 2
     folder = args.checkpoints
-    for target in (args.out.parent, folder):  # before hours of training, not after
-        if target is not None and not _writable(target):
-            print(f"train_learned.py: unwritable: {target}", file=sys.stderr)
-            return 2
 
     def checkpoint(stage: str, weights: dict[str, Any]) -> None:
         if folder is not None:
@@ -68,6 +54,9 @@ def main(argv: list[str] | None = None) -> int:
 
     try:
         check_workers(args.workers, "local")  # before any work, not after the imitation
+        for target in (args.out.parent, folder):  # before hours of training, not after
+            if target is not None:
+                check_writable(target)
         arrays, summary = train(cfg, log=lambda line: print(line, file=sys.stderr, flush=True),
                                 checkpoint=checkpoint, workers=args.workers)
     except XuezhanError as exc:
@@ -94,8 +83,8 @@ def main(argv: list[str] | None = None) -> int:
     }
     try:
         save_weights(arrays, args.out, manifest)
-    except OSError as exc:
-        print(f"train_learned.py: unwritable: {args.out}: {exc.strerror or exc}", file=sys.stderr)
+    except XuezhanError as exc:
+        print(f"train_learned.py: {exc.code}: {exc}", file=sys.stderr)
         return 2
     print(f"wrote {args.out} and {args.out.with_suffix('.json')}", file=sys.stderr)
     return 0

@@ -11,18 +11,16 @@ how well the network predicts the held-out hands.
 from __future__ import annotations
 
 import argparse
-import json
 import shlex
 import sys
 from dataclasses import asdict, fields
 from pathlib import Path
 
-import numpy as np
-
 from xuezhan import __version__
 from xuezhan.bots.reading import READ_SHAPES, READING_FORMAT
 from xuezhan.errors import XuezhanError
 from xuezhan.rl.reading import ReadingConfig, train_reading
+from xuezhan.rl.train import check_writable, save_arrays
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -39,6 +37,7 @@ def main(argv: list[str] | None = None) -> int:
               "--test-share in (0, 1)", file=sys.stderr)
         return 2
     try:
+        check_writable(args.out.parent)  # before the self-play, not after
         arrays, summary = train_reading(cfg, log=lambda line: print(line, file=sys.stderr, flush=True))
     except XuezhanError as exc:
         print(f"train_reading.py: {exc.code}: {exc}", file=sys.stderr)
@@ -58,13 +57,9 @@ def main(argv: list[str] | None = None) -> int:
         "training": summary,
     }
     try:
-        args.out.parent.mkdir(parents=True, exist_ok=True)
-        with args.out.open("wb") as fh:
-            np.savez(fh, **{k: arrays[k] for k in READ_SHAPES})
-        args.out.with_suffix(".json").write_text(json.dumps(manifest, indent=2, ensure_ascii=False) + "\n",
-                                                 encoding="utf-8")
-    except OSError as exc:
-        print(f"train_reading.py: unwritable: {args.out}: {exc.strerror or exc}", file=sys.stderr)
+        save_arrays(arrays, args.out, READ_SHAPES, manifest)
+    except XuezhanError as exc:
+        print(f"train_reading.py: {exc.code}: {exc}", file=sys.stderr)
         return 2
     print(f"wrote {args.out} and {args.out.with_suffix('.json')}", file=sys.stderr)
     return 0

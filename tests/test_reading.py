@@ -205,3 +205,22 @@ def test_a_tiny_reading_run_reproduces_bit_for_bit(tmp_path: Path, capsys: pytes
     assert script.main(["--hands", "2", "--epochs", "2", "--out", str(blocked / "e.npz")]) == 2
     err = capsys.readouterr().err
     assert "train_reading.py: unwritable:" in err and "Traceback" not in err
+
+
+def test_weights_are_written_by_one_writer_and_read_back(tmp_path: Path) -> None:
+    """``save_arrays`` writes what ``load_reading`` reads; an output it cannot write is ``unwritable``."""
+    from xuezhan.rl.train import check_writable, save_arrays
+
+    arrays = {k: v.copy() for k, v in shipped_reading().items()}
+    save_arrays(arrays, tmp_path / "sub" / "r.npz", READ_SHAPES, {"format": "x"})
+    back = load_reading(tmp_path / "sub" / "r.npz")
+    assert all(np.array_equal(back[k], arrays[k]) for k in READ_SHAPES)
+    assert json.loads((tmp_path / "sub" / "r.json").read_text(encoding="utf-8")) == {"format": "x"}
+    blocked = tmp_path / "file"
+    blocked.write_text("not a folder", encoding="utf-8")
+    with pytest.raises(XuezhanError) as info:
+        save_arrays(arrays, blocked / "r.npz", READ_SHAPES)
+    assert info.value.code == ErrorCode.UNWRITABLE
+    with pytest.raises(XuezhanError) as info:
+        check_writable(blocked / "d")
+    assert info.value.code == ErrorCode.UNWRITABLE

@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import random
 import time
 from collections.abc import Callable, Sequence
@@ -51,7 +52,9 @@ from ..bots.learned import FORMAT, HIDDEN, NA, NT, SHAPES, LearnedBot, LearnedNe
 from ..engine.actions import Action
 from ..engine.game import Game
 from ..engine.views import SeatView, reshuffle_wall
+from ..errors import XuezhanError
 from ..extras import optional
+from ..ids import ErrorCode
 from ..league.duplicate import play_deal
 from ..rules import Rules
 from ..runtime import HandDriver, Seat
@@ -553,15 +556,38 @@ def train(cfg: TrainConfig, log: Callable[[str], None] = lambda s: None,
     return model.arrays(), summary
 
 
-def save_weights(arrays: dict[str, Any], path: str | Path, manifest: dict[str, Any] | None = None) -> None:
-    """Write ``arrays`` as a weights file (``.npz``) and, given one, its manifest beside it (``.json``)."""
+def check_writable(folder: str | Path) -> None:
+    """``folder`` is, or can be made, a folder this process may write in (``unwritable`` otherwise):
+    a training script asks before it trains, not after."""
+    folder = Path(folder)
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise XuezhanError(ErrorCode.UNWRITABLE, f"cannot write in {folder}: {exc.strerror or exc}") from None
+    if not os.access(folder, os.W_OK):
+        raise XuezhanError(ErrorCode.UNWRITABLE, f"cannot write in {folder}")
+
+
+def save_arrays(arrays: dict[str, Any], path: str | Path, shapes: dict[str, tuple[int, ...]],
+                manifest: dict[str, Any] | None = None) -> None:
+    """Write the arrays named by ``shapes``, in its order, as a weights file (``.npz``) and, given one,
+    its manifest beside it (``.json``); ``unwritable`` if either cannot be written. The reader is
+    :func:`xuezhan.bots.learned.load_arrays`."""
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with path.open("wb") as fh:
-        np.savez(fh, **{k: arrays[k] for k in SHAPES})
-    if manifest is not None:
-        data = {"format": FORMAT, **manifest}
-        path.with_suffix(".json").write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with path.open("wb") as fh:
+            np.savez(fh, **{k: arrays[k] for k in shapes})
+        if manifest is not None:
+            path.with_suffix(".json").write_text(json.dumps(manifest, indent=2, ensure_ascii=False) + "\n",
+                                                 encoding="utf-8")
+    except OSError as exc:
+        raise XuezhanError(ErrorCode.UNWRITABLE, f"cannot write {path}: {exc.strerror or exc}") from None
+
+
+def save_weights(arrays: dict[str, Any], path: str | Path, manifest: dict[str, Any] | None = None) -> None:
+    """Write ``arrays`` as a learned weights file (``.npz``) and, given one, its manifest beside it (``.json``)."""
+    save_arrays(arrays, path, SHAPES, None if manifest is None else {"format": FORMAT, **manifest})
 
 
 def config_json(cfg: TrainConfig) -> dict[str, Any]:
