@@ -18,7 +18,7 @@ from test_server import Client
 
 from xuezhan.errors import XuezhanError
 from xuezhan.ids import ErrorCode
-from xuezhan.match import ItemKind
+from xuezhan.match import ItemKind, RoomConfig
 from xuezhan.server import ServerConfig, create_app
 from xuezhan.server.tournament_config import TournamentConfig, tournaments_from
 from xuezhan.server.tournaments import (
@@ -262,6 +262,22 @@ def test_the_audit_finds_an_entry_that_went_elsewhere_than_the_house(store: Stor
         store.ledger.audit()
 
 
+def test_a_rounds_rooms_are_found_by_their_metadata(store: Store) -> None:
+    room = RoomConfig.from_mapping({})
+    for name, meta in (("R1T0", {"tournament": "cup", "round": 1, "table": 0}),
+                       ("R1T1", {"tournament": "cup", "round": 1, "table": 1}),
+                       ("R2T0", {"tournament": "cup", "round": 2, "table": 0}),
+                       ("MUG1", {"tournament": "mug", "round": 1, "table": 0}),
+                       ("OLD1", {"tournament": "cup", "round": 1}),  # no table number: not taken up
+                       ("PLAIN", {"name": "a room"})):
+        store.rooms.create_room(name, room, meta)
+    store.rooms.create_room("BARE", room)
+    assert store.tournaments.round_rooms("cup", 1) == {0: "R1T0", 1: "R1T1"}
+    assert store.tournaments.round_rooms("cup", 2) == {0: "R2T0"}
+    assert store.tournaments.round_rooms("mug", 1) == {0: "MUG1"}
+    assert store.tournaments.round_rooms("cup", 3) == {}
+
+
 # --- on a server -------------------------------------------------------------------------------------------
 @pytest.fixture
 def serve(tmp_path: Path) -> Iterator[Callable[..., Any]]:
@@ -462,5 +478,43 @@ def test_a_tournament_that_cannot_open_its_tables_is_cancelled_and_refunded(serv
         assert set(store.ledger.balances(["ann", "bo", "cai", "dee"]).values()) == {20_000}
         totals = store.audit()
         assert (totals["entries"], totals["refunds"], totals["house"]) == (1200, 1200, 0)
+    finally:
+        store.close()
+
+
+def test_a_table_opened_just_before_a_stop_is_taken_up_not_opened_twice(serve: Callable[..., Any],
+                                                                        tmp_path: Path) -> None:
+    """A stop between opening a round's room and writing its code into the tournament's state: the
+    next life finds the room by its metadata (tournament, round, table) and plays that one."""
+    db = f"sqlite:///{tmp_path / 'cut.sqlite3'}"
+    cup = tournament(id="cup", starts=soon(3), entry=100, rounds=2, hands_per_round=1, prizes=[900, 100])
+    app = serve(db, cup, bot_delay=0.05)
+    for name in ("ann", "bo", "cai", "dee"):
+        assert Client(app, name).http.post("/api/tournaments/cup/join").status_code == 200
+    code = wait_until(app, "cup", lambda b: b["status"] == "running" and bool(b["tables"]))["tables"][0]
+    assert app.state.lobby.tables[code].meta()["table"] == 0
+    stop(app)
+    store = Store(db)
+    try:
+        with Session(store.engine) as s, s.begin():  # as if the stop came before the code was written
+            row = s.scalars(select(TournamentRow).where(TournamentRow.key == "cup")).one()
+            state = dict(row.state)
+            assert state["round"] == 1 and state["tables"] == [[code]]
+            row.state = {**state, "tables": [[]]}
+        assert store.tournaments.round_rooms("cup", 1) == {0: code}
+        assert store.tournaments.round_rooms("cup", 2) == {} and store.tournaments.round_rooms("mug", 1) == {}
+    finally:
+        store.close()
+
+    again = serve(db, cup)
+    done = wait_until(again, "cup", lambda b: b["status"] == "finished")
+    assert [s["prize"] for s in done["standings"]] == [900, 100, 0, 0]
+    assert again.state.lobby.tournaments.held["cup"].tables[0] == [code]
+    store = Store(db)
+    try:
+        with Session(store.engine) as s:
+            matches = s.execute(select(MatchRow.status, MatchRow.hands_played)).all()
+            assert matches == [("finished", 1), ("finished", 1)]  # one table a round, not a second for round 1
+        assert store.tournaments.round_rooms("cup", 2).keys() == {0}
     finally:
         store.close()

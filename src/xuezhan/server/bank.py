@@ -332,6 +332,10 @@ or a settled hand (``hand_settled``) is refused. All or
         """Its places, and the prizes paid by player."""
         ...
 
+    def round_rooms(self, key: str, round_no: int) -> dict[int, str]:
+        """The rooms opened for round ``round_no`` of tournament ``key``, by table number."""
+        ...
+
     def round_points(self, codes: list[str]) -> tuple[bool, dict[str, int]]:
         """Whether the tables ``codes`` have played their matches out, and the points each player won there."""
         ...

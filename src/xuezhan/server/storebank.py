@@ -301,6 +301,9 @@ class StoreBank:
     def finish_tournament(self, key: str, places: dict[str, int]) -> dict[str, int]:
         return self.store.tournaments.finish(key, places)
 
+    def round_rooms(self, key: str, round_no: int) -> dict[int, str]:
+        return self.store.tournaments.round_rooms(key, round_no)
+
     def round_points(self, codes: list[str]) -> tuple[bool, dict[str, int]]:
         return self.store.tournaments.round_points(codes)
 

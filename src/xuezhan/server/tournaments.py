@@ -227,17 +227,20 @@ class TournamentTable(Table):
     by_server: ClassVar[bool] = True
     tournament = ""
     round_no = 0
+    table_no = -1
+    """Which of its round's tables it is (from 0), as the round's plan numbers them."""
     on_match_end: Callable[[], None] | None = None
     _start_at = 0.0
 
     def meta(self) -> dict[str, Any]:
-        return {**super().meta(), "tournament": self.tournament, "round": self.round_no}
+        return {**super().meta(), "tournament": self.tournament, "round": self.round_no, "table": self.table_no}
 
     def mark(self, meta: Mapping[str, Any]) -> None:
         """Take the tournament and round this table is of from its room's metadata (after a restart)."""
         self.tournament = str(meta.get("tournament", ""))
-        round_no = meta.get("round", 0)
+        round_no, table_no = meta.get("round", 0), meta.get("table", -1)
         self.round_no = round_no if isinstance(round_no, int) else 0
+        self.table_no = table_no if isinstance(table_no, int) else -1
 
     @classmethod
     def restore(cls, running: RunningMatch, bank: Bank, config: ServerConfig, accounts: dict[str, Account], *,
@@ -439,21 +442,29 @@ class TournamentDirector:
         held.tables.append([])
         held.live = {}
         await self._save(held)
-        await self._open_tables(held)
+        await self._open_tables(held, fresh=True)
 
-    async def _open_tables(self, held: Held) -> None:
-        """Open the round's tables not opened yet (all of them, or those a restart cut short)."""
+    async def _open_tables(self, held: Held, *, fresh: bool = False) -> None:
+        """Open the round's tables not opened yet (all of them, or those a restart cut short). A table
+        whose room was opened before the stop but not yet written into the state is taken as it is,
+        not opened twice (unless ``fresh``: the round was planned just now, none of it is open)."""
         plan, codes = held.plan[-1], held.tables[-1]
+        opened = {} if fresh else await asyncio.to_thread(self.bank.round_rooms, held.key, held.round)
         for number in range(len(codes), len(plan)):
+            if opened.get(number) is not None and opened[number] not in codes:
+                codes.append(opened[number])
+                await self._save(held)
+                continue
             people = []
             for player in plan[number]:
                 account = await asyncio.to_thread(self.bank.account, player)
                 people.append(account or Account(player, player, 0))
 
-            def setup(table: Table, round_no: int = held.round) -> None:
+            def setup(table: Table, round_no: int = held.round, table_no: int = number) -> None:
                 if isinstance(table, TournamentTable):
                     table.tournament = held.key
                     table.round_no = round_no
+                    table.table_no = table_no
                     table.on_match_end = self.wake
 
             name = f"{held.name} · {held.round}-{number + 1}"
