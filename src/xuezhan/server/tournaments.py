@@ -236,7 +236,8 @@ class TournamentTable(Table):
         return {**super().meta(), "tournament": self.tournament, "round": self.round_no, "table": self.table_no}
 
     def mark(self, meta: Mapping[str, Any]) -> None:
-        """Take the tournament and round this table is of from its room's metadata (after a restart)."""
+        """Take the tournament, round and table number this table is of from its room's metadata (after a
+        restart)."""
         self.tournament = str(meta.get("tournament", ""))
         round_no, table_no = meta.get("round", 0), meta.get("table", -1)
         self.round_no = round_no if isinstance(round_no, int) else 0
