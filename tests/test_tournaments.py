@@ -272,6 +272,7 @@ def test_a_rounds_rooms_are_found_by_their_metadata(store: Store) -> None:
                        ("PLAIN", {"name": "a room"})):
         store.rooms.create_room(name, room, meta)
     store.rooms.create_room("BARE", room)
+    store.rooms.create_room("AGAIN", room, {"tournament": "cup", "round": 2, "table": 0})  # opened after R2T0
     assert store.tournaments.round_rooms("cup", 1) == {0: "R1T0", 1: "R1T1"}
     assert store.tournaments.round_rooms("cup", 2) == {0: "R2T0"}
     assert store.tournaments.round_rooms("mug", 1) == {0: "MUG1"}

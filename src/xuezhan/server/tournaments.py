@@ -452,8 +452,9 @@ class TournamentDirector:
         plan, codes = held.plan[-1], held.tables[-1]
         opened = {} if fresh else await asyncio.to_thread(self.bank.round_rooms, held.key, held.round)
         for number in range(len(codes), len(plan)):
-            if opened.get(number) is not None and opened[number] not in codes:
-                codes.append(opened[number])
+            found = opened.get(number)
+            if found is not None and found not in codes:
+                codes.append(found)
                 await self._save(held)
                 continue
             people = []

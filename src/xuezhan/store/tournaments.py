@@ -218,12 +218,13 @@ class Tournaments:
     def round_rooms(self, key: str, round_no: int) -> dict[int, str]:
         """The rooms opened for round ``round_no`` of tournament ``key``, by table number (as their
         metadata says: ``tournament``, ``round``, ``table``): those a server opened and was stopped
-        before it wrote them into the tournament's state."""
+        before it wrote them into the tournament's state. Of two rooms of one number, the first opened."""
         with self._db.sessions() as s:
             rows = s.execute(select(Room.name, Room.meta["table"].as_integer())
                              .where(Room.meta["tournament"].as_string() == key,
-                                    Room.meta["round"].as_integer() == round_no)).all()
-        return {number: name for name, number in sorted(rows, key=lambda r: r[0]) if isinstance(number, int)}
+                                    Room.meta["round"].as_integer() == round_no)
+                             .order_by(Room.id.desc())).all()
+        return {number: name for name, number in rows if isinstance(number, int)}
 
     def round_points(self, codes: Sequence[str]) -> tuple[bool, dict[str, int]]:
         """Whether every table (room) of ``codes`` has played its match out (none running, each with
