@@ -122,6 +122,9 @@ def test_a_player_buys_and_uses_each_card_at_an_items_table(server: tuple[str, A
     page.tap("[data-testid=item-use-seek]")
     page.wait_for_selector("[data-testid=item-seek]", state="visible")
     assert page.inner_text("[data-testid=item-seek]").startswith("5筒：牌墙四段（先摸的在前）各有 ")
+    # the shop is read again once the server has said the card was used, after its answer came
+    page.wait_for_function("document.querySelector('[data-testid=item-buy-seek]').parentElement"
+                           ".textContent.includes('有 0 张')")
     assert all(owned(page, kind) == 0 for kind in KINDS)
     assert "null" not in page.inner_text("[data-testid=items]")
     assert page.evaluate("document.documentElement.scrollWidth") <= 390

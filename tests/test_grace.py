@@ -153,6 +153,23 @@ def test_waiting_rooms_and_their_seats_survive_a_restart(serve: Build, db: str) 
     assert state["hand_no"] == 1
 
 
+def test_a_quick_table_whose_page_had_not_come_starts_when_it_comes_after_a_restart(serve: Build, db: str) -> None:
+    """Quick start makes the table; its match starts when the owner's page comes. A server stopped in
+    between keeps that: the page that comes after the restart is dealt its first hand, as it would
+    have been, with no start button to find."""
+    first = serve(db)
+    kim = Client(first, "kim")
+    code = kim.http.post("/api/quickstart", json={"hands": 1}).json()["code"]
+    stop(first)
+
+    again = serve(db)
+    kim2 = Back(again, kim)
+    kim2.connect(code)
+    assert kim2.wait_for(lambda m: m["type"] == "state")["hand_no"] == 1
+    table = table_of(again, code)
+    assert table.autostart is False and table.match is not None
+
+
 GRACE_CONFIG = """\
 [server]
 bot_delay = 0.05

@@ -131,13 +131,15 @@ class Table(TablePlay):
     def meta(self) -> dict[str, Any]:
         """What the database keeps of the room beside its rules, to list it again after a restart:
         while it waits for its match, its ``seats`` and ``waiting_since`` too; ``closed`` once it closed
-        waiting."""
+        waiting; ``autostart`` while a quick table waits for its owner's page to start its match."""
         meta: dict[str, Any] = {"name": self.name, "owner": self.owner,
                                 "owner_name": self.names.get(self.owner, self.owner), "public": self.public,
                                 "tier": self.tier.id if self.tier is not None else None}
         if self.status is Status.WAITING:
             meta["seats"] = list(self.players)
             meta["waiting_since"] = None if self.waiting_since is None else round(self.waiting_since, 3)
+            if self.autostart:
+                meta["autostart"] = True
         elif self.status is Status.CLOSED and self.match is None:
             meta["closed"] = True
         return {**meta, **self.pending_meta()}
@@ -261,7 +263,8 @@ class Table(TablePlay):
         """The table of a room that was waiting for its match when the server stopped, with the
         seats it had and its wait so far (from ``waiting_since``; a room someone was connected to
         waits from now); ``None`` for a room that closed (nobody came, :meth:`_check_idle`). A room
-        whose time ran out while the server was down is :meth:`waited_out`."""
+        whose time ran out while the server was down is :meth:`waited_out`. A quick table whose
+        owner's page had not come yet still starts its match when it comes (``autostart``)."""
         meta = waiting.meta
         if meta.get("closed"):
             return None
@@ -274,8 +277,8 @@ class Table(TablePlay):
             else [owner.player]
         tier_id = meta.get("tier")
         table = cls(waiting.code, str(meta.get("name") or waiting.code), waiting.room, owner, bank, config,
-                    public=bool(meta.get("public", True)), on_close=on_close, writer=writer,
-                    tier=next((t for t in TIERS if t.id == tier_id), None))
+                    public=bool(meta.get("public", True)), autostart=meta.get("autostart") is True,
+                    on_close=on_close, writer=writer, tier=next((t for t in TIERS if t.id == tier_id), None))
         table.players = (players + [None] * 4)[:4]
         since = meta.get("waiting_since")
         if isinstance(since, int | float) and not isinstance(since, bool) and math.isfinite(since):
