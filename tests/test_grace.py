@@ -15,6 +15,8 @@ from killed import Served
 from test_restart import Back, Build, answer, db, my_decision, my_turn, serve, stay_in, stop
 from test_server import Client, make_app, table_of
 
+from xuezhan.server.queue_table import QueueTable
+from xuezhan.server.status import Status
 from xuezhan.server.table import Table
 from xuezhan.store import Store
 from xuezhan.store.pgtemp import free_port
@@ -168,6 +170,30 @@ def test_a_quick_table_whose_page_had_not_come_starts_when_it_comes_after_a_rest
     assert kim2.wait_for(lambda m: m["type"] == "state")["hand_no"] == 1
     table = table_of(again, code)
     assert table.autostart is False and table.match is not None
+
+
+def test_a_queue_table_waiting_for_its_people_is_opened_again_as_one_after_a_restart(serve: Build, db: str) -> None:
+    """The server stops after the queue seated four people, before their pages came: the table that
+    opens again is the queue's, not a room of ann's, and deals its first hand once all four come."""
+    first = serve(db, queue_wait=3600.0)
+    four = [Client(first, n) for n in ("ann", "bob", "cat", "dan")]
+    for c in four:
+        assert c.http.post("/api/queue", json={"tier": "novice"}).status_code == 200
+    deadline = time.monotonic() + WAIT
+    while (code := four[0].http.get("/api/queue").json()["table"]) is None:
+        assert time.monotonic() < deadline, "the queue seated nobody"
+        time.sleep(0.02)
+    stop(first)
+
+    again = serve(db, queue_wait=3600.0)
+    back = [Back(again, c) for c in four]
+    table = table_of(again, code)
+    assert isinstance(table, QueueTable) and table.status is Status.WAITING
+    assert table.players == ["ann", "bob", "cat", "dan"] and table.meta()["queue"] is True
+    assert code not in {r["code"] for r in back[0].http.get("/api/rooms").json()["rooms"]}
+    for c in back:
+        c.connect(code)
+    assert back[0].wait_for(lambda m: m["type"] == "state")["hand_no"] == 1
 
 
 GRACE_CONFIG = """\

@@ -232,7 +232,8 @@ class Lobby:
                     account = await asyncio.to_thread(self.bank.account, p)
                     if account is not None:
                         accounts[p] = account
-                kind = TournamentTable if waiting.meta.get("tournament") else Table
+                meta = waiting.meta
+                kind = QueueTable if meta.get("queue") else TournamentTable if meta.get("tournament") else Table
                 table = kind.waiting(waiting, self.bank, self.config, accounts, on_close=self._closed,
                                      writer=self.writer)
             except Exception:
