@@ -17,6 +17,7 @@ from test_browser import HAND_LIMIT, Watch, _context, _guest, _play_hand, _press
 from xuezhan import i18n
 from xuezhan.match import ItemKind
 from xuezhan.server import ServerConfig
+from xuezhan.tiles import parse_tile, tile_name
 
 __all__ = ["browser"]  # the fixture, from the browser tests
 
@@ -107,13 +108,15 @@ def test_a_player_buys_and_uses_each_card_at_an_items_table(server: tuple[str, A
 
     # on the player's turn: the swap card (for a tile the wall holds), the random swap, the seek card
     to_my_turn(page)
-    options = page.locator("[data-testid=item-wanted] option").evaluate_all("os => os.map(o => o.value)")
-    for wanted in options:
-        page.select_option("[data-testid=item-wanted]", wanted)
-        page.tap("[data-testid=item-use-swap]")
-        page.wait_for_timeout(150)
-        if owned(page, "swap") == 0:
-            break
+    # for the hand's tile the page offers, a tile the live wall holds (the table waits on the player's discard)
+    seat = table.players.index("Lin")
+    mine = parse_tile(page.input_value("[data-testid=item-tile]"))
+    wanted = next(w for w in range(27) if table.hand.game.can_swap(seat, mine, w) is None)
+    page.select_option("[data-testid=item-wanted]", tile_name(wanted))
+    page.tap("[data-testid=item-use-swap]")
+    # the shop is read again once the server has said the card was used
+    page.wait_for_function("document.querySelector('[data-testid=item-buy-swap]').parentElement"
+                           ".textContent.includes('有 0 张')")
     assert owned(page, "swap") == 0
     page.wait_for_selector("[data-testid=item-use-random_swap]:not([disabled])")
     page.tap("[data-testid=item-use-random_swap]")

@@ -129,14 +129,19 @@ def _play_match(page: Page, app: Any, name: str, shots: Path) -> Seen:
     while True:
         assert time.monotonic() < deadline, f"the match did not end ({hands_done} hands)"
         if page.locator("[data-testid=settlement][open]").count():
-            page.wait_for_timeout(150)  # the hand's last messages
             hands_done += 1
+            last = hands_done == HANDS
+            # the match's standings come with the match's end, a message after the hand's; between hands
+            # the next hand's button shows once the room says it is between hands
+            page.wait_for_selector("[data-testid=standings]" if last else "#settle-next", state="visible")
+            page.wait_for_timeout(150)  # the hand's last messages
             _shot(page, shots, f"hand-{hands_done}-settlement", seen)
             _fits(page, PHONE["width"], PHONE["height"])
             seen.summaries += 1
-            if page.locator("[data-testid=standings]").is_visible():
+            if last:
                 _shot(page, shots, "match-standings", seen)
                 return seen
+            assert not page.locator("[data-testid=standings]").is_visible()  # the match goes on
             _press(page, "#settle-next", True)
             page.wait_for_selector("[data-testid=settlement][open]", state="detached", timeout=10_000)
             continue
@@ -163,7 +168,9 @@ def _play_match(page: Page, app: Any, name: str, shots: Path) -> Seen:
             continue
         if _press(page, "[data-testid=actions] [data-action=pass]:not([disabled])", True):
             continue
-        if page.locator("[data-testid=hand] .playable").count():
+        # the player's own turn, with its discard button (in 换三张 every tile is playable too, and a hand's
+        # first state may come after the look for 换三张 above)
+        if page.locator("[data-testid=actions] [data-action=discard]").count():
             if hands_done == 1 and not seen.reconnected:
                 _drop_and_come_back(page, table, seat, shots, seen)
                 continue

@@ -205,6 +205,9 @@ def test_a_win_sounds_and_shows_and_the_mute_switch_is_kept_per_account(
         "peng": {"effect": None, "sound": "peng", "seats": []},
         "discard": None,
     }
+    # shown while the table waits on the player's own decision (or the hand is over): no message of the hand
+    # comes meanwhile to show an effect or make a sound of its own
+    page.wait_for_selector("[data-testid=actions] [data-action], [data-testid=settlement][open]", state="attached")
     page.evaluate(ONE_DISCARD_TWO_WINS)
     page.wait_for_selector("#effect[data-effect=yipao]", state="visible")
     assert page.inner_text("#effect .effect-word") == i18n.t("web.effect.yipao", "zh-CN")

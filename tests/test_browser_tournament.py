@@ -96,6 +96,8 @@ def test_four_guests_enter_a_two_round_tournament_and_see_the_standings_and_priz
     for page in pages:
         page.click("[data-tournament=cup] [data-testid=tournament-view]")
         page.wait_for_selector("[data-testid=tournament-standings]", state="visible")
+        # the page shows at once, its title, status and standings once the tournament has been read
+        page.wait_for_function("() => document.getElementById('tournament-title').textContent.length > 0")
     assert [r["name"] for r in _standings(first)] == list(NAMES)
     assert "报名中" in first.inner_text("#tournament-status")
     _skip_to_the_start(app)

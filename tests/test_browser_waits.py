@@ -38,14 +38,20 @@ def test_the_waits_bar_shows_each_winning_tile_and_how_many_are_left(seeded_serv
     page.uncheck("#quick-exchange")  # the fixed wall's hand as dealt: no 换三张
     page.tap("[data-testid=quickstart]")
     page.wait_for_selector("[data-testid=waits] [data-tile][data-left]", state="visible", timeout=HAND_LIMIT * 1000)
-    waits: list[dict[str, Any]] = page.evaluate("""() => Array.from(
-        document.querySelectorAll('[data-testid=waits] [data-tile][data-left]'))
-        .map(e => ({tile: e.dataset.tile, left: Number(e.dataset.left), text: e.innerText}))""")
+    # the bar is drawn again at each move of the hand, and hidden while the hand is not ready: it is read
+    # whole, at a moment it shows
+    bar: dict[str, Any] = page.wait_for_function("""() => {
+        const bar = document.querySelector('[data-testid=waits]');
+        const waits = Array.from(bar.querySelectorAll('[data-tile][data-left]'))
+          .map(e => ({tile: e.dataset.tile, left: Number(e.dataset.left), text: e.innerText}));
+        return !bar.hidden && waits.length ? {text: bar.innerText, waits} : null; }""",
+        timeout=HAND_LIMIT * 1000).json_value()
+    waits: list[dict[str, Any]] = bar["waits"]
     assert waits
     for w in waits:
         assert len(w["tile"]) == 2 and w["tile"][1] in "mps" and 0 <= w["left"] <= 4
         assert f"{w['left']} 张" in w["text"] and "番" in w["text"]  # the copies left and the fan, in Chinese
-    assert "听牌" in page.inner_text("[data-testid=waits]")
+    assert "听牌" in bar["text"]
     page.screenshot(path=str(tmp_path / "waits.png"), scale="css")
     assert not watch.problems, watch.problems
     ctx.close()
