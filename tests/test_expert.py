@@ -413,3 +413,58 @@ def test_with_the_learned_prior_the_search_starts_from_the_network_s_choice(pres
 def test_without_numpy_the_learned_prior_is_the_heuristic_s() -> None:
     bot = ExpertBot(random.Random(0))
     assert bot.default is bot.policy
+
+
+def discard_wins(preset: str, seeds: range) -> list[tuple[Game, int]]:
+    """Positions of hands played by heuristic bots where a seat may win on another's discard."""
+    policy = HeuristicBot(random.Random(0))
+    out: list[tuple[Game, int]] = []
+    for seed in seeds:
+        game = Game.new(Rules.preset(preset), seed=seed)
+        while not game.over:
+            seat = next(s for s in game.pending() if game.legal_actions(s))
+            view, legal = SeatView(game, seat), game.legal_actions(seat)
+            if view.phase != "turn" and any(a.type is ActionType.HU for a in legal):
+                out.append((game.copy(), seat))
+            game.apply(policy.choose(view, legal))
+    return out
+
+
+def test_a_win_on_a_discard_is_searched_against_letting_it_go_when_asked(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``search_wins`` (off in ``expert``): a win on another's discard is compared with passing it, and
+    let go only when passing beats it by ``margin`` standard errors; the seat then may not win on
+    that tile before it draws (过水)."""
+
+    class SearchWins(ExpertBot):
+        search_wins = True
+
+    assert ExpertBot.search_wins is False and Expert04Bot.search_wins is False
+    positions = discard_wins("chengdu", range(1, 6))
+    assert positions
+    game, seat = positions[0]
+    view, legal = SeatView(game, seat), game.legal_actions(seat)
+    hu = next(a for a in legal if a.type is ActionType.HU)
+    plain, asked = ExpertBot(random.Random(0)), SearchWins(random.Random(0))
+    assert plain.candidates(view, legal, hu) == [hu]
+    cands = asked.candidates(view, legal, hu)
+    assert cands[0] == hu and set(cands) == set(legal) and any(a.type is ActionType.PASS for a in cands)
+    asked.start_hand(5)
+    evals = asked.evaluate(view, cands, playouts=16)  # the play-outs go on after the win let go
+    assert [e.action for e in evals] == cands and evals[0].diff == 0.0
+    assert SeatView(game, seat).counts == view.counts  # the search played copies, not the game
+
+    def passing_wins(by: float) -> object:
+        def evaluate(self: ExpertBot, view: SeatView, cands: list[Action],
+                     playouts: int | None = None) -> list[Evaluation]:
+            return [Evaluation(a, 0.0, by if a.type is ActionType.PASS else 0.0, 1.0, 8) for a in cands]
+        return evaluate
+
+    monkeypatch.setattr(ExpertBot, "evaluate", passing_wins(1.0))  # within 1.5 standard errors: the win stands
+    assert SearchWins(random.Random(0)).choose(view, legal).type is ActionType.HU
+    monkeypatch.setattr(ExpertBot, "evaluate", passing_wins(2.0))
+    let_go = SearchWins(random.Random(0)).choose(view, legal)
+    assert let_go.type is ActionType.PASS
+    assert ExpertBot(random.Random(0)).choose(view, legal).type is ActionType.HU  # off: never searched
+    before = len(game.events)
+    game.apply(let_go)
+    assert any(e["type"] == "pass_hu" and e["seat"] == seat for e in game.events[before:])

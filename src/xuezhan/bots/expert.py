@@ -3,7 +3,8 @@
 At every decision it takes the choice of the shipped network (:class:`~xuezhan.bots.learned.LearnedBot`,
 ``prior``; the heuristic's without numpy, as :class:`Expert04Bot` always does). At a decision that
 matters (a peng or a kong on offer, a kong on its own turn, a discard of a hand at most one step
-from ready, ``search_shanten``) it then deals the tiles it cannot see afresh a number of times
+from ready, ``search_shanten``; a win on another's discard with ``search_wins``, off by default)
+it then deals the tiles it cannot see afresh a number of times
 (:func:`xuezhan.engine.views.sample_world`: voids, discards, claims and counts kept), each
 opponent's concealed tiles in proportion to what the reading network makes of its river, melds
 and void (:mod:`xuezhan.bots.reading`, ``read_worlds``), plays each candidate in each of those
@@ -238,6 +239,11 @@ class ExpertBot:
     """Likewise the other seats' play in the compiled play-outs."""
     search_shanten = 1
     """Search the discards of a hand at most this many steps from ready after its best discard."""
+    search_wins = False
+    """Search a win on another seat's discard (or a robbed kong) against letting it go, for a
+    self-drawn or bigger win later (过水: the seat may not win on that tile again before it draws).
+    Off (every win the prior takes is taken): docs/bots.md has a chengdu league of it; qq not yet
+    measured."""
     discard_candidates = 3
     """Discards compared by search (the first choice among them)."""
     prior = "learned"
@@ -295,6 +301,8 @@ class ExpertBot:
     def candidates(self, view: SeatView, legal: Sequence[Action], choice: Action) -> list[Action]:
         """The actions worth comparing by search (the heuristic's ``choice`` first), or ``[choice]``."""
         kinds = {a.type for a in legal}
+        if ActionType.HU in kinds and self.search_wins and view.phase != "turn":
+            return [choice, *[a for a in legal if a != choice]]  # the win, and every other answer to the discard
         if ActionType.HU in kinds or ActionType.DINGQUE in kinds or ActionType.EXCHANGE in kinds:
             return [choice]
         if view.phase != "turn":
