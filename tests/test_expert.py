@@ -4,6 +4,7 @@ and it decides the same for the same seed."""
 from __future__ import annotations
 
 import random
+from collections.abc import Callable, Sequence
 
 import pytest
 
@@ -15,20 +16,27 @@ from xuezhan.engine.views import SeatView
 from xuezhan.rules import Rules
 
 
-def searched_positions(preset: str, seed: int, limit: int) -> list[tuple[Game, int]]:
-    """Positions of a hand played by heuristic bots where the expert searches (more than one candidate)."""
+def positions(preset: str, seed: int, limit: int,
+              keep: Callable[[SeatView, Sequence[Action], Action], bool]) -> list[tuple[Game, int]]:
+    """Positions of a hand played by heuristic bots that ``keep`` keeps (view, legal actions, choice)."""
     game = Game.new(Rules.preset(preset), seed=seed)
     policy = HeuristicBot(random.Random(0))
-    probe = ExpertBot(random.Random(0))
     out: list[tuple[Game, int]] = []
     while not game.over and len(out) < limit:
         seat = next(s for s in game.pending() if game.legal_actions(s))
         view, legal = SeatView(game, seat), game.legal_actions(seat)
         choice = policy.choose(view, legal)
-        if len(legal) > 1 and len(probe.candidates(view, legal, choice)) > 1:
+        if keep(view, legal, choice):
             out.append((game.copy(), seat))
         game.apply(choice)
     return out
+
+
+def searched_positions(preset: str, seed: int, limit: int) -> list[tuple[Game, int]]:
+    """Positions of a hand played by heuristic bots where the expert searches (more than one candidate)."""
+    probe = ExpertBot(random.Random(0))
+    return positions(preset, seed, limit,
+                     lambda view, legal, choice: len(legal) > 1 and len(probe.candidates(view, legal, choice)) > 1)
 
 
 def decide(game: Game, seat: int, hand_seed: int) -> Action:
@@ -417,17 +425,9 @@ def test_without_numpy_the_learned_prior_is_the_heuristic_s() -> None:
 
 def discard_wins(preset: str, seeds: range) -> list[tuple[Game, int]]:
     """Positions of hands played by heuristic bots where a seat may win on another's discard."""
-    policy = HeuristicBot(random.Random(0))
-    out: list[tuple[Game, int]] = []
-    for seed in seeds:
-        game = Game.new(Rules.preset(preset), seed=seed)
-        while not game.over:
-            seat = next(s for s in game.pending() if game.legal_actions(s))
-            view, legal = SeatView(game, seat), game.legal_actions(seat)
-            if view.phase != "turn" and any(a.type is ActionType.HU for a in legal):
-                out.append((game.copy(), seat))
-            game.apply(policy.choose(view, legal))
-    return out
+    return [p for seed in seeds for p in positions(
+        preset, seed, 1_000,
+        lambda view, legal, choice: view.phase != "turn" and any(a.type is ActionType.HU for a in legal))]
 
 
 def test_a_win_on_a_discard_is_searched_against_letting_it_go_when_asked(monkeypatch: pytest.MonkeyPatch) -> None:
