@@ -468,3 +468,83 @@ def test_a_win_on_a_discard_is_searched_against_letting_it_go_when_asked(monkeyp
     before = len(game.events)
     game.apply(let_go)
     assert any(e["type"] == "pass_hu" and e["seat"] == seat for e in game.events[before:])
+
+
+def test_a_world_deals_the_given_hands_and_the_rest_around_them() -> None:
+    """``sample_world(..., hands=)``: the seats given a hand hold it, the others and the live wall
+    are dealt from what is left, the seat's view and the 108 tiles stay; with no hand given the
+    world is the one dealt without the argument; a hand that does not fit is refused."""
+    for game, seat in searched_positions("chengdu", 5, 3):
+        view = SeatView(game, seat)
+        o = (seat + 1) % 4
+        real = list(game.seat_state(o).counts)
+        for r in range(3):
+            world = sample_world(view, random.Random(r), hands={o: real})
+            assert list(world.seat_state(o).counts) == real
+            assert world.tile_total() == 108
+            assert seat_view_json(world, seat) == seat_view_json(game, seat)
+            assert world.legal_actions(seat) == game.legal_actions(seat)
+            assert (hidden(sample_world(view, random.Random(r), hands={}), seat)
+                    == hidden(sample_world(view, random.Random(r)), seat))
+        with pytest.raises(ValueError, match="cannot be given"):
+            sample_world(view, random.Random(0), hands={o: [*real[:-1], real[-1] + 1]})  # a tile too many
+        with pytest.raises(ValueError, match="cannot be given"):
+            sample_world(view, random.Random(0), hands={seat: list(game.seat_state(seat).counts)})  # its own
+        unseen = [4 - v for v in view.visible_counts()]
+        seen = min(range(27), key=lambda t: unseen[t] - real[t])  # one copy more than the seat has not seen
+        wrong = real[:]
+        for _ in range(unseen[seen] - real[seen] + 1):
+            wrong[next(t for t in range(27) if wrong[t] and t != seen)] -= 1
+            wrong[seen] += 1
+        with pytest.raises(ValueError, match="has seen"):
+            sample_world(view, random.Random(0), hands={o: wrong})
+
+
+def test_given_hands_that_leave_no_tile_for_a_face_down_kong_are_refused() -> None:
+    """The position of the face-down kongs above: only 3m and 5p have four copies unseen, the two
+    kongs' tiles; a hand given to seat 0 that holds a 3m leaves one of them nothing."""
+    from test_engine_rules import build, discard, gang
+
+    from xuezhan.records import parse_record, replay
+    from xuezhan.tiles import parse_tile, parse_tiles, tile_name
+
+    hands = ["112478999m1378p", "1246899p124579s", "3333m566m1244669p", "5555p123367889s"]
+    draws = "1m2m6m3s9m4m3p8s5m7m7p6s8m"
+    actions = [gang(2, "3m"), discard(2, "1p"), gang(3, "5p"), discard(3, "9s")]
+    actions += [discard(k % 4, tile_name(t)) for k, t in enumerate(parse_tiles(draws))]
+    record = build(hands, "6p7s9s" + draws + "5s", voids="smsm", dealer=2, autoplay=False, actions=actions)
+    game, _ = replay(parse_record(record))
+    view = SeatView(game, 1)
+    unseen = [4 - v for v in view.visible_counts()]
+    size = game.seat_state(0).concealed
+    hand = [0] * 27
+    hand[parse_tile("3m")] = 1
+    for t in range(27):
+        while sum(hand) < size and hand[t] < unseen[t] and t not in (parse_tile("3m"), parse_tile("5p")):
+            hand[t] += 1
+    assert sum(hand) == size
+    with pytest.raises(ValueError, match="face-down kong"):
+        sample_world(view, random.Random(0), hands={0: hand})
+    hand[parse_tile("3m")] -= 1
+    hand[next(t for t in range(27) if hand[t] < unseen[t] and t not in (parse_tile("3m"), parse_tile("5p")))] += 1
+    assert sample_world(view, random.Random(0), hands={0: hand}).tile_total() == 108
+
+
+def test_the_search_takes_its_worlds_from_one_method() -> None:
+    """:meth:`ExpertBot.world` is where every world of a search comes from: a subclass that deals
+    the real hands sees them in every world it searches."""
+    game, seat = searched_positions("qq", 3, 1)[0]
+    dealt: list[Game] = []
+
+    class Counting(ExpertBot):
+        def world(self, view: SeatView, rng: random.Random, visible: Sequence[int],
+                  weights: list[list[float]] | None) -> Game:
+            world = super().world(view, rng, visible, weights)
+            dealt.append(world)
+            return world
+
+    bot = Counting(random.Random(0), playouts=48)
+    view, legal = SeatView(game, seat), game.legal_actions(seat)
+    bot.evaluate(view, bot.candidates(view, legal, bot.policy.choose(view, legal)))
+    assert len(dealt) == bot.worlds > 1
+    assert all(seat_view_json(w, seat) == seat_view_json(game, seat) for w in dealt)

@@ -475,7 +475,7 @@ class ExpertBot:
         weights = self.world_weights(view)
         self.worlds = worlds
         for _ in range(worlds):
-            world = sample_world(view, rng, visible) if weights is None else sample_world(view, rng, visible, weights)
+            world = self.world(view, rng, visible, weights)
             state = playout_state(world) if self.native_playouts else None
             seeds = [rng.getrandbits(64) | 1 if r else 0 for r in range(orders)]  # 0: the wall as dealt
             rows: list[float]
@@ -494,6 +494,14 @@ class ExpertBot:
             var = sum((x - d) ** 2 for x in diffs) / (n - 1)
             out.append(Evaluation(action, sum(pts) / n, d, math.sqrt(var / n), n * orders))
         return out
+
+    def world(self, view: SeatView, rng: random.Random, visible: Sequence[int],
+              weights: list[list[float]] | None) -> Game:
+        """One world of a search: every tile the seat cannot see dealt afresh
+        (:func:`~xuezhan.engine.views.sample_world`, by ``weights`` when given). The one place the
+        search's worlds come from, so that a yardstick that knows more than a seat may (the oracles
+        of ``benchmarks/oracle_worlds.py``) is the same search with other worlds."""
+        return sample_world(view, rng, visible) if weights is None else sample_world(view, rng, visible, weights)
 
     def expected_points(self, view: SeatView, legal: Sequence[Action], playouts: int | None = None) -> list[Evaluation]:
         """Every legal action's expected points for the seat of ``view``: each distinct action of

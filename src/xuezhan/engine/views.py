@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import math
 import random
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from ..hand import suit_keys
 from ..ids import Reason
@@ -65,7 +65,8 @@ def reshuffle_wall(game: Game, seed: int) -> None:
 
 
 def sample_world(view: SeatView, rng: random.Random, visible: Sequence[int] | None = None,
-                 weights: Sequence[Sequence[float]] | None = None) -> Game:
+                 weights: Sequence[Sequence[float]] | None = None,
+                 hands: Mapping[int, Sequence[int]] | None = None) -> Game:
     """A copy of the game in which every tile ``view``'s seat cannot see is dealt afresh:
     one world the seat cannot tell from the real one (determinization, for search).
 
@@ -83,15 +84,26 @@ def sample_world(view: SeatView, rng: random.Random, visible: Sequence[int] | No
     already (a search samples many worlds of one view). ``weights``, when given, holds for each
     seat a weight per tile kind: that seat's concealed tiles are then drawn in proportion to
     them (without replacement; a weight of 0 is drawn only when nothing else is left), so that
-    a world follows what a seat's discards and claims say of its hand."""
+    a world follows what a seat's discards and claims say of its hand. ``hands``, when given, holds
+    for some other seats the concealed tiles (counts per kind, from the copies the seat has not seen)
+    they hold in the world, the rest being dealt around them: a yardstick that knows more than the
+    seat may (``benchmarks/oracle_worlds.py``); a hand that does not fit is a ``ValueError``."""
     state = viewed_state(view)
     me = view.seat
     g = Game.from_state(state.copy())
     st = g.state
     unseen = [4 - v for v in (view.visible_counts() if visible is None else visible)]
-    pool = [t for t in range(27) for _ in range(unseen[t])]
     seats = st.seats
     hidden = [o for o in range(4) if o != me and not seats[o].revealed]
+    given = dict(hands or {})
+    for o, held in given.items():
+        if o not in hidden or len(held) != 27 or sum(held) != sum(seats[o].counts):
+            raise ValueError(f"sample_world: seat {o} cannot be given a hand of {sum(held)} tiles")
+        for t, c in enumerate(held):
+            unseen[t] -= c
+            if c < 0 or unseen[t] < 0:
+                raise ValueError(f"sample_world: seat {o}'s given hand holds a copy the seat has seen")
+    pool = [t for t in range(27) for _ in range(unseen[t])]
     # face-down kongs: four copies of a tile nobody has seen, outside the seat's void
     for o in hidden:
         s = seats[o]
@@ -104,6 +116,8 @@ def sample_world(view: SeatView, rng: random.Random, visible: Sequence[int] | No
                 # the kinds left outside this seat's void went to earlier kongs: any kind with four
                 # unseen copies keeps the counts (there are at least as many as face-down kongs)
                 kinds = [t for t in range(27) if unseen[t] == 4]
+            if not kinds:  # only the given hands can have taken them
+                raise ValueError("sample_world: the given hands leave no tile for a face-down kong")
             t = rng.choice(kinds)
             unseen[t] = 0
             for _ in range(4):
@@ -124,7 +138,9 @@ def sample_world(view: SeatView, rng: random.Random, visible: Sequence[int] | No
         no_void = void is not None and bool(s.river) and s.river[-1] // 9 != void
         take: list[int] = []
         rest: list[int] = []
-        if weights is not None:
+        if o in given:
+            take, rest = [t for t in range(27) for _ in range(given[o][t])], pool
+        elif weights is not None:
             # weighted draws without replacement: the n smallest exponential keys of each rate
             scale = [math.inf if x <= 0 or (no_void and t // 9 == void) else 1.0 / x
                      for t, x in enumerate(weights[o])]

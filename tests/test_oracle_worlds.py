@@ -1,0 +1,113 @@
+"""The yardsticks of benchmarks/oracle_worlds.py deal the worlds they say they deal."""
+
+from __future__ import annotations
+
+import importlib.util
+import random
+import sys
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+from xuezhan.bots import BOTS, HeuristicBot
+from xuezhan.engine import Game, seat_view_json
+from xuezhan.engine.views import SeatView
+from xuezhan.hand import shanten, winning_tiles
+from xuezhan.rules import Rules
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture(scope="module")
+def oracles() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("oracle_worlds", ROOT / "benchmarks" / "oracle_worlds.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["oracle_worlds"] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def ready_positions(seed: int, limit: int) -> list[tuple[Game, int, set[int]]]:
+    """Turns of a chengdu hand played by the heuristic at which another seat is ready: (game, seat,
+    the ready opponents)."""
+    game = Game.new(Rules.preset("chengdu"), seed=seed)
+    bot = HeuristicBot(random.Random(0))
+    out: list[tuple[Game, int, set[int]]] = []
+    while not game.over and len(out) < limit:
+        seat = next(s for s in game.pending() if game.legal_actions(s))
+        view = SeatView(game, seat)
+        if game.phase == "turn" and game.claim_window is None:
+            ready = {o for o in range(4) if o != seat and not view.won(o) and game.is_ready(o)}
+            if ready:
+                out.append((game.copy(), seat, ready))
+        game.apply(bot.choose(view, game.legal_actions(seat)))
+    return out
+
+
+def test_the_oracles_are_not_bots_unless_the_script_registers_them(oracles: ModuleType) -> None:
+    assert not any(name.startswith("oracle-") for name in BOTS)
+    assert oracles.oracle_name("none") == "expert"
+
+
+def test_a_built_ready_hand_is_ready_outside_its_void_and_waits_on_none_it_avoids(oracles: ModuleType) -> None:
+    rng = random.Random(3)
+    built = 0
+    for k in range(60):
+        unseen = [rng.randint(0, 4) for _ in range(27)]
+        size = (13, 10, 7, 4, 1)[k % 5]
+        void = k % 3
+        avoid = {rng.randrange(27) for _ in range(4)}
+        melds = (13 - size) // 3
+        hand = oracles.built_ready_hand(unseen, size, void, melds, 0, rng, avoid)
+        if hand is None:
+            continue
+        assert sum(hand) == size
+        assert all(0 <= h <= u for h, u in zip(hand, unseen, strict=True))
+        assert not any(hand[void * 9: void * 9 + 9])
+        assert shanten(hand, melds, void=void) == 0
+        assert not avoid & set(winning_tiles(hand, melds, void=void))
+        built += 1
+    assert built > 30
+
+
+def test_no_ready_opponent_waits_on_a_tile_it_let_go_by(oracles: ModuleType) -> None:
+    """The heuristic takes every win: a tile another seat threw after a ready seat's last discard,
+    still lying in the river, is never among that seat's waits (the first half of ``safe_tiles``)."""
+    checked = 0
+    for seed in range(8):
+        for game, seat, ready in ready_positions(seed, 12):
+            view = SeatView(game, seat)
+            for o in ready:
+                passed = oracles.safe_tiles(view, o) - set(view.river(o))
+                assert not passed & set(game.waits(o))
+                checked += bool(passed)
+    assert checked > 10  # the check saw tiles let go by
+
+
+@pytest.mark.parametrize("oracle", ["sees-all", "sees-ready", "knows-ready", "knows-ready-safe"])
+def test_each_oracle_deals_what_it_knows(oracles: ModuleType, oracle: str) -> None:
+    bot = oracles.oracle_bot(oracle)(random.Random(0))
+    positions = [p for seed in range(3) for p in ready_positions(seed, 4)]
+    assert len(positions) >= 8
+    for game, seat, ready in positions:
+        view = SeatView(game, seat)
+        visible = view.visible_counts()
+        others = [o for o in range(4) if o != seat and not view.won(o)]
+        for r in range(3):
+            world = bot.world(view, random.Random(r), visible, bot.world_weights(view))
+            assert world.tile_total() == 108
+            assert seat_view_json(world, seat) == seat_view_json(game, seat)
+            if oracle in ("sees-all", "sees-ready"):
+                assert all(world.seat_state(o).counts == game.seat_state(o).counts for o in ready)
+            if oracle == "sees-all":
+                assert all(world.seat_state(o).counts == game.seat_state(o).counts for o in others)
+                assert sorted(world.live_wall) == sorted(game.live_wall)
+                continue
+            assert all(world.is_ready(o) for o in ready) or oracle != "sees-ready"
+            assert not any(world.is_ready(o) for o in others if o not in ready)
+            if oracle == "knows-ready-safe":
+                for o in ready:
+                    if world.is_ready(o) and world.seat_state(o).counts != game.seat_state(o).counts:
+                        assert not oracles.safe_tiles(view, o) & set(world.waits(o))
