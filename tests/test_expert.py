@@ -490,6 +490,8 @@ def test_a_world_deals_the_given_hands_and_the_rest_around_them() -> None:
             sample_world(view, random.Random(0), hands={o: [*real[:-1], real[-1] + 1]})  # a tile too many
         with pytest.raises(ValueError, match="cannot be given"):
             sample_world(view, random.Random(0), hands={seat: list(game.seat_state(seat).counts)})  # its own
+        with pytest.raises(ValueError, match="cannot be given"):
+            sample_world(view, random.Random(0), hands={o: [-1, real[0] + real[1] + 1, *real[2:]]})  # below zero
         unseen = [4 - v for v in view.visible_counts()]
         seen = min(range(27), key=lambda t: unseen[t] - real[t])  # one copy more than the seat has not seen
         wrong = real[:]

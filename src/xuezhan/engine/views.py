@@ -97,11 +97,11 @@ def sample_world(view: SeatView, rng: random.Random, visible: Sequence[int] | No
     hidden = [o for o in range(4) if o != me and not seats[o].revealed]
     given = dict(hands or {})
     for o, held in given.items():
-        if o not in hidden or len(held) != 27 or sum(held) != sum(seats[o].counts):
+        if o not in hidden or len(held) != 27 or min(held) < 0 or sum(held) != sum(seats[o].counts):
             raise ValueError(f"sample_world: seat {o} cannot be given a hand of {sum(held)} tiles")
         for t, c in enumerate(held):
             unseen[t] -= c
-            if c < 0 or unseen[t] < 0:
+            if unseen[t] < 0:
                 raise ValueError(f"sample_world: seat {o}'s given hand holds a copy the seat has seen")
     pool = [t for t in range(27) for _ in range(unseen[t])]
     # face-down kongs: four copies of a tile nobody has seen, outside the seat's void
