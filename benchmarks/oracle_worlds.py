@@ -14,6 +14,9 @@ registers them, for its own league.
 - ``sees-all``: every world is the real hands, the live wall in a fresh order.
 - ``sees-ready``: at the seat's turns, an opponent that is ready holds its real hand in every
   world; the others are dealt as ``expert`` deals them, and never ready.
+- ``knows-waits``: at the seat's turns, which opponents are ready and their waits but not their
+  hands: a ready one holds a hand built as below that waits on those tiles (:func:`built_ready_hand`
+  with ``want``); the others as in ``sees-ready``.
 - ``knows-ready``: at the seat's turns, which opponents are ready but not their hands: a ready one
   holds a hand built from a pair and sets of the tiles the seat has not seen (none of its void),
   less one tile; the others as in ``sees-ready``.
@@ -42,7 +45,7 @@ from xuezhan.hand import winning_tiles
 from xuezhan.league.league import run_league
 from xuezhan.rules import Rules
 
-ORACLES = ("none", "sees-all", "sees-ready", "knows-ready", "knows-ready-safe")
+ORACLES = ("none", "sees-all", "sees-ready", "knows-waits", "knows-ready", "knows-ready-safe")
 OWN_DISCARDS = 3
 """An opponent's last discards (outside its void) taken as not among its waits (``knows-ready-safe``)."""
 TRIES = 30
@@ -64,21 +67,45 @@ def safe_tiles(view: SeatView, seat: int) -> set[int]:
 
 
 def built_ready_hand(unseen: Sequence[int], size: int, void: int | None, n_melds: int, meld_suits: int,
-                     rng: random.Random, avoid: set[int]) -> list[int] | None:
+                     rng: random.Random, avoid: set[int], want: set[int] | None = None) -> list[int] | None:
     """A ready hand of ``size`` concealed tiles (counts per kind) from the copies ``unseen``: a pair
     and sets (runs three times as often as triplets), none of the ``void`` suit, less one tile at
-    random; one that waits on none of ``avoid``, or ``None`` after :data:`TRIES` tries."""
+    random; one that waits on none of ``avoid``, or ``None`` after :data:`TRIES` tries. With
+    ``want``, the hand's first group holds one of those tiles and that copy is the one taken off,
+    and a hand that waits on exactly ``want`` is kept; failing one in :data:`TRIES` tries, the one
+    whose waits share most with ``want``."""
     sets = (size + 1 - 2) // 3
+    best: tuple[float, list[int]] | None = None
     for _ in range(TRIES):
         left = list(unseen)
         hand = [0] * 27
-        pairs = [t for t in range(27) if left[t] >= 2 and t // 9 != void]
-        if not pairs:
-            return None
-        p = rng.choice(pairs)
-        left[p] -= 2
-        hand[p] += 2
-        for _ in range(sets):
+        groups = sets
+        taken_off: int | None = None
+        if want:
+            w = rng.choice(sorted(want))
+            firsts: list[tuple[int, ...]] = [(w, w)] if left[w] >= 2 else []
+            if sets and left[w] >= 3:
+                firsts.append((w, w, w))
+            for a in (w - 2, w - 1, w):
+                if sets and a >= 0 and a // 9 == w // 9 and a % 9 <= 6 and all(left[u] for u in (a, a + 1, a + 2)):
+                    firsts.append((a, a + 1, a + 2))
+            if not firsts:
+                continue
+            group = rng.choice(firsts)
+            for u in group:
+                left[u] -= 1
+                hand[u] += 1
+            taken_off = w
+            if len(group) == 3:
+                groups -= 1
+        if not want or len(group) == 3:
+            pairs = [t for t in range(27) if left[t] >= 2 and t // 9 != void]
+            if not pairs:
+                return best[1] if best else None
+            p = rng.choice(pairs)
+            left[p] -= 2
+            hand[p] += 2
+        for _ in range(groups):
             options: list[tuple[int, int]] = []  # (first tile, 0 a triplet / 1 a run)
             for t in range(27):
                 if t // 9 == void:
@@ -94,11 +121,20 @@ def built_ready_hand(unseen: Sequence[int], size: int, void: int | None, n_melds
                 left[u] -= 1
                 hand[u] += 1
         else:
-            tiles = [t for t in range(27) for _ in range(hand[t])]
-            hand[rng.choice(tiles)] -= 1
-            if not avoid & set(winning_tiles(hand, n_melds, meld_suits=meld_suits, void=void)):
+            if taken_off is None:
+                tiles = [t for t in range(27) for _ in range(hand[t])]
+                hand[rng.choice(tiles)] -= 1
+            else:
+                hand[taken_off] -= 1
+            waits = set(winning_tiles(hand, n_melds, meld_suits=meld_suits, void=void))
+            if avoid & waits:
+                continue
+            if not want or waits == want:
                 return hand
-    return None
+            score = len(waits & want) / len(waits | want)
+            if best is None or score > best[0]:
+                best = (score, hand)
+    return best[1] if best else None
 
 
 class OracleExpert(ExpertBot):
@@ -126,10 +162,11 @@ class OracleExpert(ExpertBot):
             for o in sorted(ready):
                 s = real.seat_state(o)
                 avoid = safe_tiles(view, o) if self.oracle == "knows-ready-safe" else set()
+                want = set(real.waits(o)) if self.oracle == "knows-waits" else None
                 meld_suits = 0
                 for m in s.melds:
                     meld_suits |= 1 << (m.tile // 9)
-                hand = built_ready_hand(unseen, s.concealed, s.void, len(s.melds), meld_suits, rng, avoid)
+                hand = built_ready_hand(unseen, s.concealed, s.void, len(s.melds), meld_suits, rng, avoid, want)
                 if hand is not None:
                     hands[o] = hand
                     unseen = [u - h for u, h in zip(unseen, hand, strict=True)]

@@ -86,7 +86,7 @@ def test_no_ready_opponent_waits_on_a_tile_it_let_go_by(oracles: ModuleType) -> 
     assert checked > 10  # the check saw tiles let go by
 
 
-@pytest.mark.parametrize("oracle", ["sees-all", "sees-ready", "knows-ready", "knows-ready-safe"])
+@pytest.mark.parametrize("oracle", ["sees-all", "sees-ready", "knows-waits", "knows-ready", "knows-ready-safe"])
 def test_each_oracle_deals_what_it_knows(oracles: ModuleType, oracle: str) -> None:
     bot = oracles.oracle_bot(oracle)(random.Random(0))
     positions = [p for seed in range(3) for p in ready_positions(seed, 4)]
@@ -107,7 +107,29 @@ def test_each_oracle_deals_what_it_knows(oracles: ModuleType, oracle: str) -> No
                 continue
             assert all(world.is_ready(o) for o in ready) or oracle != "sees-ready"
             assert not any(world.is_ready(o) for o in others if o not in ready)
+            if oracle == "knows-waits":
+                assert all(set(world.waits(o)) & set(game.waits(o)) for o in ready if world.is_ready(o))
             if oracle == "knows-ready-safe":
                 for o in ready:
                     if world.is_ready(o) and world.seat_state(o).counts != game.seat_state(o).counts:
                         assert not oracles.safe_tiles(view, o) & set(world.waits(o))
+
+
+def test_a_hand_built_for_given_waits_waits_on_them(oracles: ModuleType) -> None:
+    """``built_ready_hand(..., want=)``: the waits of a random ready hand, asked for, are what the
+    built hand waits on (nearly always; else the closest found, which shares one of them)."""
+    rng = random.Random(5)
+    exact = shared = 0
+    for k in range(40):
+        size, void = (13, 10, 7, 4, 1)[k % 5], k % 3
+        melds = (13 - size) // 3
+        full = [4] * 27
+        model = oracles.built_ready_hand(full, size, void, melds, 0, rng, set())
+        assert model is not None
+        want = set(winning_tiles(model, melds, void=void))
+        hand = oracles.built_ready_hand(full, size, void, melds, 0, rng, set(), want)
+        assert hand is not None and sum(hand) == size and not any(hand[void * 9: void * 9 + 9])
+        waits = set(winning_tiles(hand, melds, void=void))
+        exact += waits == want
+        shared += bool(waits & want)
+    assert shared == 40 and exact >= 30
