@@ -33,6 +33,7 @@ from __future__ import annotations
 import argparse
 import json
 import random
+import sys
 import time
 from collections.abc import Sequence
 from typing import Any
@@ -41,6 +42,7 @@ from xuezhan.bots import BOTS, ExpertBot
 from xuezhan.engine.game import Game
 from xuezhan.engine.views import SeatView, reshuffle_wall, sample_world
 from xuezhan.engine.visibility import viewed_state
+from xuezhan.errors import XuezhanError
 from xuezhan.hand import winning_tiles
 from xuezhan.league.league import run_league
 from xuezhan.rules import Rules
@@ -212,8 +214,12 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     args = p.parse_args(argv)
     name = oracle_name(args.oracle)
     start = time.perf_counter()
-    league = run_league([name, args.against], args.deals, seed=args.seed, rules=Rules.preset(args.rules),
-                        workers=args.workers)
+    try:
+        league = run_league([name, args.against], args.deals, seed=args.seed, rules=Rules.preset(args.rules),
+                            workers=args.workers)
+    except XuezhanError as exc:  # an unknown preset or bot, no deals: said in a line, exit 2
+        print(f"oracle_worlds.py: {exc.code}: {exc}", file=sys.stderr)
+        raise SystemExit(2) from None
     ci = league.pairs[0].ci
     tally = league.tallies[name]
     out: dict[str, Any] = {

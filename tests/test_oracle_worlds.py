@@ -133,3 +133,17 @@ def test_a_hand_built_for_given_waits_waits_on_them(oracles: ModuleType) -> None
         exact += waits == want
         shared += bool(waits & want)
     assert shared == 40 and exact >= 30
+
+
+@pytest.mark.parametrize(("args", "code"), [
+    (["--rules", "xx"], "unknown_preset"),
+    (["--against", "nobody"], "unknown_bot"),
+    (["--deals", "0"], "bad_deals"),
+])
+def test_bad_input_is_a_line_and_exit_2(oracles: ModuleType, args: list[str], code: str,
+                                        capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exit_:
+        oracles.main(["--oracle", "none", "--workers", "1", "--deals", "1", *args])
+    assert exit_.value.code == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"oracle_worlds.py: {code}: ") and "Traceback" not in err
