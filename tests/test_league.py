@@ -63,6 +63,20 @@ def test_summary_of_constructed_shards() -> None:
     assert data["pairs"][0]["hands"] == 10 and data["bot_faults"] == {"a": 0, "b": 0}
 
 
+def test_points_by_reason_merge_across_shards_in_the_engine_order() -> None:
+    one = BotTally(hands=3, received={"zimo": 6, "hu": 3}, paid={"hu": 2})
+    two = BotTally(hands=1, received={"hu": 1, "cha_jiao": 4}, paid={"angang": 8})
+    parts = [ShardResult({("a", "b"): [0.0]}, {"a": one, "b": BotTally(hands=3)}),
+             ShardResult({("a", "b"): [0.0]}, {"a": two, "b": BotTally(hands=1)})]
+    by = summarize(("a", "b"), 2, 1, Rules.preset("qq"), parts).to_json()["bots"]["a"]["points_by_reason"]
+    assert list(by) == ["hu", "zimo", "angang", "cha_jiao"]  # the order of xuezhan.ids.Reason
+    assert by["hu"] == {"received": 1.0, "paid": 0.5} and by["zimo"] == {"received": 1.5, "paid": 0.0}
+    assert by["angang"] == {"received": 0.0, "paid": 2.0} and by["cha_jiao"] == {"received": 1.0, "paid": 0.0}
+    assert one.received == {"zimo": 6, "hu": 3}  # the shards' own tallies are left as they were
+    one.merge(two)
+    assert one.received == {"zimo": 6, "hu": 4, "cha_jiao": 4} and one.paid == {"hu": 2, "angang": 8}
+
+
 def test_both_seat_patterns_play_the_same_deal() -> None:
     rules = Rules.preset("chengdu")
     g1 = play_deal(9, 4, rules, [Seat.of_bot(n) for n in ("heuristic", "random") * 2])
@@ -87,6 +101,15 @@ def test_same_seed_same_league_whatever_the_workers() -> None:
     pts = one["bots"]["heuristic"]["points_per_hand"]
     assert one["bots"]["random"]["points_per_hand"] == pytest.approx(-pts)
     assert pair["mean_diff"] == pytest.approx(2 * pts)
+    # the points by reason add up to the points; between the two bots what one receives the other pays
+    by = {name: one["bots"][name]["points_by_reason"] for name in ("heuristic", "random")}
+    assert {"hu", "zimo"} <= set(by["heuristic"])
+    for name in by:
+        net = sum(r["received"] - r["paid"] for r in by[name].values())
+        assert net == pytest.approx(one["bots"][name]["points_per_hand"])
+    for reason in set(by["heuristic"]) | set(by["random"]):
+        got = sum(by[n].get(reason, {"received": 0.0})["received"] for n in by)
+        assert got == pytest.approx(sum(by[n].get(reason, {"paid": 0.0})["paid"] for n in by))
     assert league_json() != run_league(["heuristic", "random"], 12, seed=4, rules=Rules.preset("chengdu")).to_json()
 
 
@@ -107,6 +130,7 @@ def test_league_cli(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     code, out = run(capsys, "league", "--bots", "heuristic,random", "--deals", "2")
     assert code == 0 and "heuristic vs random" in out
+    assert "points a hand by reason" in out and "zimo" in out
     for args, err in ((["--bots", "heuristic,nobody", "--deals", "2"], "unknown_bot"),
                       (["--bots", "heuristic", "--deals", "2"], "bad_bots"),
                       (["--bots", "heuristic,heuristic", "--deals", "2"], "bad_bots"),

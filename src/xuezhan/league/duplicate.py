@@ -16,6 +16,7 @@ from typing import Any
 
 from ..bots import DEFAULT_MAX_LINE, DEFAULT_TIMEOUT, Bot, bot_faults, close_bot, make_bot
 from ..engine.game import Game
+from ..ids import Reason
 from ..match import Hand, Match, RoomConfig
 from ..rules import Rules
 from ..runtime import MatchRuntime, Seat
@@ -24,6 +25,8 @@ from ..scale import Shard
 PLAYERS = ("east", "south", "west", "north")
 DEALS_PER_SHARD = 10
 """Deals per shard: the shards, hence the results, never depend on the workers."""
+_REASON_ORDER = {str(r): i for i, r in enumerate(Reason)}
+"""The order of ``points_by_reason``: the engine's reasons as :class:`~xuezhan.ids.Reason` lists them."""
 QING_PATTERNS = frozenset({"qing_yi_se", "qing_dui", "qing_qi_dui", "qing_yao_jiu", "qing_long_qi_dui"})
 """The 清一色 family (one suit only), for the 清一色 share of a bot's wins."""
 
@@ -44,10 +47,19 @@ class BotTally:
     """Seat-hands in which it discarded (or had robbed) at least one winning tile."""
     kongs: int = 0
     faults: int = 0
+    received: dict[str, int] = field(default_factory=dict)
+    """Points received, by the reason of the ledger entry (:class:`~xuezhan.ids.Reason`)."""
+    paid: dict[str, int] = field(default_factory=dict)
+    """Points paid, by reason."""
 
     def merge(self, other: BotTally) -> None:
         for name in self.__dataclass_fields__:
-            setattr(self, name, getattr(self, name) + getattr(other, name))
+            mine = getattr(self, name)
+            if isinstance(mine, dict):
+                for reason, points in getattr(other, name).items():
+                    mine[reason] = mine.get(reason, 0) + points
+            else:
+                setattr(self, name, mine + getattr(other, name))
 
     def add(self, game: Game, seat: int) -> None:
         self.hands += 1
@@ -59,6 +71,11 @@ class BotTally:
         self.qing += sum(1 for w in mine if w.score.base in QING_PATTERNS)
         self.dealt_in += 1 if any(w.from_seat == seat for w in game.winners) else 0
         self.kongs += sum(1 for k in game.kongs if k.seat == seat)
+        for e in game.ledger:
+            if e.to_seat == seat:
+                self.received[str(e.reason)] = self.received.get(str(e.reason), 0) + e.points
+            if e.from_seat == seat:
+                self.paid[str(e.reason)] = self.paid.get(str(e.reason), 0) + e.points
 
     def to_json(self) -> dict[str, Any]:
         n = max(self.hands, 1)
@@ -70,6 +87,11 @@ class BotTally:
             "mean_fan": self.fan / self.wins if self.wins else 0.0,
             "qing_yi_se_share": self.qing / self.wins if self.wins else 0.0,
             "kongs_per_hand": self.kongs / n,
+            "points_by_reason": {
+                reason: {"received": self.received.get(reason, 0) / n, "paid": self.paid.get(reason, 0) / n}
+                for reason in sorted(set(self.received) | set(self.paid),
+                                     key=lambda r: _REASON_ORDER.get(r, len(_REASON_ORDER)))
+            },
         }
 
 
