@@ -226,6 +226,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         "oracle": args.oracle, "against": args.against, "deals": args.deals, "rules": args.rules,
         "seed": args.seed, "mean": ci.mean, "low": ci.low, "high": ci.high,
         "win_rate": tally.won / max(1, tally.hands), "deal_in_rate": tally.dealt_in / max(1, tally.hands),
+        "points_by_reason": tally.to_json()["points_by_reason"],
         "seconds": round(time.perf_counter() - start, 1),
     }
     if args.json:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib.util
+import json
 import random
 import sys
 from pathlib import Path
@@ -147,3 +148,12 @@ def test_bad_input_is_a_line_and_exit_2(oracles: ModuleType, args: list[str], co
     assert exit_.value.code == 2
     err = capsys.readouterr().err
     assert err.startswith(f"oracle_worlds.py: {code}: ") and "Traceback" not in err
+
+
+def test_the_json_says_where_the_points_came_from(oracles: ModuleType, capsys: pytest.CaptureFixture[str]) -> None:
+    out = oracles.main(["--oracle", "none", "--against", "random", "--workers", "1", "--deals", "1", "--json"])
+    assert json.loads(capsys.readouterr().out) == out
+    assert set(out) >= {"oracle", "against", "deals", "rules", "seed", "mean", "low", "high", "win_rate",
+                        "deal_in_rate", "points_by_reason", "seconds"}
+    net = sum(r["received"] - r["paid"] for r in out["points_by_reason"].values())
+    assert net == pytest.approx(out["mean"] / 2)  # two bots, zero-sum: the pair's mean is twice one side's
