@@ -87,7 +87,8 @@ def league_cmd(bots: str, deals: int, bot_timeout: float, bot_max_line: int, rul
                    f"{b['deal_in_rate']:>9.1%}{b['mean_fan']:>6.2f}{b['qing_yi_se_share']:>9.1%}"
                    f"{b['kongs_per_hand']:>7.2f}{data['bot_faults'][name]:>8}")
     order = [str(r) for r in Reason]
-    reasons = sorted({r for b in data["bots"].values() for r in b["points_by_reason"]}, key=order.index)
+    reasons = sorted({r for b in data["bots"].values() for r in b["points_by_reason"]},
+                     key=lambda r: order.index(r) if r in order else len(order))
     if reasons:
         click.echo("points a hand by reason (received − paid):")
         click.echo(f"{'bot':<16}" + "".join(f"{r:>14}" for r in reasons))
