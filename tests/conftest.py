@@ -1,5 +1,6 @@
 """Shared by the test modules: the Hypothesis profiles, the databases every store test runs on,
-and an interpreter without numpy (``no_numpy``).
+an interpreter without numpy (``no_numpy``), and the repository's scripts loaded as modules
+(``load_script``).
 
 Hypothesis profiles (``XUEZHAN_HYPOTHESIS`` selects one; CI uses the default):
 
@@ -13,10 +14,13 @@ A test's own ``@settings`` (its number of examples) applies under either profile
 from __future__ import annotations
 
 import builtins
+import importlib.util
 import os
+import sys
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from types import ModuleType
 
 import pytest
 from hypothesis import settings
@@ -33,6 +37,29 @@ settings.register_profile(
     deadline=None,
 )
 settings.load_profile(os.environ.get("XUEZHAN_HYPOTHESIS", "ci"))
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _load_script(relative: str) -> ModuleType:
+    path = ROOT / relative
+    name = path.stem
+    loaded = sys.modules.get(name)
+    if loaded is not None and getattr(loaded, "__file__", None) == str(path):
+        return loaded
+    spec = importlib.util.spec_from_file_location(name, path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module  # by name, as when it runs: its dataclasses and pickles find it
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture(scope="session")
+def load_script() -> Callable[[str], ModuleType]:
+    """Loads a script of the repository (``benchmarks/deal_in.py``, ``scripts/...``) as a module by its
+    path from the repository's root, once a process, under its file's name."""
+    return _load_script
 
 
 # Files with a test of a quarter of a minute or more (`pytest --durations=30`). With a worker

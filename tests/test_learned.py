@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import json
 import random
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 import numpy as np
@@ -297,16 +299,11 @@ def test_the_improvement_moves_the_choice_towards_the_best_played_candidate() ->
     assert gain > 0.0  # its first choice started 3.33 below the candidates' mean
 
 
-def test_the_training_script_refuses_bad_input_with_a_code(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+def test_the_training_script_refuses_bad_input_with_a_code(capsys: pytest.CaptureFixture[str], tmp_path: Path,
+                                                           load_script: Callable[[str], ModuleType]) -> None:
     """Bad workers, a missing ``--init`` file or an output it cannot write: a line with the code, exit 2, no
     traceback, no weights."""
-    import importlib.util
-
-    path = Path(__file__).parents[1] / "scripts" / "train_learned.py"
-    spec = importlib.util.spec_from_file_location("train_learned", path)
-    assert spec is not None and spec.loader is not None
-    script = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(script)
+    script = load_script("scripts/train_learned.py")
     out = tmp_path / "w.npz"
     for args, code in ((["--workers", "0"], "bad_workers"), (["--init", str(tmp_path / "none.npz")], "unreadable"),
                        (["--gae-lambda", "1.5"], "bad_config"), (["--gae-lambda", "-0.1"], "bad_config")):

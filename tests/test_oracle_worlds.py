@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import random
-import sys
-from pathlib import Path
+from collections.abc import Callable
 from types import ModuleType
 
 import pytest
@@ -17,17 +15,10 @@ from xuezhan.engine.views import SeatView
 from xuezhan.hand import shanten, winning_tiles
 from xuezhan.rules import Rules
 
-ROOT = Path(__file__).resolve().parents[1]
-
 
 @pytest.fixture(scope="module")
-def oracles() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("oracle_worlds", ROOT / "benchmarks" / "oracle_worlds.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["oracle_worlds"] = module
-    spec.loader.exec_module(module)
-    return module
+def oracles(load_script: Callable[[str], ModuleType]) -> ModuleType:
+    return load_script("benchmarks/oracle_worlds.py")
 
 
 def ready_positions(seed: int, limit: int) -> list[tuple[Game, int, set[int]]]:

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import sys
+from collections.abc import Callable
 from pathlib import Path
 from types import ModuleType
 
@@ -18,26 +17,16 @@ from xuezhan.engine.views import SeatView
 from xuezhan.errors import XuezhanError
 from xuezhan.rules import Rules
 
-EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "train_imitation.py"
-
-
-def _example() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("train_imitation", EXAMPLE)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["train_imitation"] = module
-    spec.loader.exec_module(module)
-    return module
-
 
 def test_imitation_learns_from_a_dataset_and_the_policy_plays_at_a_table(
-        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], load_script: Callable[[str], ModuleType]) -> None:
     data = tmp_path / "data"
     made = CliRunner().invoke(cli, ["dataset", "--games", "24", "--bots", "heuristic", "--out", str(data)],
                               standalone_mode=False)
     assert made.return_value == 0, made.output
     policy = tmp_path / "imitation.pt"
-    assert _example().main([str(data), "--out", str(policy), "--epochs", "3", "--hidden", "64", "--json"]) == 0
+    example = load_script("examples/train_imitation.py")
+    assert example.main([str(data), "--out", str(policy), "--epochs", "3", "--hidden", "64", "--json"]) == 0
     result = json.loads(capsys.readouterr().out)
     assert result["examples"] > 100 and result["held_out_discards"] > 20
     assert 0.0 <= result["discard_top1"] <= 1.0 and result["train_top1"] > 0.35

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import json
 import random
+from collections.abc import Callable
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 import numpy as np
@@ -178,14 +180,9 @@ def test_a_wrong_shape_or_a_value_not_finite_is_refused(tmp_path: Path) -> None:
         assert err.value.code == ErrorCode.BAD_POLICY
 
 
-def test_a_tiny_reading_run_reproduces_bit_for_bit(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    import importlib.util
-
-    path = Path(__file__).parents[1] / "scripts" / "train_reading.py"
-    spec = importlib.util.spec_from_file_location("train_reading", path)
-    assert spec is not None and spec.loader is not None
-    script = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(script)
+def test_a_tiny_reading_run_reproduces_bit_for_bit(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                   load_script: Callable[[str], ModuleType]) -> None:
+    script = load_script("scripts/train_reading.py")
     args = ["--hands", "6", "--epochs", "20"]
     assert script.main([*args, "--out", str(tmp_path / "a.npz")]) == 0
     assert script.main([*args, "--out", str(tmp_path / "b.npz")]) == 0

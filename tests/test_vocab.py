@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import ast
 import dataclasses
-import importlib.util
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from enum import StrEnum
 from pathlib import Path
+from types import ModuleType
 from typing import Final, get_args, get_type_hints
 
 import pytest
@@ -370,11 +370,8 @@ def test_the_server_serves_the_vocabulary(tmp_path: Path) -> None:
     assert res.json() == vocab.to_json()
 
 
-def test_docs_vocabulary_md_is_in_sync() -> None:
-    spec = importlib.util.spec_from_file_location("gen_vocab_doc", ROOT / "tools" / "gen_vocab_doc.py")
-    assert spec is not None and spec.loader is not None
-    gen = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(gen)
+def test_docs_vocabulary_md_is_in_sync(load_script: Callable[[str], ModuleType]) -> None:
+    gen = load_script("tools/gen_vocab_doc.py")
     text = (ROOT / "docs" / "vocabulary.md").read_text(encoding="utf-8")
     assert text == gen.render(), "docs/vocabulary.md is out of date: run python tools/gen_vocab_doc.py"
     assert "| `qing_yi_se` | 清一色 | 清一色 | pure one suit |" in text

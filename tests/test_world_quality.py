@@ -2,26 +2,17 @@
 
 from __future__ import annotations
 
-import importlib.util
-import sys
-from pathlib import Path
+from collections.abc import Callable
 from types import ModuleType
 
 import pytest
 
 from xuezhan.rules import Rules
 
-ROOT = Path(__file__).resolve().parents[1]
-
 
 @pytest.fixture(scope="module")
-def quality() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("world_quality", ROOT / "benchmarks" / "world_quality.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["world_quality"] = module
-    spec.loader.exec_module(module)
-    return module
+def quality(load_script: Callable[[str], ModuleType]) -> ModuleType:
+    return load_script("benchmarks/world_quality.py")
 
 
 def test_each_reading_is_measured_against_the_real_hands(quality: ModuleType) -> None:
