@@ -123,7 +123,7 @@ class _Probe:
         return self.inner.choose(view, legal)
 
     def compare(self, view: SeatView) -> None:
-        real = Game.from_state(viewed_state(view))
+        real = Game.from_state(viewed_state(view).copy())  # read only, never the table's own state
         band = next(b for lo, hi, b in BANDS if lo <= view.live < hi)
         opponents = [o for o in range(4) if o != view.seat and not view.won(o) and not view.hidden_kongs(o)
                      and not real.seat_state(o).revealed]
