@@ -221,12 +221,11 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         print(f"oracle_worlds.py: {exc.code}: {exc}", file=sys.stderr)
         raise SystemExit(2) from None
     ci = league.pairs[0].ci
-    tally = league.tallies[name]
+    tally = league.tallies[name].to_json()
     out: dict[str, Any] = {
         "oracle": args.oracle, "against": args.against, "deals": args.deals, "rules": args.rules,
         "seed": args.seed, "mean": ci.mean, "low": ci.low, "high": ci.high,
-        "win_rate": tally.won / max(1, tally.hands), "deal_in_rate": tally.dealt_in / max(1, tally.hands),
-        "points_by_reason": tally.to_json()["points_by_reason"],
+        **{k: tally[k] for k in ("win_rate", "deal_in_rate", "points_by_reason")},
         "seconds": round(time.perf_counter() - start, 1),
     }
     if args.json:

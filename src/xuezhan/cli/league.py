@@ -9,9 +9,9 @@ from typing import Any
 import click
 
 from ..errors import XuezhanError
-from ..ids import ErrorCode, Reason
+from ..ids import ErrorCode
 from ..league import run_league
-from ..league.duplicate import ShardResult
+from ..league.duplicate import ShardResult, reason_key
 from ..league.league import check_bots
 from ..scale import Shard, check_workers
 from ._common import (
@@ -86,9 +86,7 @@ def league_cmd(bots: str, deals: int, bot_timeout: float, bot_max_line: int, rul
         click.echo(f"{name:<16}{b['rating']:>8.0f}{b['points_per_hand']:>+10.2f}{b['win_rate']:>8.1%}"
                    f"{b['deal_in_rate']:>9.1%}{b['mean_fan']:>6.2f}{b['qing_yi_se_share']:>9.1%}"
                    f"{b['kongs_per_hand']:>7.2f}{data['bot_faults'][name]:>8}")
-    order = [str(r) for r in Reason]
-    reasons = sorted({r for b in data["bots"].values() for r in b["points_by_reason"]},
-                     key=lambda r: order.index(r) if r in order else len(order))
+    reasons = sorted({r for b in data["bots"].values() for r in b["points_by_reason"]}, key=reason_key)
     if reasons:
         click.echo("points a hand by reason (received − paid):")
         click.echo(f"{'bot':<16}" + "".join(f"{r:>14}" for r in reasons))

@@ -26,7 +26,13 @@ PLAYERS = ("east", "south", "west", "north")
 DEALS_PER_SHARD = 10
 """Deals per shard: the shards, hence the results, never depend on the workers."""
 _REASON_ORDER = {str(r): i for i, r in enumerate(Reason)}
-"""The order of ``points_by_reason``: the engine's reasons as :class:`~xuezhan.ids.Reason` lists them."""
+
+
+def reason_key(reason: str) -> int:
+    """The order of ``points_by_reason``: the engine's reasons as :class:`~xuezhan.ids.Reason` lists
+    them (an unknown one last)."""
+    return _REASON_ORDER.get(reason, len(_REASON_ORDER))
+
 QING_PATTERNS = frozenset({"qing_yi_se", "qing_dui", "qing_qi_dui", "qing_yao_jiu", "qing_long_qi_dui"})
 """The 清一色 family (one suit only), for the 清一色 share of a bot's wins."""
 
@@ -89,8 +95,7 @@ class BotTally:
             "kongs_per_hand": self.kongs / n,
             "points_by_reason": {
                 reason: {"received": self.received.get(reason, 0) / n, "paid": self.paid.get(reason, 0) / n}
-                for reason in sorted(set(self.received) | set(self.paid),
-                                     key=lambda r: _REASON_ORDER.get(r, len(_REASON_ORDER)))
+                for reason in sorted(set(self.received) | set(self.paid), key=reason_key)
             },
         }
 
