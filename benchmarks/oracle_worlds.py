@@ -15,8 +15,8 @@ registers them, for its own league.
 - ``sees-ready``: at the seat's turns, an opponent that is ready holds its real hand in every
   world; the others are dealt as ``expert`` deals them, and never ready.
 - ``knows-waits``: at the seat's turns, which opponents are ready and their waits but not their
-  hands: a ready one holds a hand built as below that waits on those tiles (:func:`built_ready_hand`
-  with ``want``); the others as in ``sees-ready``.
+  hands: a ready one holds a hand built as below that waits on those tiles
+  (:func:`~xuezhan.bots.reading.built_ready_hand` with ``want``); the others as in ``sees-ready``.
 - ``knows-ready``: at the seat's turns, which opponents are ready but not their hands: a ready one
   holds a hand built from a pair and sets of the tiles the seat has not seen (none of its void),
   less one tile; the others as in ``sees-ready``.
@@ -39,104 +39,28 @@ from collections.abc import Sequence
 from typing import Any
 
 from xuezhan.bots import BOTS, ExpertBot
+from xuezhan.bots.reading import BUILD_TRIES, built_ready_hand, passed_since
 from xuezhan.engine.game import Game
 from xuezhan.engine.views import SeatView, reshuffle_wall, sample_world
 from xuezhan.engine.visibility import viewed_state
 from xuezhan.errors import XuezhanError
-from xuezhan.hand import winning_tiles
 from xuezhan.league.league import run_league
 from xuezhan.rules import Rules
 
 ORACLES = ("none", "sees-all", "sees-ready", "knows-waits", "knows-ready", "knows-ready-safe")
 OWN_DISCARDS = 3
 """An opponent's last discards (outside its void) taken as not among its waits (``knows-ready-safe``)."""
-TRIES = 30
-"""Worlds or built hands tried before an oracle's condition is given up for one world."""
+
 
 
 def safe_tiles(view: SeatView, seat: int) -> set[int]:
     """Tiles ``seat`` is taken not to wait on, as ``view``'s seat sees the table: every tile another
-    seat discarded after ``seat``'s last discard (``seat`` did not win on it), and ``seat``'s own last
-    :data:`OWN_DISCARDS` discards outside its void. The discards are read from the hand's events
-    in order (public: every seat sees them)."""
-    events = Game.from_state(viewed_state(view)).events
-    discards = [(e["seat"], e["tile"]) for e in events if e["type"] == "discard"]
-    last = max((i for i, (q, _) in enumerate(discards) if q == seat), default=-1)
-    safe = {t for q, t in discards[last + 1:] if q != seat}
+    seat discarded after ``seat``'s last discard (:func:`~xuezhan.bots.reading.passed_since`: ``seat``
+    did not win on it), and ``seat``'s own last :data:`OWN_DISCARDS` discards outside its void."""
+    safe = passed_since(view, seat)
     void = view.voids()[seat]
     safe.update([t for t in view.river(seat) if t // 9 != void][-OWN_DISCARDS:])
     return safe
-
-
-def built_ready_hand(unseen: Sequence[int], size: int, void: int | None, n_melds: int, meld_suits: int,
-                     rng: random.Random, avoid: set[int], want: set[int] | None = None) -> list[int] | None:
-    """A ready hand of ``size`` concealed tiles (counts per kind) from the copies ``unseen``: a pair
-    and sets (runs three times as often as triplets), none of the ``void`` suit, less one tile at
-    random; one that waits on none of ``avoid``, or ``None`` after :data:`TRIES` tries. With
-    ``want``, the hand's first group holds one of those tiles and that copy is the one taken off,
-    and a hand that waits on exactly ``want`` is kept; failing one in :data:`TRIES` tries, the one
-    whose waits share most with ``want``."""
-    sets = (size + 1 - 2) // 3
-    best: tuple[float, list[int]] | None = None
-    for _ in range(TRIES):
-        left = list(unseen)
-        hand = [0] * 27
-        groups = sets
-        taken_off: int | None = None
-        if want:
-            w = rng.choice(sorted(want))
-            firsts: list[tuple[int, ...]] = [(w, w)] if left[w] >= 2 else []
-            if sets and left[w] >= 3:
-                firsts.append((w, w, w))
-            for a in (w - 2, w - 1, w):
-                if sets and a >= 0 and a // 9 == w // 9 and a % 9 <= 6 and all(left[u] for u in (a, a + 1, a + 2)):
-                    firsts.append((a, a + 1, a + 2))
-            if not firsts:
-                continue
-            group = rng.choice(firsts)
-            for u in group:
-                left[u] -= 1
-                hand[u] += 1
-            taken_off = w
-            if len(group) == 3:
-                groups -= 1
-        if not want or len(group) == 3:
-            pairs = [t for t in range(27) if left[t] >= 2 and t // 9 != void]
-            if not pairs:
-                return best[1] if best else None
-            p = rng.choice(pairs)
-            left[p] -= 2
-            hand[p] += 2
-        for _ in range(groups):
-            options: list[tuple[int, int]] = []  # (first tile, 0 a triplet / 1 a run)
-            for t in range(27):
-                if t // 9 == void:
-                    continue
-                if left[t] >= 3:
-                    options.append((t, 0))
-                if t % 9 <= 6 and left[t] and left[t + 1] and left[t + 2]:
-                    options.extend([(t, 1)] * 3)
-            if not options:
-                break
-            t, run = rng.choice(options)
-            for u in (t, t + 1, t + 2) if run else (t, t, t):
-                left[u] -= 1
-                hand[u] += 1
-        else:
-            if taken_off is None:
-                tiles = [t for t in range(27) for _ in range(hand[t])]
-                hand[rng.choice(tiles)] -= 1
-            else:
-                hand[taken_off] -= 1
-            waits = set(winning_tiles(hand, n_melds, meld_suits=meld_suits, void=void))
-            if avoid & waits:
-                continue
-            if not want or waits == want:
-                return hand
-            score = len(waits & want) / len(waits | want)
-            if best is None or score > best[0]:
-                best = (score, hand)
-    return best[1] if best else None
 
 
 class OracleExpert(ExpertBot):
@@ -173,7 +97,7 @@ class OracleExpert(ExpertBot):
                     hands[o] = hand
                     unseen = [u - h for u, h in zip(unseen, hand, strict=True)]
         world: Game | None = None
-        for _ in range(TRIES):  # the opponents that are not ready are never ready
+        for _ in range(BUILD_TRIES):  # the opponents that are not ready are never ready
             try:
                 world = sample_world(view, rng, visible, weights, hands)
             except ValueError:

@@ -550,3 +550,72 @@ def test_the_search_takes_its_worlds_from_one_method() -> None:
     bot.evaluate(view, bot.candidates(view, legal, bot.policy.choose(view, legal)))
     assert len(dealt) == bot.worlds > 1
     assert all(seat_view_json(w, seat) == seat_view_json(game, seat) for w in dealt)
+
+
+def test_a_win_searched_with_ready_worlds_deals_the_opponents_ready_by_their_chance(
+        request: pytest.FixtureRequest) -> None:
+    """``ready_worlds``: at a win on another's discard each opponent the worlds can build (not won,
+    no face-down kong) gets the readiness network's chance and the tiles it let go by; a world then
+    deals it a ready hand that waits on none of those with that chance, and a hand that is not
+    ready otherwise. Nowhere else, and never without ``ready_worlds``."""
+    from xuezhan.bots import reading
+
+    class ReadyWins(ExpertBot):
+        search_wins = True
+        ready_worlds = True
+
+    wins = discard_wins("chengdu", range(1, 8))
+    assert len(wins) >= 5
+    bot = ReadyWins(random.Random(0))
+    checked = 0
+    for game, seat in wins:
+        view, legal = SeatView(game, seat), game.legal_actions(seat)
+        others = [o for o in range(4) if o != seat and not view.won(o) and not view.hidden_kongs(o)]
+        chances = bot.ready_chances(view, legal)
+        assert sorted(chances) == others
+        for o, (chance, avoid) in chances.items():
+            assert 0.0 < chance < 1.0 and chance == pytest.approx(reading.ready_probability(view, o))
+            assert avoid == reading.passed_since(view, o)
+        assert ExpertBot(random.Random(0)).ready_chances(view, legal) == {}  # off in a plain search
+        visible = view.visible_counts()
+        for r in range(4):
+            sure = bot.ready_world(view, random.Random(r), visible, None, {o: (1.0, chances[o][1]) for o in others})
+            never = bot.ready_world(view, random.Random(r), visible, None, {o: (0.0, set()) for o in others})
+            for world in (sure, never):
+                if world is None:
+                    continue
+                assert world.tile_total() == 108 and seat_view_json(world, seat) == seat_view_json(game, seat)
+            if sure is not None:
+                built = [o for o in others if sure.is_ready(o)]
+                checked += len(built)
+                for o in built:
+                    assert not set(sure.waits(o)) & chances[o][1]
+            if never is not None:
+                assert not any(never.is_ready(o) for o in others)
+    assert checked > 10
+    turns = searched_positions("chengdu", 3, 3)
+    for game, seat in turns:  # its own turns and other claims: the reading worlds
+        view, legal = SeatView(game, seat), game.legal_actions(seat)
+        assert bot.ready_chances(view, legal) == {}
+    game, seat = wins[0]
+    request.getfixturevalue("no_numpy")
+    assert bot.ready_chances(SeatView(game, seat), game.legal_actions(seat)) == {}  # without numpy: reading worlds
+
+
+def test_a_search_with_ready_worlds_plays_a_whole_hand_the_same_twice() -> None:
+    class ReadyWins(ExpertBot):
+        search_wins = True
+        ready_worlds = True
+
+    def play(seed: int) -> list[object]:
+        game = Game.new(Rules.preset("chengdu"), seed=seed)
+        bots = [ReadyWins(random.Random(s)) for s in range(4)]
+        for s, b in enumerate(bots):
+            b.start_hand(seed * 4 + s)
+        while not game.over:
+            seat = next(s for s in game.pending() if game.legal_actions(s))
+            legal = game.legal_actions(seat)
+            game.apply(bots[seat].choose(SeatView(game, seat), legal) if len(legal) > 1 else legal[0])
+        return list(game.events)
+
+    assert play(11) == play(11)

@@ -12,7 +12,6 @@ import pytest
 from xuezhan.bots import BOTS, HeuristicBot
 from xuezhan.engine import Game, seat_view_json
 from xuezhan.engine.views import SeatView
-from xuezhan.hand import shanten, winning_tiles
 from xuezhan.rules import Rules
 
 
@@ -41,27 +40,6 @@ def ready_positions(seed: int, limit: int) -> list[tuple[Game, int, set[int]]]:
 def test_the_oracles_are_not_bots_unless_the_script_registers_them(oracles: ModuleType) -> None:
     assert not any(name.startswith("oracle-") for name in BOTS)
     assert oracles.oracle_name("none") == "expert"
-
-
-def test_a_built_ready_hand_is_ready_outside_its_void_and_waits_on_none_it_avoids(oracles: ModuleType) -> None:
-    rng = random.Random(3)
-    built = 0
-    for k in range(60):
-        unseen = [rng.randint(0, 4) for _ in range(27)]
-        size = (13, 10, 7, 4, 1)[k % 5]
-        void = k % 3
-        avoid = {rng.randrange(27) for _ in range(4)}
-        melds = (13 - size) // 3
-        hand = oracles.built_ready_hand(unseen, size, void, melds, 0, rng, avoid)
-        if hand is None:
-            continue
-        assert sum(hand) == size
-        assert all(0 <= h <= u for h, u in zip(hand, unseen, strict=True))
-        assert not any(hand[void * 9: void * 9 + 9])
-        assert shanten(hand, melds, void=void) == 0
-        assert not avoid & set(winning_tiles(hand, melds, void=void))
-        built += 1
-    assert built > 30
 
 
 def test_no_ready_opponent_waits_on_a_tile_it_let_go_by(oracles: ModuleType) -> None:
@@ -105,26 +83,6 @@ def test_each_oracle_deals_what_it_knows(oracles: ModuleType, oracle: str) -> No
                 for o in ready:
                     if world.is_ready(o) and world.seat_state(o).counts != game.seat_state(o).counts:
                         assert not oracles.safe_tiles(view, o) & set(world.waits(o))
-
-
-def test_a_hand_built_for_given_waits_waits_on_them(oracles: ModuleType) -> None:
-    """``built_ready_hand(..., want=)``: the waits of a random ready hand, asked for, are what the
-    built hand waits on (nearly always; else the closest found, which shares one of them)."""
-    rng = random.Random(5)
-    exact = shared = 0
-    for k in range(40):
-        size, void = (13, 10, 7, 4, 1)[k % 5], k % 3
-        melds = (13 - size) // 3
-        full = [4] * 27
-        model = oracles.built_ready_hand(full, size, void, melds, 0, rng, set())
-        assert model is not None
-        want = set(winning_tiles(model, melds, void=void))
-        hand = oracles.built_ready_hand(full, size, void, melds, 0, rng, set(), want)
-        assert hand is not None and sum(hand) == size and not any(hand[void * 9: void * 9 + 9])
-        waits = set(winning_tiles(hand, melds, void=void))
-        exact += waits == want
-        shared += bool(waits & want)
-    assert shared == 40 and exact >= 30
 
 
 @pytest.mark.parametrize(("args", "code"), [

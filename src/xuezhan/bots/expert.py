@@ -60,7 +60,7 @@ from ..native import (
 from .base import Bot
 from .heuristic import HeuristicBot, wait_points
 from .learned import LearnedBot, shipped_weights
-from .reading import hand_weights
+from .reading import BUILD_TRIES, built_ready_hand, hand_weights, passed_since, ready_probability
 
 _MASK = (1 << 64) - 1
 PLAYOUTS_0_4 = 384
@@ -244,6 +244,13 @@ class ExpertBot:
     self-drawn or bigger win later (过水: the seat may not win on that tile again before it draws).
     Off (every win the prior takes is taken): on chengdu head to head with ``expert`` it gained
     nothing a confidence interval shows (docs/bots.md)."""
+    ready_worlds = False
+    """At a win on another seat's discard (``search_wins``), deal each opponent a ready hand
+    (:func:`~xuezhan.bots.reading.built_ready_hand`, waiting on none of the tiles it let go by since
+    its last discard) with the probability the readiness network gives
+    (:func:`~xuezhan.bots.reading.ready_probability`), and a hand that is not ready otherwise:
+    whether to let a win go hangs on who else will win first. Worlds dealt by the reading network
+    alone make the opponents ready far too seldom. Without numpy: the reading worlds."""
     discard_candidates = 3
     """Discards compared by search (the first choice among them)."""
     prior = "learned"
@@ -278,6 +285,9 @@ class ExpertBot:
                 self.default = self.policy
         self.worlds = 0
         """How many worlds the last decision searched (0: it searched none)."""
+        self._ready: dict[int, tuple[float, set[int]]] = {}
+        """While a decision's worlds are dealt (``ready_worlds``): each opponent's chance of being
+        ready and the tiles its ready hand does not wait on."""
         self._playout_bots: dict[bool, Bot] | None = None
         self._learned_code = False
         """The compiled play-outs hold the shipped network (``learned_self``, ``learned_others``)."""
@@ -474,6 +484,7 @@ class ExpertBot:
         visible = view.visible_counts()
         weights = self.world_weights(view)
         self.worlds = worlds
+        self._ready = self.ready_chances(view, candidates)
         for _ in range(worlds):
             world = self.world(view, rng, visible, weights)
             state = playout_state(world) if self.native_playouts else None
@@ -485,6 +496,7 @@ class ExpertBot:
                 rows = [self._playout(world.copy(), a, seat, s) for s in seeds for a in candidates]
             for k in range(len(candidates)):
                 results[k].append(sum(rows[k :: len(candidates)]) / orders)
+        self._ready = {}
         out = []
         ref = results[0]
         for action, pts in zip(candidates, results, strict=True):
@@ -495,13 +507,67 @@ class ExpertBot:
             out.append(Evaluation(action, sum(pts) / n, d, math.sqrt(var / n), n * orders))
         return out
 
+    def ready_chances(self, view: SeatView, candidates: Sequence[Action]) -> dict[int, tuple[float, set[int]]]:
+        """For a win on another's discard searched with ``ready_worlds``: each opponent's chance of
+        being ready (the readiness network) and the tiles it let go by since its last discard
+        (:func:`~xuezhan.bots.reading.passed_since`); empty elsewhere, before every void is known,
+        or without numpy. Opponents whose hand the worlds cannot build (won, shown, a face-down
+        kong) are left out."""
+        if (not self.ready_worlds or view.phase == "turn" or None in view.voids()
+                or not any(a.type is ActionType.HU for a in candidates)):
+            return {}
+        out: dict[int, tuple[float, set[int]]] = {}
+        for o in range(4):
+            if o == view.seat or view.won(o) or view.shown_counts(o) is not None or view.hidden_kongs(o):
+                continue
+            try:
+                chance = ready_probability(view, o)
+            except XuezhanError:  # numpy is missing: the reading worlds
+                return {}
+            out[o] = (chance, passed_since(view, o))
+        return out
+
     def world(self, view: SeatView, rng: random.Random, visible: Sequence[int],
               weights: list[list[float]] | None) -> Game:
         """One world of a search: every tile the seat cannot see dealt afresh
-        (:func:`~xuezhan.engine.views.sample_world`, by ``weights`` when given). The one place the
-        search's worlds come from, so that a yardstick that knows more than a seat may (the oracles
-        of ``benchmarks/oracle_worlds.py``) is the same search with other worlds."""
+        (:func:`~xuezhan.engine.views.sample_world`, by ``weights`` when given; at a win searched
+        with ``ready_worlds`` each opponent ready or not by its chance, :meth:`ready_chances`). The
+        one place the search's worlds come from, so that a yardstick that knows more than a seat may
+        (the oracles of ``benchmarks/oracle_worlds.py``) is the same search with other worlds."""
+        if self._ready:
+            world = self.ready_world(view, rng, visible, weights, self._ready)
+            if world is not None:
+                return world
         return sample_world(view, rng, visible) if weights is None else sample_world(view, rng, visible, weights)
+
+    def ready_world(self, view: SeatView, rng: random.Random, visible: Sequence[int],
+                    weights: list[list[float]] | None, chances: dict[int, tuple[float, set[int]]]) -> Game | None:
+        """A world in which each opponent of ``chances`` is ready with its chance (a hand built
+        from the unseen copies, waiting on none of its tiles to avoid) and not ready otherwise
+        (:data:`~xuezhan.bots.reading.BUILD_TRIES` worlds tried; the last kept), the rest dealt by
+        ``weights``; ``None`` when the built hands leave no room for the rest."""
+        unseen = [4 - v for v in visible]
+        hands: dict[int, list[int]] = {}
+        for o, (chance, avoid) in chances.items():
+            if rng.random() >= chance:
+                continue
+            meld_suits = 0
+            for m in view.melds(o):
+                meld_suits |= 1 << (m.tile // 9)
+            hand = built_ready_hand(unseen, view.concealed_count(o), view.voids()[o], len(view.melds(o)),
+                                    meld_suits, rng, avoid)
+            if hand is not None:
+                hands[o] = hand
+                unseen = [u - h for u, h in zip(unseen, hand, strict=True)]
+        world: Game | None = None
+        for _ in range(BUILD_TRIES):  # the others are not ready
+            try:
+                world = sample_world(view, rng, visible, weights, hands)
+            except ValueError:  # the built hands leave no room for the rest
+                return None
+            if not any(world.is_ready(o) for o in chances if o not in hands):
+                return world
+        return world
 
     def expected_points(self, view: SeatView, legal: Sequence[Action], playouts: int | None = None) -> list[Evaluation]:
         """Every legal action's expected points for the seat of ``view``: each distinct action of

@@ -15,15 +15,16 @@ from __future__ import annotations
 import random
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
 from ..bots import make_bot
 from ..bots.base import Bot
-from ..bots.reading import NR, READ_HIDDEN, READ_SHAPES, read_features
+from ..bots.reading import NQ, NR, READ_HIDDEN, READ_SHAPES, READY_HIDDEN, READY_SHAPES, read_features, ready_features
 from ..engine.actions import Action
+from ..engine.game import Game
 from ..engine.views import SeatView
 from ..engine.visibility import viewed_state
 from ..extras import optional
@@ -49,11 +50,15 @@ class ReadingConfig:
 
 @dataclass
 class Examples:
-    """Read holdings: features ``(N, 27, NR)``, the reader's unseen copies and the held counts ``(N, 27)``."""
+    """Read holdings: features ``(N, 27, NR)``, the reader's unseen copies and the held counts ``(N, 27)``;
+    for the readiness network, the same holdings' :func:`~xuezhan.bots.reading.ready_features` and
+    whether each was ready (1) or not (0)."""
 
     features: list[Any]
     unseen: list[list[int]]
     held: list[list[int]]
+    ready_features: list[Any] = field(default_factory=list)
+    ready: list[int] = field(default_factory=list)
 
 
 class _Reader:
@@ -73,6 +78,7 @@ class _Reader:
         if (view.phase in ("turn", "claim") and self.rng.random() < self.share
                 and all(v is not None for v in view.voids())):
             state = viewed_state(view)
+            game = Game.from_state(state)
             unseen = [4 - v for v in view.visible_counts()]
             for o in range(4):
                 s = state.seats[o]
@@ -81,6 +87,8 @@ class _Reader:
                 self.out.features.append(read_features(view, o))
                 self.out.unseen.append(unseen)
                 self.out.held.append(list(s.counts))
+                self.out.ready_features.append(ready_features(view, o))
+                self.out.ready.append(int(game.is_ready(o)))
         return self.inner.choose(view, legal)
 
 
@@ -138,6 +146,67 @@ def fit(examples: Examples, cfg: ReadingConfig,
               "r_w1": model[2].weight.detach().numpy().T.astype(np.float32).copy(),
               "r_b1": model[2].bias.detach().numpy().astype(np.float32).copy()}
     assert {k: v.shape for k, v in arrays.items()} == READ_SHAPES
+    return arrays, summary
+
+
+def fit_ready(examples: Examples, cfg: ReadingConfig,
+              log: Callable[[str], None] = lambda s: None) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The readiness network fitted to ``examples`` (full-batch Adam on the log-loss of ready or
+    not): its arrays (:data:`READY_SHAPES`) and a summary (the held-out examples' share ready, the
+    log-loss of that share for everyone against the network's, and the network's calibration:
+    the share ready among the held-out examples it gives under 0.1, 0.1 to 0.5, 0.5 to 0.9, 0.9 and
+    more)."""
+    torch = optional("torch", "training needs PyTorch", "train")
+    torch.set_num_threads(1)
+    torch.use_deterministic_algorithms(True)
+    torch.manual_seed(cfg.seed)
+    x = torch.from_numpy(np.asarray(examples.ready_features, dtype=np.float32).reshape(-1, NQ))
+    y = torch.tensor(examples.ready, dtype=torch.float32)
+    n = len(y)
+    cut = max(1, int(n * (1 - cfg.test_share)))
+    nn = torch.nn
+    model = nn.Sequential(nn.Linear(NQ, READY_HIDDEN), nn.ReLU(), nn.Linear(READY_HIDDEN, 1))
+    bce = nn.BCEWithLogitsLoss()
+    opt = torch.optim.Adam(model.parameters(), lr=cfg.lr)
+    for epoch in range(cfg.epochs):
+        opt.zero_grad()
+        train_loss = bce(model(x[:cut])[:, 0], y[:cut])
+        train_loss.backward()
+        opt.step()
+        if (epoch + 1) % 100 == 0:
+            log(f"epoch {epoch + 1}: log-loss {float(train_loss.detach()):.4f}")
+    with torch.no_grad():
+        held = y[cut:]
+        rate = float(held.mean()) if n > cut else 0.0
+        p = torch.sigmoid(model(x[cut:])[:, 0])
+        base = torch.full_like(held, min(max(rate, 1e-6), 1 - 1e-6))
+        bins = {}
+        for lo, hi in ((0.0, 0.1), (0.1, 0.5), (0.5, 0.9), (0.9, 1.01)):
+            k = (p >= lo) & (p < hi)
+            bins[f"{lo:g}-{min(hi, 1.0):g}"] = {"examples": int(k.sum()),
+                                                "predicted": round(float(p[k].mean()), 4) if k.any() else None,
+                                                "ready": round(float(held[k].mean()), 4) if k.any() else None}
+        def log_loss(q: Any) -> float | None:
+            return round(float(nn.functional.binary_cross_entropy(q, held)), 4) if n > cut else None
+
+        summary = {"examples": n, "held_out": n - cut, "ready_share": round(rate, 4),
+                   "base_log_loss": log_loss(base), "log_loss": log_loss(p), "calibration": bins}
+    arrays = {"q_w0": model[0].weight.detach().numpy().T.astype(np.float32).copy(),
+              "q_b0": model[0].bias.detach().numpy().astype(np.float32).copy(),
+              "q_w1": model[2].weight.detach().numpy().T.astype(np.float32).copy(),
+              "q_b1": model[2].bias.detach().numpy().astype(np.float32).copy()}
+    assert {k: v.shape for k, v in arrays.items()} == READY_SHAPES
+    return arrays, summary
+
+
+def train_ready(cfg: ReadingConfig,
+                log: Callable[[str], None] = lambda s: None) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Gather self-play holdings as :func:`train_reading` does and fit the readiness network: its
+    arrays and a summary."""
+    started = time.process_time()
+    examples = gather(cfg, log)
+    arrays, summary = fit_ready(examples, cfg, log)
+    summary["cpu_seconds"] = round(time.process_time() - started, 1)
     return arrays, summary
 
 
