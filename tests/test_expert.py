@@ -431,20 +431,24 @@ def discard_wins(preset: str, seeds: range) -> list[tuple[Game, int]]:
 
 
 def test_a_win_on_a_discard_is_searched_against_letting_it_go_when_asked(monkeypatch: pytest.MonkeyPatch) -> None:
-    """``search_wins`` (off in ``expert``): a win on another's discard is compared with passing it, and
-    let go only when passing beats it by ``margin`` standard errors; the seat then may not win on
-    that tile before it draws (过水)."""
+    """``search_wins`` (on in ``expert``, off in ``expert-0.4``): a win on another's discard is
+    compared with passing it, and let go only when passing beats it by ``margin`` standard errors;
+    the seat then may not win on that tile before it draws (过水)."""
 
     class SearchWins(ExpertBot):
         search_wins = True
 
-    assert ExpertBot.search_wins is False and Expert04Bot.search_wins is False
+    class NoWins(ExpertBot):
+        search_wins = False
+
+    assert ExpertBot.search_wins is True and Expert04Bot.search_wins is False
+    assert ExpertBot.ready_worlds is True and Expert04Bot.ready_worlds is False
     positions = discard_wins("chengdu", range(1, 6))
     assert positions
     game, seat = positions[0]
     view, legal = SeatView(game, seat), game.legal_actions(seat)
     hu = next(a for a in legal if a.type is ActionType.HU)
-    plain, asked = ExpertBot(random.Random(0)), SearchWins(random.Random(0))
+    plain, asked = NoWins(random.Random(0)), SearchWins(random.Random(0))
     assert plain.candidates(view, legal, hu) == [hu]
     cands = asked.candidates(view, legal, hu)
     assert cands[0] == hu and set(cands) == set(legal) and any(a.type is ActionType.PASS for a in cands)
@@ -464,7 +468,7 @@ def test_a_win_on_a_discard_is_searched_against_letting_it_go_when_asked(monkeyp
     monkeypatch.setattr(ExpertBot, "evaluate", passing_wins(2.0))
     let_go = SearchWins(random.Random(0)).choose(view, legal)
     assert let_go.type is ActionType.PASS
-    assert ExpertBot(random.Random(0)).choose(view, legal).type is ActionType.HU  # off: never searched
+    assert NoWins(random.Random(0)).choose(view, legal).type is ActionType.HU  # off: never searched
     before = len(game.events)
     game.apply(let_go)
     assert any(e["type"] == "pass_hu" and e["seat"] == seat for e in game.events[before:])
@@ -576,7 +580,7 @@ def test_a_win_searched_with_ready_worlds_deals_the_opponents_ready_by_their_cha
         for o, (chance, avoid) in chances.items():
             assert 0.0 < chance < 1.0 and chance == pytest.approx(reading.ready_probability(view, o))
             assert avoid == reading.passed_since(view, o)
-        assert ExpertBot(random.Random(0)).ready_chances(view, legal) == {}  # off in a plain search
+        assert Expert04Bot(random.Random(0)).ready_chances(view, legal) == {}  # off: the reading worlds
         visible = view.visible_counts()
         for r in range(4):
             sure = bot.ready_world(view, random.Random(r), visible, None, {o: (1.0, chances[o][1]) for o in others})

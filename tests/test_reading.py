@@ -87,14 +87,23 @@ def test_the_features_read_only_what_the_seat_sees() -> None:
             assert read_features(SeatView(world, 0), o).tobytes() == read_features(view, o).tobytes()
 
 
+def shipped_training(arrays: dict[str, Any], shapes: dict[str, tuple[int, ...]], weights: Path,
+                     fmt: str, command: str) -> dict[str, Any]:
+    """Shipped arrays are of their shapes and read-only, and their manifest names its format and the
+    command that made them: its ``training`` summary."""
+    assert {k: v.shape for k, v in arrays.items()} == shapes
+    assert all(not v.flags.writeable for v in arrays.values())
+    manifest = json.loads(weights.with_suffix(".json").read_text(encoding="utf-8"))
+    assert manifest["format"] == fmt
+    assert manifest["command"].startswith(command)
+    training: dict[str, Any] = manifest["training"]
+    return training
+
+
 def test_the_shipped_weights_come_with_their_manifest_and_predict_better_than_uniform() -> None:
     arrays = shipped_reading()
-    assert {k: v.shape for k, v in arrays.items()} == READ_SHAPES
-    assert all(not v.flags.writeable for v in arrays.values())
-    manifest = json.loads(READING_WEIGHTS.with_suffix(".json").read_text(encoding="utf-8"))
-    assert manifest["format"] == "xuezhan-reading-1"
-    assert manifest["command"].startswith("python scripts/train_reading.py")
-    training = manifest["training"]
+    training = shipped_training(arrays, READ_SHAPES, READING_WEIGHTS, "xuezhan-reading-1",
+                                "python scripts/train_reading.py")
     assert training["log_loss"] < training["uniform_log_loss"]
     # on hands never trained on, the held tiles are likelier under the network than uniformly
     from xuezhan.rl.reading import ReadingConfig, gather
@@ -345,12 +354,8 @@ def test_the_shipped_readiness_network_tells_ready_hands_apart() -> None:
     """On hands never trained on (seed 99), the seats the network calls likelier ready are ready
     more often, and it predicts better than the share ready alone."""
     arrays = shipped_ready()
-    assert {k: v.shape for k, v in arrays.items()} == READY_SHAPES
-    assert all(not v.flags.writeable for v in arrays.values())
-    manifest = json.loads(READY_WEIGHTS.with_suffix(".json").read_text(encoding="utf-8"))
-    assert manifest["format"] == "xuezhan-ready-1"
-    assert manifest["command"].startswith("python scripts/train_reading.py --net ready")
-    training = manifest["training"]
+    training = shipped_training(arrays, READY_SHAPES, READY_WEIGHTS, "xuezhan-ready-1",
+                                "python scripts/train_reading.py --net ready")
     assert training["log_loss"] < training["base_log_loss"]
     from xuezhan.rl.reading import ReadingConfig, gather
 

@@ -3,11 +3,12 @@
 At every decision it takes the choice of the shipped network (:class:`~xuezhan.bots.learned.LearnedBot`,
 ``prior``; the heuristic's without numpy, as :class:`Expert04Bot` always does). At a decision that
 matters (a peng or a kong on offer, a kong on its own turn, a discard of a hand at most one step
-from ready, ``search_shanten``; a win on another's discard with ``search_wins``, off by default)
+from ready, ``search_shanten``; a win on another's discard, ``search_wins``)
 it then deals the tiles it cannot see afresh a number of times
 (:func:`xuezhan.engine.views.sample_world`: voids, discards, claims and counts kept), each
 opponent's concealed tiles in proportion to what the reading network makes of its river, melds
-and void (:mod:`xuezhan.bots.reading`, ``read_worlds``), plays each candidate in each of those
+and void (:mod:`xuezhan.bots.reading`, ``read_worlds``; at a win, each opponent ready or not by
+the readiness network's chance, ``ready_worlds``), plays each candidate in each of those
 worlds to the end of the hand with the quick heuristic at every seat (or the compiled learned
 network, ``learned_self`` and ``learned_others``, off by default), and compares the candidates'
 points for its seat: the fan, kong payments, 查大叫 and 花猪, 呼叫转移, everything the hand's
@@ -239,12 +240,13 @@ class ExpertBot:
     """Likewise the other seats' play in the compiled play-outs."""
     search_shanten = 1
     """Search the discards of a hand at most this many steps from ready after its best discard."""
-    search_wins = False
+    search_wins = True
     """Search a win on another seat's discard (or a robbed kong) against letting it go, for a
     self-drawn or bigger win later (过水: the seat may not win on that tile again before it draws).
-    Off (every win the prior takes is taken): on chengdu head to head with ``expert`` it gained
-    nothing a confidence interval shows (docs/bots.md)."""
-    ready_worlds = False
+    On in ``expert``, with ``ready_worlds``: alone it gained nothing a confidence interval shows on
+    chengdu head to head with the expert before it; with worlds whose opponents are ready as often as
+    the readiness network says, it did (docs/bots.md)."""
+    ready_worlds = True
     """At a win on another seat's discard (``search_wins``), deal each opponent a ready hand
     (:func:`~xuezhan.bots.reading.built_ready_hand`, waiting on none of the tiles it let go by since
     its last discard) with the probability the readiness network gives
@@ -641,6 +643,8 @@ class Expert04Bot(ExpertBot):
     defence_live = 0
     read_worlds = False
     kong_margin = None
+    search_wins = False
+    ready_worlds = False
 
 
 class ReadingExpertBot(ExpertBot):
@@ -662,3 +666,5 @@ class ReadingExpertBot(ExpertBot):
     read_worlds = True
     reading = "discards"
     kong_margin = 0.0
+    search_wins = False
+    ready_worlds = False

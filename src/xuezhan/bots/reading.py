@@ -116,21 +116,29 @@ def load_reading(path: str | Path = READING_WEIGHTS) -> dict[str, Any]:
     return load_arrays(path, READ_SHAPES)
 
 
-@functools.cache
-def shipped_reading() -> dict[str, Any]:
-    """The arrays of :data:`READING_WEIGHTS`, read once a process and shared, read-only."""
-    arrays = load_reading(READING_WEIGHTS)
+def _read_only(arrays: dict[str, Any]) -> dict[str, Any]:
     for a in arrays.values():
         a.setflags(write=False)
     return arrays
 
 
+def _two_layers(arrays: dict[str, Any], prefix: str, x: Any) -> Any:
+    """``features → hidden (ReLU) → 1`` for each row of ``x``, by the arrays ``{prefix}_w0`` ..
+    ``{prefix}_b1``, within ±:data:`LOG_CLIP`."""
+    np = _numpy()
+    h = np.maximum(x @ arrays[f"{prefix}_w0"] + arrays[f"{prefix}_b0"], 0.0)
+    return np.clip((h @ arrays[f"{prefix}_w1"] + arrays[f"{prefix}_b1"])[:, 0], -LOG_CLIP, LOG_CLIP)
+
+
+@functools.cache
+def shipped_reading() -> dict[str, Any]:
+    """The arrays of :data:`READING_WEIGHTS`, read once a process and shared, read-only."""
+    return _read_only(load_reading(READING_WEIGHTS))
+
+
 def log_weights(arrays: dict[str, Any], x: Any) -> Any:
     """The network's log-weight of each row of ``x`` (features, ``(27, NR)``), within ±:data:`LOG_CLIP`."""
-    np = _numpy()
-    h = np.maximum(x @ arrays["r_w0"] + arrays["r_b0"], 0.0)
-    out = (h @ arrays["r_w1"] + arrays["r_b1"])[:, 0]
-    return np.clip(out, -LOG_CLIP, LOG_CLIP)
+    return _two_layers(arrays, "r", x)
 
 
 def hand_weights(view: SeatView, arrays: dict[str, Any] | None = None) -> list[list[float]]:
@@ -198,17 +206,12 @@ def load_ready(path: str | Path = READY_WEIGHTS) -> dict[str, Any]:
 @functools.cache
 def shipped_ready() -> dict[str, Any]:
     """The arrays of :data:`READY_WEIGHTS`, read once a process and shared, read-only."""
-    arrays = load_ready(READY_WEIGHTS)
-    for a in arrays.values():
-        a.setflags(write=False)
-    return arrays
+    return _read_only(load_ready(READY_WEIGHTS))
 
 
 def ready_logit(arrays: dict[str, Any], x: Any) -> Any:
     """The readiness network's log-odds for each row of ``x`` (``(N, NQ)``), within ±:data:`LOG_CLIP`."""
-    np = _numpy()
-    h = np.maximum(x @ arrays["q_w0"] + arrays["q_b0"], 0.0)
-    return np.clip((h @ arrays["q_w1"] + arrays["q_b1"])[:, 0], -LOG_CLIP, LOG_CLIP)
+    return _two_layers(arrays, "q", x)
 
 
 def ready_probability(view: SeatView, seat: int, arrays: dict[str, Any] | None = None) -> float:

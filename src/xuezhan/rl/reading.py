@@ -107,6 +107,14 @@ def gather(cfg: ReadingConfig, log: Callable[[str], None] = lambda s: None) -> E
     return out
 
 
+def _arrays(model: Any, prefix: str) -> dict[str, Any]:
+    """The float32 arrays ``{prefix}_w0`` .. ``{prefix}_b1`` of a ``Linear, ReLU, Linear`` model."""
+    return {f"{prefix}_w0": model[0].weight.detach().numpy().T.astype(np.float32).copy(),
+            f"{prefix}_b0": model[0].bias.detach().numpy().astype(np.float32).copy(),
+            f"{prefix}_w1": model[2].weight.detach().numpy().T.astype(np.float32).copy(),
+            f"{prefix}_b1": model[2].bias.detach().numpy().astype(np.float32).copy()}
+
+
 def fit(examples: Examples, cfg: ReadingConfig,
         log: Callable[[str], None] = lambda s: None) -> tuple[dict[str, Any], dict[str, Any]]:
     """The reading network fitted to ``examples``: its arrays (:data:`READ_SHAPES`) and a summary
@@ -141,10 +149,7 @@ def fit(examples: Examples, cfg: ReadingConfig,
         summary = {"examples": n, "held_out": n - cut,
                    "uniform_log_loss": round(float(loss(cut, n, uniform=True)), 4),
                    "log_loss": round(float(loss(cut, n)), 4)}
-    arrays = {"r_w0": model[0].weight.detach().numpy().T.astype(np.float32).copy(),
-              "r_b0": model[0].bias.detach().numpy().astype(np.float32).copy(),
-              "r_w1": model[2].weight.detach().numpy().T.astype(np.float32).copy(),
-              "r_b1": model[2].bias.detach().numpy().astype(np.float32).copy()}
+    arrays = _arrays(model, "r")
     assert {k: v.shape for k, v in arrays.items()} == READ_SHAPES
     return arrays, summary
 
@@ -191,10 +196,7 @@ def fit_ready(examples: Examples, cfg: ReadingConfig,
 
         summary = {"examples": n, "held_out": n - cut, "ready_share": round(rate, 4),
                    "base_log_loss": log_loss(base), "log_loss": log_loss(p), "calibration": bins}
-    arrays = {"q_w0": model[0].weight.detach().numpy().T.astype(np.float32).copy(),
-              "q_b0": model[0].bias.detach().numpy().astype(np.float32).copy(),
-              "q_w1": model[2].weight.detach().numpy().T.astype(np.float32).copy(),
-              "q_b1": model[2].bias.detach().numpy().astype(np.float32).copy()}
+    arrays = _arrays(model, "q")
     assert {k: v.shape for k, v in arrays.items()} == READY_SHAPES
     return arrays, summary
 
