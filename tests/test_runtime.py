@@ -5,18 +5,20 @@ from __future__ import annotations
 import dataclasses
 import json
 import random
+from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
 
-from xuezhan.bots import make_bot
+from xuezhan.bots import bot_faults, close_bot, make_bot
 from xuezhan.engine.actions import Action, ActionType
 from xuezhan.engine.game import Phase
+from xuezhan.engine.views import SeatView
 from xuezhan.errors import IllegalActionError, XuezhanError
 from xuezhan.match import Match, MatchError, RoomConfig, hand_seed
 from xuezhan.records import record_json
 from xuezhan.rules import Rules
-from xuezhan.runtime import HandLogEntry, MatchRuntime, Seat, SeatKind, TimeLimits, bot_seed
+from xuezhan.runtime import HandLogEntry, MatchRuntime, Seat, SeatKind, StandIn, TimeLimits, bot_seed
 from xuezhan.selfplay import PLAYERS, simulate
 from xuezhan.server.config import ServerConfig
 
@@ -286,3 +288,58 @@ def test_a_broken_bot_does_not_stop_the_hand() -> None:
         while not driver.over:
             driver.act(driver.deciding()[0])
         assert runtime.finish_hand().hand_no == 1
+
+
+class LetsWinsGo:
+    """The heuristic, but it never wins (a bot that lets every win go); it counts what the runtime
+    hands it."""
+
+    name = "lets-wins-go"
+
+    def __init__(self) -> None:
+        self.heuristic = make_bot("heuristic")
+        self.faults = 2
+        self.ended = 0
+        self.closed = False
+
+    def start_hand(self, seed: int) -> None:
+        self.heuristic.start_hand(seed)
+
+    def choose(self, view: SeatView, legal: Sequence[Action]) -> Action:
+        return self.heuristic.choose(view, [a for a in legal if a.type is not ActionType.HU] or list(legal))
+
+    def end_hand(self, view: SeatView) -> None:
+        self.ended += 1
+
+    def close(self) -> None:
+        self.closed = True
+
+
+def test_a_stand_in_takes_every_win_its_bot_would_let_go() -> None:
+    """托管 plays for a person with the seat's stand-in bot, but a win on offer is always taken:
+    letting one go for a bigger one later is the person's choice (docs/interfaces.md)."""
+
+    def play(person: bool, seed: int) -> tuple[int, int, list[LetsWinsGo]]:
+        bots = [LetsWinsGo() for _ in PEOPLE]
+        seats = {p: Seat.of_person(p, stand_in=b) if person else Seat.of_bot(b)
+                 for p, b in zip(PEOPLE, bots, strict=True)}
+        for seat in seats.values():
+            seat.trustee = True
+        driver = MatchRuntime(Match(RoomConfig(rules=Rules.preset("chengdu")), PEOPLE, seed=seed), seats).start_hand()
+        assert driver.run() and driver.over
+        kinds = [e["type"] for e in driver.game.events]
+        return kinds.count("pass_hu"), kinds.count("hu") + kinds.count("zimo"), bots
+
+    passed = sum(play(False, seed)[0] for seed in range(4))
+    assert passed > 0  # the bot alone lets wins go
+    for seed in range(4):
+        let_go, won, bots = play(True, seed)
+        assert let_go == 0 and won > 0
+        assert all(b.ended == 1 for b in bots)  # the stand-in passes the rest on to its bot
+    seat = Seat.of_person("ann", stand_in=bots[0])
+    assert isinstance(seat.bot, StandIn) and seat.bot.name == "lets-wins-go"
+    assert Seat.of_person("ann", stand_in=seat.bot).bot is seat.bot  # wrapped once
+    assert bot_faults(seat.bot) == 2
+    close_bot(seat.bot)
+    assert bots[0].closed
+    assert not isinstance(Seat.of_bot(bots[0]).bot, StandIn)

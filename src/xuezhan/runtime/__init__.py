@@ -18,7 +18,7 @@ from .controller import HandLogEntry, MatchItemListener, MatchRuntime, SeatsFor,
 from .driver import ActionListener, HandDriver, Interrupt
 from .pacer import EXPIRIES_TO_TRUSTEE, GRACE, Delays, Move, Pacer
 from .playout import play_out
-from .seats import Seat, SeatKind, TimeLimits, bot_seed
+from .seats import Seat, SeatKind, StandIn, TimeLimits, bot_seed
 
 __all__ = [
     "EXPIRIES_TO_TRUSTEE",
@@ -35,6 +35,7 @@ __all__ = [
     "Seat",
     "SeatKind",
     "SeatsFor",
+    "StandIn",
     "TimeLimits",
     "bot_seed",
     "play_out",

@@ -11,11 +11,15 @@ web table, self-play and the league all hand the runtime the same kind of seats.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
+from typing import Any
 
 from ..bots import Bot, make_bot
+from ..engine.actions import Action, ActionType
 from ..engine.game import Phase
+from ..engine.views import SeatView
 
 _MASK = (1 << 64) - 1
 
@@ -44,6 +48,33 @@ class TimeLimits:
         return self.choice
 
 
+class StandIn:
+    """A person's 托管 stand-in: ``bot``'s choices, except that a win on offer is always taken.
+    Letting a win go for a self-drawn or bigger one later (the expert's search may) is the
+    player's own choice to make, never one made for them while they are away."""
+
+    __slots__ = ("bot", "name")
+
+    def __init__(self, bot: Bot) -> None:
+        self.bot = bot
+        self.name = bot.name
+
+    def start_hand(self, seed: int) -> None:
+        self.bot.start_hand(seed)
+
+    def choose(self, view: SeatView, legal: Sequence[Action]) -> Action:
+        for a in legal:
+            if a.type is ActionType.HU:
+                return a
+        return self.bot.choose(view, legal)
+
+    def __getattr__(self, name: str) -> Any:
+        """The rest is the bot's: ``end_hand``, an outside program's ``faults`` and ``close``."""
+        if name == "bot":  # not set yet (a copy being made)
+            raise AttributeError(name)
+        return getattr(self.bot, name)
+
+
 class Seat:
     """One seat's owner: a person or a bot, its bot (a bot's own, or a person's 托管 stand-in),
     whether 托管 is on, and a person's time limits (``None``: no limit, as in the terminal)."""
@@ -68,9 +99,10 @@ class Seat:
 
     @classmethod
     def of_person(cls, name: str, *, stand_in: Bot | str = "heuristic", limits: TimeLimits | None = None) -> Seat:
-        """A seat played by a person; ``stand_in`` plays it under 托管."""
+        """A seat played by a person; ``stand_in`` plays it under 托管 (as a :class:`StandIn`: every
+        win on offer taken)."""
         b = make_bot(stand_in) if isinstance(stand_in, str) else stand_in
-        return cls(SeatKind.PERSON, b, name=name, limits=limits)
+        return cls(SeatKind.PERSON, b if isinstance(b, StandIn) else StandIn(b), name=name, limits=limits)
 
     @property
     def is_person(self) -> bool:
