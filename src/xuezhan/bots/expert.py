@@ -34,7 +34,11 @@ legal actions. docs/bots.md has the figures.
 
 A Python play-out runs on the match runtime's one decision loop
 (:class:`~xuezhan.runtime.HandDriver`). The runtime sits above the bots, so the bots do not
-import it: it hands the expert its loop when it is imported (:meth:`ExpertBot.use_play_out`)."""
+import it: it hands the expert its loop when it is imported (:meth:`ExpertBot.use_play_out`).
+
+Long: one search in one class, every knob a class attribute with its reason beside it, so that
+``expert-0.4``, the reading expert and the yardsticks of ``benchmarks/`` are that class with other
+values (what to search, the worlds, the play-outs, the choice), not copies of its parts."""
 
 from __future__ import annotations
 

@@ -30,6 +30,7 @@ from ..engine.views import SeatView
 from ..engine.visibility import viewed_state
 from ..extras import optional
 from ..hand import winning_tiles
+from ..ids import EventKind
 from .learned import load_arrays
 
 READING_WEIGHTS: Final = Path(__file__).resolve().parent / "weights" / "reading-1.npz"
@@ -179,7 +180,7 @@ def passed_since(view: SeatView, seat: int) -> set[int]:
     hand's events, which every seat sees; in a claim window the tile on offer is left out (``seat``
     has not answered it yet)."""
     events = Game.from_state(viewed_state(view)).events
-    discards = [(e["seat"], e["tile"]) for e in events if e["type"] == "discard"]
+    discards = [(e["seat"], e["tile"]) for e in events if e["type"] == EventKind.DISCARD]
     if view.phase == "claim" and discards:
         discards.pop()
     last = max((i for i, (q, _) in enumerate(discards) if q == seat), default=-1)
