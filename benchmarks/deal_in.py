@@ -35,16 +35,13 @@ from xuezhan.engine.views import SeatView
 from xuezhan.hand import shanten
 from xuezhan.match import hand_seed
 from xuezhan.rules import Rules
+from xuezhan.scoring import suits_of_melds
 
 
 def closeness(game: Game, seat: int, counts: list[int]) -> int:
     """Steps from ready of ``seat``'s concealed ``counts`` with its melds and void (-1: a win)."""
     view = SeatView(game, seat)
-    melds = view.melds(seat)
-    meld_suits = 0
-    for m in melds:
-        meld_suits |= 1 << (m.tile // 9)
-    return shanten(counts, len(melds), meld_suits=meld_suits, void=view.void)
+    return shanten(counts, len(view.melds(seat)), meld_suits=suits_of_melds(view.melds(seat)), void=view.void)
 
 
 def wins_on(game: Game, seat: int, tile: int) -> bool:

@@ -46,6 +46,7 @@ from xuezhan.engine.visibility import viewed_state
 from xuezhan.errors import XuezhanError
 from xuezhan.league.league import run_league
 from xuezhan.rules import Rules
+from xuezhan.scoring import suits_of_melds
 
 ORACLES = ("none", "sees-all", "sees-ready", "knows-waits", "knows-ready", "knows-ready-safe")
 OWN_DISCARDS = 3
@@ -89,9 +90,7 @@ class OracleExpert(ExpertBot):
                 s = real.seat_state(o)
                 avoid = safe_tiles(view, o) if self.oracle == "knows-ready-safe" else set()
                 want = set(real.waits(o)) if self.oracle == "knows-waits" else None
-                meld_suits = 0
-                for m in s.melds:
-                    meld_suits |= 1 << (m.tile // 9)
+                meld_suits = suits_of_melds(s.melds)
                 hand = built_ready_hand(unseen, s.concealed, s.void, len(s.melds), meld_suits, rng, avoid, want)
                 if hand is not None:
                     hands[o] = hand

@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 from xuezhan import scoring
 from xuezhan.errors import HandError, XuezhanError
 from xuezhan.rules import Rules
-from xuezhan.scoring import Meld, MeldKind, NoWin, Score, WinContext, multiple_of, score_win
+from xuezhan.scoring import Meld, MeldKind, NoWin, Score, WinContext, multiple_of, score_win, suits_of_melds
 from xuezhan.tiles import parse_tile, parse_tiles
 
 QQ = Rules.preset("qq")
@@ -641,3 +641,10 @@ def test_no_engine_module_reads_the_base_score() -> None:
         if any(isinstance(n, ast.Attribute) and n.attr == "base_score" for n in ast.walk(ast.parse(p.read_text())))
     )
     assert readers == ["scoring.py"]
+
+
+def test_the_suits_of_melds_one_bit_a_suit() -> None:
+    assert suits_of_melds([]) == 0
+    assert suits_of_melds([Meld(MeldKind.PENG, parse_tile("5m"))]) == 0b001
+    assert suits_of_melds([Meld(MeldKind.ANGANG, parse_tile("9s")), Meld(MeldKind.GANG, parse_tile("1p")),
+                           Meld(MeldKind.PENG, parse_tile("2p"))]) == 0b110

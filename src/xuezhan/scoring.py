@@ -9,7 +9,7 @@ ways, the split giving the most points is scored (坎倒板).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
@@ -47,6 +47,15 @@ class Meld:
 
     def __repr__(self) -> str:
         return f"Meld(MeldKind.{self.kind.name}, {self.tile})"
+
+
+def suits_of_melds(melds: Iterable[Meld]) -> int:
+    """The suits of ``melds``, one bit a suit (``1 << suit``): what the hand analysis
+    (:func:`xuezhan.hand.shanten`) takes of a seat's melds beside their number."""
+    bits = 0
+    for m in melds:
+        bits |= 1 << (m.tile // 9)
+    return bits
 
 
 @dataclass(frozen=True, slots=True)

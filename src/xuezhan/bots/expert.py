@@ -62,6 +62,7 @@ from ..native import (
     prepare_bots,
     use_learned_weights,
 )
+from ..scoring import suits_of_melds
 from .base import Bot
 from .heuristic import HeuristicBot, wait_points
 from .learned import LearnedBot, shipped_weights
@@ -557,11 +558,8 @@ class ExpertBot:
         for o, (chance, avoid) in chances.items():
             if rng.random() >= chance:
                 continue
-            meld_suits = 0
-            for m in view.melds(o):
-                meld_suits |= 1 << (m.tile // 9)
             hand = built_ready_hand(unseen, view.concealed_count(o), view.voids()[o], len(view.melds(o)),
-                                    meld_suits, rng, avoid)
+                                    suits_of_melds(view.melds(o)), rng, avoid)
             if hand is not None:
                 hands[o] = hand
                 unseen = [u - h for u, h in zip(unseen, hand, strict=True)]

@@ -32,7 +32,7 @@ from ..engine.actions import Action, ActionType
 from ..engine.views import SeatView
 from ..hand import shanten, winning_tiles
 from ..rules import Rules
-from ..scoring import Meld, NoWin, WinContext, hand_points, score_win
+from ..scoring import Meld, NoWin, WinContext, hand_points, score_win, suits_of_melds
 
 _RANK_WEIGHT = (0.55, 0.8, 1.0, 1.0, 1.0, 1.0, 1.0, 0.8, 0.55)
 """How often a ready hand waits on a rank (edge tiles close fewer shapes)."""
@@ -231,9 +231,7 @@ class HeuristicBot:
         counts = view.counts
         melds = view.melds(view.seat)
         n = len(melds)
-        meld_suits = 0
-        for m in melds:
-            meld_suits |= 1 << (m.tile // 9)
+        meld_suits = suits_of_melds(melds)
         void = view.void
         now = shanten(counts, n, meld_suits=meld_suits, void=void)
         qing = self.qing_suit(view, counts, melds, now)
@@ -270,9 +268,7 @@ class HeuristicBot:
         counts = view.counts
         melds = view.melds(view.seat)
         n = len(melds)
-        meld_suits = 0
-        for m in melds:
-            meld_suits |= 1 << (m.tile // 9)
+        meld_suits = suits_of_melds(melds)
         void = view.void
         discards = [a for a in legal if a.type is ActionType.DISCARD]
         gangs = [a for a in legal if a.type is ActionType.GANG]
@@ -364,10 +360,9 @@ class HeuristicBot:
         """Ready after the discard: keep the waits worth most (live copies × points) against danger."""
         rules = view.rules
         meld_t = tuple(melds)
-        meld_suits = 0
+        meld_suits = suits_of_melds(melds)
         owned = counts[:]
         for m in melds:
-            meld_suits |= 1 << (m.tile // 9)
             owned[m.tile] += m.size
         base = self.stake(view)
 

@@ -33,6 +33,7 @@ from ..errors import XuezhanError
 from ..extras import optional
 from ..hand import shanten, winning_tiles
 from ..ids import ErrorCode
+from ..scoring import suits_of_melds
 from .heuristic import HeuristicBot, wait_points
 
 WEIGHTS: Final = Path(__file__).resolve().parent / "weights" / "learned-1.npz"
@@ -102,9 +103,7 @@ def features(view: SeatView, legal: Sequence[Action]) -> tuple[list[float], list
     me = view.seat
     melds = view.melds(me)
     n = len(melds)
-    meld_suits = 0
-    for m in melds:
-        meld_suits |= 1 << (m.tile // 9)
+    meld_suits = suits_of_melds(melds)
     void = view.void
     phase = view.phase
     stake = float(HeuristicBot.stake(view))
