@@ -3,6 +3,8 @@
  * engine's, because records must come out byte-identical. */
 #include "xz_engine.h"
 
+#include <math.h>
+#include <stddef.h>
 #include <string.h>
 
 /* ------------------------------------------------------------------------------------------
@@ -991,17 +993,11 @@ static void angang(XzGame *g, int seat, int t) {
     draw(g, seat, 1);
 }
 
-static void start_bugang(XzGame *g, int seat, int t) {
-    XzSeat *s = &g->seats[seat];
-    int late = g->drawn != t;
-    seat_remove(s, t, 1);
-    g->clean_start = 0;
-    g->pending_bugang = t;
-    g->bugang_late = late;
-    emit2(g, XZ_EVENT_BUGANG_DECLARED, seat, t);
+/* engine.kongs.rob_options: who may rob ``seat``'s added kong of ``t`` (hu, or pass unless a win is
+ * forced), into the options of ``w`` */
+static void rob_options(XzGame *g, int seat, int t, XzWindow *w) {
     int force = g->rules->must_hu_last_four && g->tail - g->head <= 4;
-    XzWindow *w = &g->w;
-    memset(w, 0, sizeof *w);
+    w->nopt = 0;
     for (int k = 1; k < 4; k++) {
         int o = (seat + k) % 4;
         if (!active(g, o)) continue;
@@ -1014,6 +1010,19 @@ static void start_bugang(XzGame *g, int seat, int t) {
             if (!force) w->options[i][w->noptions[i]++] = mk(o, XZ_ACTION_PASS, -1);
         }
     }
+}
+
+static void start_bugang(XzGame *g, int seat, int t) {
+    XzSeat *s = &g->seats[seat];
+    int late = g->drawn != t;
+    seat_remove(s, t, 1);
+    g->clean_start = 0;
+    g->pending_bugang = t;
+    g->bugang_late = late;
+    emit2(g, XZ_EVENT_BUGANG_DECLARED, seat, t);
+    XzWindow *w = &g->w;
+    memset(w, 0, sizeof *w);
+    rob_options(g, seat, t, w);
     if (w->nopt) {
         w->tile = t; w->source = seat; w->robbing = 1;
         g->has_window = 1;
@@ -1085,17 +1094,10 @@ static void peng(XzGame *g, int seat) {
     g->zhigang_source = -1;
 }
 
-static void discard_tile(XzGame *g, int seat, int t) { /* engine.claims.discard */
-    XzSeat *s = &g->seats[seat];
+/* engine.claims.claim_options: what each other seat may answer to ``seat``'s discard of ``t``, into
+ * the options of ``w`` (seats with nothing to claim left out) */
+static void claim_options(XzGame *g, int seat, int t, XzWindow *w) {
     const XzRules *R = g->rules;
-    seat_remove(s, t, 1);
-    if (s->nriver >= XZ_RIVER) { g->overflow = 1; s->nriver = XZ_RIVER - 1; }
-    s->river[s->nriver] = (uint8_t)t;
-    s->river_state[s->nriver] = XZ_RIVER_OPEN;
-    s->nriver++;
-    emit2(g, XZ_EVENT_DISCARD, seat, t);
-    g->drawn = -1;
-    XzWindow *w = &g->w;
     w->nopt = 0;
     for (int k = 1; k < 4; k++) {
         int o = (seat + k) % 4;
@@ -1121,6 +1123,19 @@ static void discard_tile(XzGame *g, int seat, int t) { /* engine.claims.discard 
             w->noptions[i] = na;
         }
     }
+}
+
+static void discard_tile(XzGame *g, int seat, int t) { /* engine.claims.discard */
+    XzSeat *s = &g->seats[seat];
+    seat_remove(s, t, 1);
+    if (s->nriver >= XZ_RIVER) { g->overflow = 1; s->nriver = XZ_RIVER - 1; }
+    s->river[s->nriver] = (uint8_t)t;
+    s->river_state[s->nriver] = XZ_RIVER_OPEN;
+    s->nriver++;
+    emit2(g, XZ_EVENT_DISCARD, seat, t);
+    g->drawn = -1;
+    XzWindow *w = &g->w;
+    claim_options(g, seat, t, w);
     if (!w->nopt) {
         next_draw(g, seat);
         return;
@@ -1446,4 +1461,200 @@ const char *xz_try_apply(XzGame *g, const XzAction *a) {
     if (a->type == XZ_ACTION_EXCHANGE) return "bad_exchange_tiles";
     if (a->type == XZ_ACTION_DINGQUE) return "forced_dingque";
     return "illegal_action";
+}
+
+/* a copy of a hand: *dst = *src but for the unused tails of the ledger, the wins and the actions, most
+ * of the struct's size (a play-out copies its world once an action and wall order) */
+void xz_copy_game(XzGame *dst, const XzGame *src) {
+#define XZ_SPAN(from, to) memcpy((char *)dst + offsetof(XzGame, from), (const char *)src + offsetof(XzGame, from), \
+                                 offsetof(XzGame, to) - offsetof(XzGame, from))
+    memcpy(dst, src, offsetof(XzGame, ledger));
+    memcpy(dst->ledger, src->ledger, sizeof(XzEntry) * (size_t)src->nledger);
+    XZ_SPAN(nledger, wins);
+    memcpy(dst->wins, src->wins, sizeof(XzWin) * (size_t)src->nwins);
+    XZ_SPAN(nwins, actions);
+    memcpy(dst->actions, src->actions, sizeof(XzAction) * (size_t)src->nactions);
+    memcpy((char *)dst + offsetof(XzGame, nactions), (const char *)src + offsetof(XzGame, nactions),
+           sizeof(XzGame) - offsetof(XzGame, nactions));
+#undef XZ_SPAN
+}
+
+/* ------------------------------------------------------------------------------------------
+ * The worlds of a search (engine.views.sample_world), dealt in the core from the generator of
+ * the search, draw for draw as the Python function deals them.
+ * ------------------------------------------------------------------------------------------ */
+uint64_t xz_mt_bits64(XzMT *m) { /* Random.getrandbits(64): the low word drawn first */
+    uint64_t lo = mt_next(m);
+    return lo | (uint64_t)mt_next(m) << 32;
+}
+
+static void seat_set_counts(XzSeat *s, const int8_t *counts) {
+    memset(s->counts, 0, sizeof s->counts);
+    s->held = 0;
+    s->keys[0] = s->keys[1] = s->keys[2] = 0;
+    s->sizes[0] = s->sizes[1] = s->sizes[2] = 0;
+    for (int t = 0; t < 27; t++)
+        for (int c = 0; c < counts[t]; c++) seat_add(s, t);
+    s->wm = -1;
+    s->pass_hu = 0;
+    s->pass_hu_any = 0;
+    s->chosen = 0;
+}
+
+int xz_deal_world(XzGame *g, const XzDeal *d, XzMT *mt) {
+    uint8_t pool[108], rest[108];
+    int np = 0, unseen[27];
+    memcpy(unseen, d->unseen, sizeof unseen);
+    for (int h = 0; h < d->nhidden; h++) { /* the hands given: sample_world's ValueError, before any draw */
+        if (!d->given[h]) continue;
+        int n = 0;
+        for (int t = 0; t < 27; t++) {
+            n += d->hand[h][t];
+            unseen[t] -= d->hand[h][t];
+            if (d->hand[h][t] < 0 || unseen[t] < 0) return -2;
+        }
+        if (n != d->n[h]) return -2;
+    }
+    for (int t = 0; t < 27; t++)
+        for (int c = 0; c < unseen[t]; c++) {
+            if (np >= 108) return -1;
+            pool[np++] = (uint8_t)t;
+        }
+    for (int h = 0; h < d->nhidden; h++) { /* face-down kongs: four copies of a tile nobody has seen */
+        int o = d->hidden[h];
+        XzSeat *s = &g->seats[o];
+        for (int i = 0; i < s->nmelds; i++) {
+            if (s->melds[i].kind != XZ_MELD_ANGANG) continue;
+            int kinds[27], nk = 0;
+            for (int t = 0; t < 27; t++)
+                if (unseen[t] == 4 && t / 9 != s->void_suit) kinds[nk++] = t;
+            if (!nk) /* the kinds outside the void went to earlier kongs: any kind with four unseen copies */
+                for (int t = 0; t < 27; t++)
+                    if (unseen[t] == 4) kinds[nk++] = t;
+            if (!nk) return -2; /* only the given hands can have taken them */
+            int t = kinds[mt_randbelow(mt, (uint32_t)nk)], kept = 0;
+            unseen[t] = 0;
+            for (int q = 0; q < np; q++)
+                if (pool[q] != t) pool[kept++] = pool[q];
+            np = kept;
+            for (int k = 0; k < g->nkongs; k++) {
+                XzKong *kg = &g->kongs[k];
+                if (kg->seat == o && kg->kind == XZ_REASON_ANGANG && kg->tile == s->melds[i].tile) {
+                    kg->tile = t;
+                    break;
+                }
+            }
+            s->melds[i].tile = (uint8_t)t;
+        }
+        s->meld_suits = 0;
+        for (int i = 0; i < s->nmelds; i++) s->meld_suits |= 1 << (s->melds[i].tile / 9);
+    }
+    for (int i = np - 1; i > 0; i--) { /* Random.shuffle */
+        int j = mt_randbelow(mt, (uint32_t)(i + 1));
+        uint8_t x = pool[i];
+        pool[i] = pool[j];
+        pool[j] = x;
+    }
+    for (int h = 0; h < d->nhidden; h++) {
+        int n = d->n[h], nr = 0;
+        int8_t counts[27] = {0};
+        if (d->given[h]) {
+            seat_set_counts(&g->seats[d->hidden[h]], d->hand[h]);
+            continue;
+        }
+        if (n > np) return -1;
+        if (d->weighted) {
+            /* weighted draws without replacement: the n smallest exponential keys, ties in pool order */
+            double keys[108];
+            int order[108];
+            char chosen[108] = {0};
+            for (int i = 0; i < np; i++) {
+                keys[i] = d->scale[h][pool[i]] * (1e-300 - log(1.0 - xz_mt_random(mt)));
+                int k = i;
+                while (k > 0 && keys[order[k - 1]] > keys[i]) {
+                    order[k] = order[k - 1];
+                    k--;
+                }
+                order[k] = i;
+            }
+            for (int i = 0; i < n; i++) {
+                chosen[order[i]] = 1;
+                counts[pool[order[i]]]++;
+            }
+            for (int i = 0; i < np; i++)
+                if (!chosen[i]) rest[nr++] = pool[i];
+        } else if (!d->no_void[h]) {
+            for (int i = 0; i < n; i++) counts[pool[i]]++;
+            for (int i = n; i < np; i++) rest[nr++] = pool[i];
+        } else {
+            int taken = 0, v = d->void_suit[h];
+            for (int i = 0; i < np; i++) {
+                if (taken < n && pool[i] / 9 != v) {
+                    counts[pool[i]]++;
+                    taken++;
+                } else {
+                    rest[nr++] = pool[i];
+                }
+            }
+            int extra = n - taken; /* not enough tiles outside the void: fill up with any */
+            for (int i = 0; i < extra; i++) counts[rest[i]]++;
+            memmove(rest, rest + extra, (size_t)(nr - extra));
+            nr -= extra;
+        }
+        memcpy(pool, rest, (size_t)nr);
+        np = nr;
+        seat_set_counts(&g->seats[d->hidden[h]], counts);
+    }
+    if (np - d->n_by != g->tail - g->head) return -1;
+    memcpy(g->wall + g->head, pool + d->n_by, (size_t)(g->tail - g->head));
+    if (g->has_window) { /* the claimants worked out again from the dealt hands, the seat's own kept */
+        XzWindow *w = &g->w, fresh;
+        if (w->robbing) rob_options(g, w->source, w->tile, &fresh);
+        else claim_options(g, w->source, w->tile, &fresh);
+        int keep = -1;
+        for (int i = 0; i < w->nopt; i++)
+            if (w->options_seat[i] == d->me) keep = i;
+        XzWindow old = *w;
+        w->nopt = 0;
+        for (int k = 1; k < 4; k++) {
+            int o = (w->source + k) % 4, i = w->nopt;
+            if (o == d->me && keep >= 0) {
+                memcpy(w->options[i], old.options[keep], sizeof old.options[keep]);
+                w->noptions[i] = old.noptions[keep];
+            } else {
+                int f = -1;
+                for (int q = 0; q < fresh.nopt; q++)
+                    if (fresh.options_seat[q] == o) f = q;
+                if (f < 0) continue;
+                memcpy(w->options[i], fresh.options[f], sizeof fresh.options[f]);
+                w->noptions[i] = fresh.noptions[f];
+            }
+            w->options_seat[i] = o;
+            w->nopt++;
+        }
+        w->nanswers = 0;
+        for (int i = 0; i < 3; i++) w->answered[i] = 0;
+    }
+    return 0;
+}
+
+int xz_deal_ready_world(XzGame *g, const XzGame *base, XzDeal *d, XzMT *mt, const int *check, int ncheck, int tries) {
+    for (int k = 0; k < tries; k++) {
+        xz_copy_game(g, base);
+        int r = xz_deal_world(g, d, mt);
+        if (r == -2) { /* the given hands do not fit: a world of the plain deal */
+            int given[3];
+            memcpy(given, d->given, sizeof given);
+            memset(d->given, 0, sizeof d->given);
+            xz_copy_game(g, base);
+            r = xz_deal_world(g, d, mt);
+            memcpy(d->given, given, sizeof given);
+            return r;
+        }
+        if (r < 0) return r;
+        int ready = 0, waits[27];
+        for (int i = 0; i < ncheck && !ready; i++) ready = seat_waits(g, check[i], waits) > 0;
+        if (!ready) return 0;
+    }
+    return 0;
 }

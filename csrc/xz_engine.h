@@ -178,6 +178,30 @@ int xz_make_bot(XzBot *bot, int code, uint64_t salt);
  * concealed ``counts`` (winning tile included) with the melds of ``s`` (heuristic.wait_points) */
 int xz_complete_keys(int32_t k0, int32_t k1, int32_t k2, int seven);
 int64_t xz_discard_win_points(const XzRules *R, const int8_t *counts, const XzSeat *s);
+/* *dst = *src, the unused tails of the ledger, the wins and the actions left out */
+void xz_copy_game(XzGame *dst, const XzGame *src);
+/* what a search's world deals afresh (engine.views.sample_world): the copies the seat has not seen, the
+ * hidden seats in seat order with their number of tiles, void and whether they hold none of it, the
+ * bystanders' tiles, and with ``weighted`` the rates of the weighted draws (1 / weight, inf: never
+ * but when nothing else is left) */
+typedef struct {
+    int me, nhidden, n_by, weighted;
+    int unseen[27];
+    int hidden[3], n[3], void_suit[3], no_void[3];
+    double scale[3][27];
+    int given[3];        /* the hidden seat's hand is given (sample_world's ``hands``) */
+    int8_t hand[3][27];
+} XzDeal;
+/* deal the world of ``d`` into ``g`` (a copy of the viewed state) with the draws sample_world makes of
+ * ``mt``, and work the claim window's options out again from the dealt hands; -1 if the tiles do not
+ * fit the state, -2 (no draw made) if a given hand does not fit the copies unseen */
+int xz_deal_world(XzGame *g, const XzDeal *d, XzMT *mt);
+/* ExpertBot.ready_world's loop: worlds of ``d`` dealt into ``g`` from ``base`` until none of the
+ * ``check`` seats is ready (``tries`` at most, the last kept); given hands that do not fit: one world of
+ * the plain deal. 0, or -1 if the tiles do not fit the state */
+int xz_deal_ready_world(XzGame *g, const XzGame *base, XzDeal *d, XzMT *mt, const int *check, int ncheck, int tries);
+/* Random.getrandbits(64) */
+uint64_t xz_mt_bits64(XzMT *mt);
 /* a hand in the middle of play from the integers of xuezhan.engine.packed.pack_state
  * (xz_load.c); -1 (and nothing to play) when they are malformed */
 int xz_load_game(XzGame *g, const XzRules *rules, const int64_t *words, size_t n);

@@ -318,7 +318,7 @@ static PyObject *core_play_outs(PyObject *self, PyObject *args) {
         if (seed == (unsigned long long)-1 && PyErr_Occurred()) goto fail;
         if (seed) xz_shuffle_order(seed, n, order); /* seeding costs more than the shuffle: once a seed */
         for (Py_ssize_t k = 0; k < na; k++) {
-            memcpy(g, base, sizeof(XzGame));
+            xz_copy_game(g, base);
             if (seed)
                 for (int i = 0; i < n; i++) g->wall[g->head + i] = base->wall[base->head + order[i]];
             if (actions[k].type != 255) {
@@ -363,6 +363,238 @@ fail:
     Py_XDECREF(seeds);
     Py_XDECREF(out);
     PyBuffer_Release(&state);
+    return NULL;
+}
+
+static PyObject *core_search_worlds(PyObject *self, PyObject *args) {
+    /* (rules, state, deal, scale, mt, worlds, orders, actions, bots, given, check, tries): a search's
+     * play-outs with its worlds dealt in the core. ``state`` is a world of the view packed (pack_state)
+     * whose hidden hands are dealt afresh; ``deal`` the int64 words me, the hidden seats' count, the
+     * bystanders' tiles, 27 unseen copies, then per hidden seat its seat, tiles, void (-1) and whether it
+     * holds none of it; ``scale`` the float64 rates of the weighted draws (27 a hidden seat) or empty;
+     * ``mt`` the state of a random.Random (getstate()[1]: 624 words and the index). For each of
+     * ``worlds`` worlds, drawn as the search's Python loop draws them (the world, then orders - 1 wall
+     * seeds, getrandbits(64) | 1), each action is played to the end under each wall order. ``given``:
+     * empty, or per hidden seat a flag and 27 counts, its hand in every world, the world dealt again
+     * (``tries`` at most) while one of the ``check`` seats is ready (ExpertBot.ready_world). Returns the
+     * tuple of each action's points for ``me`` summed over the orders, one a world, and the generator's
+     * state after */
+    (void)self;
+    PyObject *rules_obj, *actions_obj, *bots_obj, *mt_obj, *check_obj;
+    Py_buffer state, deal, scale, given;
+    int worlds, orders, tries;
+    if (!PyArg_ParseTuple(args, "Oy*y*y*OiiOOy*Oi", &rules_obj, &state, &deal, &scale, &mt_obj, &worlds, &orders,
+                          &actions_obj, &bots_obj, &given, &check_obj, &tries))
+        return NULL;
+    XzMT mt;
+    int check[4], ncheck = 0;
+    XzRules R;
+    XzBot bots[4];
+    XzBot *bp[4];
+    XzDeal D;
+    PyObject *fast = NULL, *acts = NULL, *out = NULL;
+    XzGame *base = NULL, *world = NULL, *g = NULL;
+    XzAction *actions = NULL;
+    memset(&D, 0, sizeof D);
+    if (xz_py_rules(rules_obj, &R) < 0) goto fail;
+    fast = PySequence_Fast(bots_obj, "bots must be four bot codes");
+    if (!fast) goto fail;
+    if (PySequence_Fast_GET_SIZE(fast) != 4) {
+        PyErr_SetString(PyExc_ValueError, "bots must be four bot codes");
+        goto fail;
+    }
+    for (int i = 0; i < 4; i++) {
+        long code = PyLong_AsLong(PySequence_Fast_GET_ITEM(fast, i));
+        if ((code == -1 && PyErr_Occurred()) || make_bot(&bots[i], code, 0) < 0) goto fail;
+        bp[i] = &bots[i];
+    }
+    {   /* the deal */
+        const int64_t *w = deal.buf;
+        size_t n = (size_t)deal.len / sizeof(int64_t);
+        int ok = deal.len % (Py_ssize_t)sizeof(int64_t) == 0 && n >= 30;
+        if (ok) {
+            D.me = (int)w[0];
+            D.nhidden = (int)w[1];
+            D.n_by = (int)w[2];
+            ok = D.me >= 0 && D.me < 4 && D.nhidden >= 0 && D.nhidden <= 3 && D.n_by >= 0 && D.n_by <= 108
+                 && n == 30 + 4 * (size_t)D.nhidden;
+        }
+        for (int t = 0; ok && t < 27; t++) {
+            D.unseen[t] = (int)w[3 + t];
+            ok = w[3 + t] >= 0 && w[3 + t] <= 4;
+        }
+        for (int h = 0; ok && h < D.nhidden; h++) {
+            const int64_t *q = w + 30 + 4 * h;
+            D.hidden[h] = (int)q[0];
+            D.n[h] = (int)q[1];
+            D.void_suit[h] = (int)q[2];
+            D.no_void[h] = (int)q[3];
+            ok = q[0] >= 0 && q[0] < 4 && q[0] != D.me && q[1] >= 0 && q[1] <= 14 && q[2] >= -1 && q[2] <= 2
+                 && (q[3] == 0 || (q[3] == 1 && q[2] >= 0));
+        }
+        D.weighted = scale.len > 0;
+        if (ok && D.weighted) {
+            ok = scale.len == (Py_ssize_t)(sizeof(double) * 27 * (size_t)D.nhidden);
+            for (int h = 0; ok && h < D.nhidden; h++)
+                for (int t = 0; t < 27; t++) {
+                    double x = ((const double *)scale.buf)[27 * h + t];
+                    if (!(x > 0)) ok = 0; /* a rate is positive, inf included; NaN is not */
+                    D.scale[h][t] = x;
+                }
+        }
+        if (ok && given.len) {
+            ok = given.len == 28 * D.nhidden;
+            for (int h = 0; ok && h < D.nhidden; h++) {
+                const int8_t *q = (const int8_t *)given.buf + 28 * h;
+                D.given[h] = q[0] != 0;
+                for (int t = 0; t < 27; t++) {
+                    D.hand[h][t] = q[1 + t];
+                    if (q[1 + t] < 0 || q[1 + t] > 4) ok = 0;
+                }
+            }
+        }
+        PyObject *cf = ok ? PySequence_Fast(check_obj, "check must be seats") : NULL;
+        if (ok && !cf) goto fail;
+        if (cf) {
+            ncheck = (int)PySequence_Fast_GET_SIZE(cf);
+            ok = ncheck <= 4;
+            for (int i = 0; ok && i < ncheck; i++) {
+                long o = PyLong_AsLong(PySequence_Fast_GET_ITEM(cf, i));
+                check[i] = (int)o;
+                ok = o >= 0 && o < 4;
+            }
+            Py_DECREF(cf);
+            if (PyErr_Occurred()) goto fail;
+        }
+        PyObject *mf = ok ? PySequence_Fast(mt_obj, "mt must be a random.Random state") : NULL;
+        if (ok && !mf) goto fail;
+        if (mf) {
+            ok = PySequence_Fast_GET_SIZE(mf) == 625;
+            for (int i = 0; ok && i < 625; i++) {
+                unsigned long v = PyLong_AsUnsignedLong(PySequence_Fast_GET_ITEM(mf, i));
+                if (v == (unsigned long)-1 && PyErr_Occurred()) ok = 0;
+                else if (i < 624) mt.mt[i] = (uint32_t)v;
+                else mt.mti = (int)v;
+                if (v > 0xFFFFFFFFUL || (i == 624 && v > 624)) ok = 0;
+            }
+            Py_DECREF(mf);
+            PyErr_Clear();
+        }
+        if (!ok || worlds < 1 || orders < 1 || tries < 1) {
+            PyErr_SetString(PyExc_ValueError, "a malformed deal of the search's worlds");
+            goto fail;
+        }
+    }
+    acts = PySequence_Fast(actions_obj, "actions must be a sequence");
+    if (!acts) goto fail;
+    Py_ssize_t na = PySequence_Fast_GET_SIZE(acts);
+    actions = PyMem_Malloc(sizeof(XzAction) * (size_t)(na ? na : 1));
+    base = PyMem_Malloc(sizeof(XzGame));
+    world = PyMem_Malloc(sizeof(XzGame));
+    g = PyMem_Malloc(sizeof(XzGame));
+    if (!actions || !base || !world || !g) {
+        PyErr_NoMemory();
+        goto fail;
+    }
+    for (Py_ssize_t k = 0; k < na; k++)
+        if (read_action(PySequence_Fast_GET_ITEM(acts, k), &actions[k]) < 0) goto fail;
+    if (state.len % (Py_ssize_t)sizeof(int64_t)
+        || xz_load_game(base, &R, (const int64_t *)state.buf, (size_t)state.len / sizeof(int64_t)) < 0) {
+        PyErr_SetString(PyExc_ValueError, "a malformed hand state");
+        goto fail;
+    }
+    out = PyList_New(0);
+    if (!out) goto fail;
+    uint8_t order[108];
+    int64_t sums[64];
+    if (na > 64) {
+        PyErr_SetString(PyExc_ValueError, "at most 64 actions a search");
+        goto fail;
+    }
+    for (int wi = 0; wi < worlds; wi++) {
+        if (xz_deal_ready_world(world, base, &D, &mt, check, ncheck, tries) < 0) {
+            PyErr_SetString(PyExc_ValueError, "the deal does not fit the hand state");
+            goto fail;
+        }
+        int n = world->tail - world->head;
+        for (Py_ssize_t k = 0; k < na; k++) sums[k] = 0;
+        for (int s = 0; s < orders; s++) {
+            uint64_t wall_seed = s ? xz_mt_bits64(&mt) | 1 : 0;
+            if (wall_seed) xz_shuffle_order(wall_seed, n, order);
+            for (Py_ssize_t k = 0; k < na; k++) {
+                xz_copy_game(g, world);
+                if (wall_seed)
+                    for (int i = 0; i < n; i++) g->wall[g->head + i] = world->wall[world->head + order[i]];
+                if (actions[k].type != 255) {
+                    const char *why = xz_try_apply(g, &actions[k]);
+                    if (why) {
+                        PyErr_Format(PyExc_ValueError, "the action is not legal in this state (%s)", why);
+                        goto fail;
+                    }
+                }
+                Py_BEGIN_ALLOW_THREADS
+                xz_play(g, bp);
+                Py_END_ALLOW_THREADS
+                if (g->overflow || g->phase != XZ_PHASE_OVER) {
+                    PyErr_SetString(PyExc_RuntimeError, "the hand state could not be played to its end");
+                    goto fail;
+                }
+                int64_t d[4];
+                xz_deltas(g, d);
+                sums[k] += d[D.me];
+            }
+        }
+        PyObject *row = PyTuple_New(na);
+        if (!row) goto fail;
+        for (Py_ssize_t k = 0; k < na; k++) {
+            PyObject *v = PyLong_FromLongLong((long long)sums[k]);
+            if (!v) {
+                Py_DECREF(row);
+                goto fail;
+            }
+            PyTuple_SET_ITEM(row, k, v);
+        }
+        if (PyList_Append(out, row) < 0) {
+            Py_DECREF(row);
+            goto fail;
+        }
+        Py_DECREF(row);
+    }
+    PyObject *mt_out = PyTuple_New(625);
+    if (!mt_out) goto fail;
+    for (int i = 0; i < 625; i++) {
+        PyObject *v = PyLong_FromUnsignedLong(i < 624 ? mt.mt[i] : (unsigned long)mt.mti);
+        if (!v) {
+            Py_DECREF(mt_out);
+            goto fail;
+        }
+        PyTuple_SET_ITEM(mt_out, i, v);
+    }
+    PyObject *result = Py_BuildValue("(NN)", out, mt_out);
+    out = NULL;
+    PyMem_Free(actions);
+    PyMem_Free(base);
+    PyMem_Free(world);
+    PyMem_Free(g);
+    Py_DECREF(fast);
+    Py_DECREF(acts);
+    PyBuffer_Release(&state);
+    PyBuffer_Release(&deal);
+    PyBuffer_Release(&scale);
+    PyBuffer_Release(&given);
+    return result;
+fail:
+    PyMem_Free(actions);
+    PyMem_Free(base);
+    PyMem_Free(world);
+    PyMem_Free(g);
+    Py_XDECREF(fast);
+    Py_XDECREF(acts);
+    Py_XDECREF(out);
+    PyBuffer_Release(&state);
+    PyBuffer_Release(&deal);
+    PyBuffer_Release(&scale);
+    PyBuffer_Release(&given);
     return NULL;
 }
 
@@ -608,6 +840,8 @@ static PyMethodDef methods[] = {
     {"mt_random", core_mt_random, METH_VARARGS, "The first values of random.Random(seed).random()."},
     {"shanten", core_shanten, METH_VARARGS, "hand.shanten as the compiled bots compute it."},
     {"set_learned", core_set_learned, METH_O, "The compiled learned bot's weights, float32 bytes."},
+    {"search_worlds", core_search_worlds, METH_VARARGS,
+     "a search's play-outs, its worlds dealt in the core (xuezhan.native.search_worlds)"},
     {"play_outs", core_play_outs, METH_VARARGS,
      "A hand in the middle played to its end by compiled bots, once per wall order and action."},
     {NULL, NULL, 0, NULL},

@@ -49,7 +49,7 @@ from dataclasses import dataclass
 
 from ..engine.actions import Action, ActionType
 from ..engine.game import RIVER_OPEN, Game
-from ..engine.views import SeatView, reshuffle_wall, sample_world
+from ..engine.views import SeatView, reshuffle_wall, sample_world, world_deal
 from ..errors import XuezhanError
 from ..hand import shanten, winning_tiles
 from ..native import (
@@ -60,6 +60,7 @@ from ..native import (
     play_outs,
     playout_state,
     prepare_bots,
+    search_worlds,
     use_learned_weights,
 )
 from ..scoring import suits_of_melds
@@ -492,7 +493,11 @@ class ExpertBot:
         weights = self.world_weights(view)
         self.worlds = worlds
         self._ready = self.ready_chances(view, candidates)
-        for _ in range(worlds):
+        sums = self.core_search(view, candidates, rng, worlds, visible, weights)
+        for row in sums or ():
+            for k, total in enumerate(row):
+                results[k].append(total / orders)
+        for _ in range(0 if sums is not None else worlds):
             world = self.world(view, rng, visible, weights)
             state = playout_state(world) if self.native_playouts else None
             seeds = [rng.getrandbits(64) | 1 if r else 0 for r in range(orders)]  # 0: the wall as dealt
@@ -513,6 +518,38 @@ class ExpertBot:
             var = sum((x - d) ** 2 for x in diffs) / (n - 1)
             out.append(Evaluation(action, sum(pts) / n, d, math.sqrt(var / n), n * orders))
         return out
+
+    def core_search(self, view: SeatView, candidates: Sequence[Action], rng: random.Random, worlds: int,
+                    visible: Sequence[int], weights: list[list[float]] | None) -> list[tuple[int, ...]] | None:
+        """The play-outs of :meth:`evaluate` with the worlds dealt in the compiled core too
+        (:func:`xuezhan.native.search_worlds`; a win's ready worlds with their hands built here,
+        :meth:`ready_hands`): for each world, each candidate's points summed over the wall orders, the
+        very numbers of the Python loop (the same draws of the same generator, ``rng``, which it leaves
+        as that loop would). ``None``, nothing drawn, where that loop is needed: play-outs not in the
+        core, :meth:`world` or :meth:`ready_world` overridden, a world the core does not deal
+        (:func:`~xuezhan.engine.views.world_deal`) or play."""
+        cls = type(self)
+        if (not self.native_playouts or cls.world is not ExpertBot.world or cls.ready_world is not ExpertBot.ready_world
+                or not available()):
+            return None
+        deal = world_deal(view, visible, weights)
+        if deal is None:
+            return None
+        world, words, rates = deal
+        state = playout_state(world)
+        if state is None:
+            return None
+        bots = self.playout_codes(view.seat)
+        orders = self.wall_orders
+        if not self._ready:
+            return search_worlds(world, state, words, rates, rng, worlds, orders, candidates, bots)
+        rows: list[tuple[int, ...]] = []
+        for _ in range(worlds):
+            hands = self.ready_hands(view, rng, visible, self._ready)
+            check = [o for o in self._ready if o not in hands]
+            rows += search_worlds(world, state, words, rates, rng, 1, orders, candidates, bots, hands, check,
+                                  BUILD_TRIES)
+        return rows
 
     def ready_chances(self, view: SeatView, candidates: Sequence[Action]) -> dict[int, tuple[float, set[int]]]:
         """For a win on another's discard searched with ``ready_worlds``: each opponent's chance of
@@ -547,12 +584,10 @@ class ExpertBot:
                 return world
         return sample_world(view, rng, visible) if weights is None else sample_world(view, rng, visible, weights)
 
-    def ready_world(self, view: SeatView, rng: random.Random, visible: Sequence[int],
-                    weights: list[list[float]] | None, chances: dict[int, tuple[float, set[int]]]) -> Game | None:
-        """A world in which each opponent of ``chances`` is ready with its chance (a hand built
-        from the unseen copies, waiting on none of its tiles to avoid) and not ready otherwise
-        (:data:`~xuezhan.bots.reading.BUILD_TRIES` worlds tried; the last kept), the rest dealt by
-        ``weights``; ``None`` when the built hands leave no room for the rest."""
+    def ready_hands(self, view: SeatView, rng: random.Random, visible: Sequence[int],
+                    chances: dict[int, tuple[float, set[int]]]) -> dict[int, list[int]]:
+        """The hands of a ready world (:meth:`ready_world`): each opponent of ``chances`` ready with its
+        chance, its hand built from the unseen copies waiting on none of its tiles to avoid."""
         unseen = [4 - v for v in visible]
         hands: dict[int, list[int]] = {}
         for o, (chance, avoid) in chances.items():
@@ -563,6 +598,14 @@ class ExpertBot:
             if hand is not None:
                 hands[o] = hand
                 unseen = [u - h for u, h in zip(unseen, hand, strict=True)]
+        return hands
+
+    def ready_world(self, view: SeatView, rng: random.Random, visible: Sequence[int],
+                    weights: list[list[float]] | None, chances: dict[int, tuple[float, set[int]]]) -> Game | None:
+        """A world in which each opponent of ``chances`` is ready with its chance (:meth:`ready_hands`)
+        and not ready otherwise (:data:`~xuezhan.bots.reading.BUILD_TRIES` worlds tried; the last kept),
+        the rest dealt by ``weights``; ``None`` when the built hands leave no room for the rest."""
+        hands = self.ready_hands(view, rng, visible, chances)
         world: Game | None = None
         for _ in range(BUILD_TRIES):  # the others are not ready
             try:

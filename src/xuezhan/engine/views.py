@@ -50,6 +50,7 @@ __all__ = [
     "table_views",
     "visible_events",
     "window_hidden",
+    "world_deal",
 ]
 
 
@@ -62,6 +63,18 @@ def reshuffle_wall(game: Game, seed: int) -> None:
     live = st.wall[head:tail]
     random.Random(seed).shuffle(live)
     st.wall = [*st.wall[:head], *live, *st.wall[tail:]]  # a new list: copies share the old
+
+
+def _holds_no_void(void: int | None, river: Sequence[int]) -> bool:
+    """Whether a seat holds none of its void suit: its last discard was outside it (it would have had
+    to throw those first)."""
+    return void is not None and bool(river) and river[-1] // 9 != void
+
+
+def _draw_rates(weights: Sequence[float], void: int | None, no_void: bool) -> list[float]:
+    """The rates of a seat's weighted draws in a world: 1 / weight, infinite (drawn only when nothing
+    else is left) for a weight of 0 and for a void tile the seat holds none of."""
+    return [math.inf if x <= 0 or (no_void and t // 9 == void) else 1.0 / x for t, x in enumerate(weights)]
 
 
 def sample_world(view: SeatView, rng: random.Random, visible: Sequence[int] | None = None,
@@ -135,15 +148,14 @@ def sample_world(view: SeatView, rng: random.Random, visible: Sequence[int] | No
         s = seats[o]
         n = sum(s.counts)
         void = s.void
-        no_void = void is not None and bool(s.river) and s.river[-1] // 9 != void
+        no_void = _holds_no_void(s.void, s.river)
         take: list[int] = []
         rest: list[int] = []
         if o in given:
             take, rest = [t for t in range(27) for _ in range(given[o][t])], pool
         elif weights is not None:
             # weighted draws without replacement: the n smallest exponential keys of each rate
-            scale = [math.inf if x <= 0 or (no_void and t // 9 == void) else 1.0 / x
-                     for t, x in enumerate(weights[o])]
+            scale = _draw_rates(weights[o], void, no_void)
             log, draw = math.log, rng.random
             keys = [scale[t] * (1e-300 - log(1.0 - draw())) for t in pool]
             order = sorted(range(len(pool)), key=keys.__getitem__)
@@ -191,3 +203,32 @@ def sample_world(view: SeatView, rng: random.Random, visible: Sequence[int] | No
         w.answers = {o: a for o, a in w.answers.items() if o == me}
     st.legal_cache = {}
     return g
+
+
+def world_deal(view: SeatView, visible: Sequence[int] | None = None,
+               weights: Sequence[Sequence[float]] | None = None) -> tuple[Game, list[int], list[float]] | None:
+    """What :func:`sample_world` deals afresh, for the compiled core to deal it draw for draw from the
+    same generator (:func:`xuezhan.native.search_worlds`): a world of ``view`` whose hidden hands the
+    core deals again, the deal as integers (the seat, the hidden seats' count, the bystanders' tiles,
+    the copies the seat has not seen, then for each hidden seat its seat, tiles, void or -1 and whether
+    it holds none of its void) and the rates of each hidden seat's weighted draws (empty for uniform
+    worlds). ``None`` where the core does not deal the world: the seat's own answer already given in
+    the open window, an escaped seat."""
+    state = viewed_state(view)
+    me = view.seat
+    seats = state.seats
+    hidden = [o for o in range(4) if o != me and not seats[o].revealed]
+    w = state.window
+    if any(s.escaped for s in seats) or (w is not None and me in w.answers):
+        return None
+    if visible is None:
+        visible = view.visible_counts()
+    words = [me, len(hidden), len(state.bystander_tiles), *(4 - v for v in visible)]
+    rates: list[float] = []
+    for o in hidden:
+        s = seats[o]
+        no_void = _holds_no_void(s.void, s.river)
+        words += [o, sum(s.counts), -1 if s.void is None else s.void, int(no_void)]
+        if weights is not None:
+            rates += _draw_rates(weights[o], s.void, no_void)
+    return sample_world(view, random.Random(0), visible), words, rates

@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import dataclasses
 import importlib
+import random
 from array import array
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -448,6 +449,38 @@ def play_outs(game: Game, state: bytes, actions: Sequence[Action | None], bots: 
     except (ValueError, TypeError, OverflowError, RuntimeError) as exc:
         raise XuezhanError(ErrorCode.BAD_BATCH, f"the compiled core refused the play-out: {exc}") from None
     return deltas
+
+
+def search_worlds(world: Game, state: bytes, deal: Sequence[int], rates: Sequence[float], rng: random.Random,
+                  worlds: int, orders: int, actions: Sequence[Action | None], bots: Sequence[int] = QUICK_BOTS,
+                  hands: Mapping[int, Sequence[int]] | None = None, check: Sequence[int] = (),
+                  tries: int = 1) -> list[tuple[int, ...]]:
+    """A search's play-outs with its worlds dealt in the core: ``worlds`` worlds of the deal of
+    :func:`xuezhan.engine.views.world_deal` (``world``, packed in ``state`` by :func:`playout_state`,
+    ``deal``, ``rates``), drawn from ``rng`` as
+    :func:`~xuezhan.engine.views.sample_world` draws them (``hands``: its given hands), each followed by
+    ``orders - 1`` wall seeds (``getrandbits(64) | 1``), every action played to the end under every
+    order (the first: the wall as dealt). A world is dealt again, ``tries`` times at most, while one of
+    the ``check`` seats is ready, and given hands that do not fit give one world without them (the
+    loop of ``ExpertBot.ready_world``). For each world, each action's points for the deal's seat
+    summed over the orders: the numbers the search's Python loop gets, and ``rng`` left as that loop
+    leaves it. Raises :class:`XuezhanError` ``bad_batch`` for a deal that does not fit the state."""
+    if _core is None:
+        raise XuezhanError(ErrorCode.NATIVE_UNAVAILABLE, f"the compiled core is not built ({_IMPORT_ERROR})")
+    given = b""
+    if hands:
+        hidden = deal[30::4][: deal[1]]
+        given = bytes(x for o in hidden for x in (int(o in hands), *hands.get(o, (0,) * 27)))
+    version, words, gauss = rng.getstate()
+    try:
+        rows, after = _core.search_worlds(
+            marshal_rules(world.rules), state, array("q", deal).tobytes(), array("d", rates).tobytes(), words,
+            worlds, orders, [None if a is None else pack_action(a) for a in actions], tuple(bots), given,
+            tuple(check), tries)
+    except (ValueError, TypeError, OverflowError, RuntimeError) as exc:
+        raise XuezhanError(ErrorCode.BAD_BATCH, f"the compiled core refused the search: {exc}") from None
+    rng.setstate((version, after, gauss))
+    return list(rows)
 
 
 _learned_given: list[object] = []
