@@ -263,6 +263,31 @@ static int read_action(PyObject *obj, XzAction *a) {
     return 0;
 }
 
+/* one play-out: ``world`` copied into ``g``, its live wall in ``order`` (NULL: as dealt), ``a`` applied
+ * (type 255: none) and the hand played to its end by ``bp``; its deltas in ``d``. -1 with an error set */
+static int play_action(XzGame *g, const XzGame *world, const uint8_t *order, const XzAction *a, XzBot *bp[4],
+                       int64_t d[4]) {
+    xz_copy_game(g, world);
+    int n = order ? world->tail - world->head : 0;
+    for (int i = 0; i < n; i++) g->wall[g->head + i] = world->wall[world->head + order[i]];
+    if (a->type != 255) {
+        const char *why = xz_try_apply(g, a);
+        if (why) {
+            PyErr_Format(PyExc_ValueError, "the action is not legal in this state (%s)", why);
+            return -1;
+        }
+    }
+    Py_BEGIN_ALLOW_THREADS
+    xz_play(g, bp);
+    Py_END_ALLOW_THREADS
+    if (g->overflow || g->phase != XZ_PHASE_OVER) {
+        PyErr_SetString(PyExc_RuntimeError, "the hand state could not be played to its end");
+        return -1;
+    }
+    xz_deltas(g, d);
+    return 0;
+}
+
 static PyObject *core_play_outs(PyObject *self, PyObject *args) {
     /* (rules, state, actions, bots, wall_seeds): the hand of ``state`` (int64 words,
      * xuezhan.engine.packed.pack_state) played to its end by the compiled bots once for every
@@ -318,25 +343,8 @@ static PyObject *core_play_outs(PyObject *self, PyObject *args) {
         if (seed == (unsigned long long)-1 && PyErr_Occurred()) goto fail;
         if (seed) xz_shuffle_order(seed, n, order); /* seeding costs more than the shuffle: once a seed */
         for (Py_ssize_t k = 0; k < na; k++) {
-            xz_copy_game(g, base);
-            if (seed)
-                for (int i = 0; i < n; i++) g->wall[g->head + i] = base->wall[base->head + order[i]];
-            if (actions[k].type != 255) {
-                const char *why = xz_try_apply(g, &actions[k]);
-                if (why) {
-                    PyErr_Format(PyExc_ValueError, "the action is not legal in this state (%s)", why);
-                    goto fail;
-                }
-            }
-            Py_BEGIN_ALLOW_THREADS
-            xz_play(g, bp);
-            Py_END_ALLOW_THREADS
-            if (g->overflow || g->phase != XZ_PHASE_OVER) {
-                PyErr_SetString(PyExc_RuntimeError, "the hand state could not be played to its end");
-                goto fail;
-            }
             int64_t d[4];
-            xz_deltas(g, d);
+            if (play_action(g, base, seed ? order : NULL, &actions[k], bp, d) < 0) goto fail;
             PyObject *row = Py_BuildValue("(LLLL)", (long long)d[0], (long long)d[1], (long long)d[2],
                                           (long long)d[3]);
             if (!row || PyList_Append(out, row) < 0) {
@@ -522,25 +530,8 @@ static PyObject *core_search_worlds(PyObject *self, PyObject *args) {
             uint64_t wall_seed = s ? xz_mt_bits64(&mt) | 1 : 0;
             if (wall_seed) xz_shuffle_order(wall_seed, n, order);
             for (Py_ssize_t k = 0; k < na; k++) {
-                xz_copy_game(g, world);
-                if (wall_seed)
-                    for (int i = 0; i < n; i++) g->wall[g->head + i] = world->wall[world->head + order[i]];
-                if (actions[k].type != 255) {
-                    const char *why = xz_try_apply(g, &actions[k]);
-                    if (why) {
-                        PyErr_Format(PyExc_ValueError, "the action is not legal in this state (%s)", why);
-                        goto fail;
-                    }
-                }
-                Py_BEGIN_ALLOW_THREADS
-                xz_play(g, bp);
-                Py_END_ALLOW_THREADS
-                if (g->overflow || g->phase != XZ_PHASE_OVER) {
-                    PyErr_SetString(PyExc_RuntimeError, "the hand state could not be played to its end");
-                    goto fail;
-                }
                 int64_t d[4];
-                xz_deltas(g, d);
+                if (play_action(g, world, wall_seed ? order : NULL, &actions[k], bp, d) < 0) goto fail;
                 sums[k] += d[D.me];
             }
         }

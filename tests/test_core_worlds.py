@@ -19,6 +19,7 @@ from typing import Any
 import pytest
 from test_native import _VALUES, _build
 
+from xuezhan.bots import expert
 from xuezhan.bots.expert import Expert04Bot, ExpertBot
 from xuezhan.bots.heuristic import HeuristicBot
 from xuezhan.bots.reading import BUILD_TRIES
@@ -75,6 +76,13 @@ def _hidden_kong(view: SeatView) -> bool:
 
 def test_the_core_deals_the_worlds_of_the_python_loop(monkeypatch: pytest.MonkeyPatch) -> None:
     kinds: Counter[str] = Counter()
+    calls = Counter[bool]()
+
+    def spy(*args: Any, **kwargs: Any) -> list[tuple[int, ...]]:
+        calls[bool(kwargs.get("hands", args[9] if len(args) > 9 else None))] += 1
+        return search_worlds(*args, **kwargs)
+
+    monkeypatch.setattr(expert, "search_worlds", spy)
     for game, seat in [*_decisions(random.Random(31), 70, 0.08), *_robbing_windows(random.Random(34), 3)]:
         view, legal = game.view(seat), game.legal_actions(seat)
         for cls in (ExpertBot, Expert04Bot):
@@ -83,7 +91,7 @@ def test_the_core_deals_the_worlds_of_the_python_loop(monkeypatch: pytest.Monkey
             assert world_deal(view) is not None
             fast = bot.expected_points(view, legal, 48)
             with monkeypatch.context() as m:
-                m.setattr(cls, "core_search", lambda *args, **kwargs: None)
+                m.setattr(cls, "core_worlds", False)
                 slow = bot.expected_points(view, legal, 48)
             assert fast == slow, (cls.name, game.phase, legal)
             if cls is ExpertBot:
@@ -94,6 +102,7 @@ def test_the_core_deals_the_worlds_of_the_python_loop(monkeypatch: pytest.Monkey
         kinds["bystanders"] += bool(game.bystander_tiles)
     for kind in ("turn", "claim", "rob", "ready", "weighted", "hidden kong", "bystanders"):
         assert kinds[kind] > 0, (kind, kinds)
+    assert calls[False] > 100 and calls[True] > 0  # the core dealt the worlds, ready ones with built hands too
 
 
 def _python_world(view: SeatView, rng: random.Random, visible: list[int], weights: list[list[float]] | None,

@@ -22,8 +22,9 @@ The budget is a number of play-outs per decision (``playouts``, :data:`PLAYOUTS`
 default), never a clock, so that a decision is a function of the seed, the view and the
 legal actions only. Where the compiled core is built the play-outs run in it
 (:func:`xuezhan.native.play_outs`: the same bots and deltas, each play-out some hundred times
-as fast), and each sampled world is played under ``wall_orders`` orders of its live wall (a
-world is dealt in Python, the play-outs are the cheap part). The search's knobs that read the
+as fast) and the worlds are dealt there too, draw for draw as in Python (``core_worlds``,
+:func:`xuezhan.native.search_worlds`); each sampled world is played under ``wall_orders`` orders
+of its live wall (a play-out costs several times a world's dealing). The search's knobs that read the
 table beyond the worlds (defence late in the wall, :meth:`ExpertBot.danger_cost`; kongs on
 expected points, ``kong_margin``) are off in ``expert`` and on in :class:`ReadingExpertBot`;
 :class:`Expert04Bot` keeps the expert of 0.4.0. In Python a play-out takes about 3 ms and is played by the
@@ -231,6 +232,10 @@ class ExpertBot:
     native_playouts = True
     """Play the play-outs on the compiled core where it is built and holds the world
     (:func:`xuezhan.native.play_outs`): the same heuristic, the same deltas, in C."""
+    core_worlds = True
+    """Deal the worlds in the compiled core too where it plays the play-outs (:meth:`core_search`): the
+    same draws of the same generator, the same numbers, about 1.7 times the self-play speed; off, they
+    are dealt in Python (:func:`~xuezhan.engine.views.sample_world`), the reference of the benchmarks."""
     quick_self = True
     """The seat's own play in the play-outs by the quick heuristic (no danger reading, no
     effective-tile count) rather than the full one."""
@@ -268,8 +273,8 @@ class ExpertBot:
     search_margin = 1.5
     """The default ``margin``: standard errors by which a candidate must beat the first choice."""
     wall_orders = 4
-    """Play-outs of each sampled world, its live wall in another order each time (a world is
-    dealt in Python, a play-out runs in the core: the play-outs are the cheap part)."""
+    """Play-outs of each sampled world, its live wall in another order each time (more play-outs for
+    a little more than the one world's dealing)."""
 
     def __init__(self, rng: random.Random, *, playouts: int | None = None, margin: float | None = None) -> None:
         if playouts is None:  # the default budget: what one core does in well under 50 ms
@@ -525,12 +530,12 @@ class ExpertBot:
         (:func:`xuezhan.native.search_worlds`; a win's ready worlds with their hands built here,
         :meth:`ready_hands`): for each world, each candidate's points summed over the wall orders, the
         very numbers of the Python loop (the same draws of the same generator, ``rng``, which it leaves
-        as that loop would). ``None``, nothing drawn, where that loop is needed: play-outs not in the
-        core, :meth:`world` or :meth:`ready_world` overridden, a world the core does not deal
+        as that loop would). ``None``, nothing drawn, where that loop is needed: ``core_worlds`` off,
+        play-outs not in the core, :meth:`world` or :meth:`ready_world` overridden, a world the core does not deal
         (:func:`~xuezhan.engine.views.world_deal`) or play."""
         cls = type(self)
-        if (not self.native_playouts or cls.world is not ExpertBot.world or cls.ready_world is not ExpertBot.ready_world
-                or not available()):
+        if (not (self.core_worlds and self.native_playouts) or cls.world is not ExpertBot.world
+                or cls.ready_world is not ExpertBot.ready_world or not available()):
             return None
         deal = world_deal(view, visible, weights)
         if deal is None:
