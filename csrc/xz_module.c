@@ -263,6 +263,65 @@ static int read_action(PyObject *obj, XzAction *a) {
     return 0;
 }
 
+/* what both play-out calls read: the rules, the compiled bots, the actions, the hand state loaded and a
+ * scratch hand for each play-out (``R`` is where the loaded hands' rules live: keep it in place) */
+typedef struct {
+    XzRules R;
+    XzBot bots[4];
+    XzBot *bp[4];
+    Py_ssize_t na;
+    XzAction *actions;
+    XzGame *base, *g;
+} PlayOuts;
+
+static void play_outs_free(PlayOuts *p) {
+    PyMem_Free(p->actions);
+    PyMem_Free(p->base);
+    PyMem_Free(p->g);
+}
+
+/* 0, or -1 with an error set; play_outs_free either way */
+static int play_outs_read(PlayOuts *p, PyObject *rules_obj, const Py_buffer *state, PyObject *actions_obj,
+                          PyObject *bots_obj) {
+    memset(p, 0, sizeof *p);
+    PyObject *fast = NULL, *acts = NULL;
+    int r = -1;
+    if (xz_py_rules(rules_obj, &p->R) < 0) goto done;
+    fast = PySequence_Fast(bots_obj, "bots must be four bot codes");
+    if (!fast) goto done;
+    if (PySequence_Fast_GET_SIZE(fast) != 4) {
+        PyErr_SetString(PyExc_ValueError, "bots must be four bot codes");
+        goto done;
+    }
+    for (int i = 0; i < 4; i++) {
+        long code = PyLong_AsLong(PySequence_Fast_GET_ITEM(fast, i));
+        if ((code == -1 && PyErr_Occurred()) || make_bot(&p->bots[i], code, 0) < 0) goto done;
+        p->bp[i] = &p->bots[i];
+    }
+    acts = PySequence_Fast(actions_obj, "actions must be a sequence");
+    if (!acts) goto done;
+    p->na = PySequence_Fast_GET_SIZE(acts);
+    p->actions = PyMem_Malloc(sizeof(XzAction) * (size_t)(p->na ? p->na : 1));
+    p->base = PyMem_Malloc(sizeof(XzGame));
+    p->g = PyMem_Malloc(sizeof(XzGame));
+    if (!p->actions || !p->base || !p->g) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    for (Py_ssize_t k = 0; k < p->na; k++)
+        if (read_action(PySequence_Fast_GET_ITEM(acts, k), &p->actions[k]) < 0) goto done;
+    if (state->len % (Py_ssize_t)sizeof(int64_t)
+        || xz_load_game(p->base, &p->R, (const int64_t *)state->buf, (size_t)state->len / sizeof(int64_t)) < 0) {
+        PyErr_SetString(PyExc_ValueError, "a malformed hand state");
+        goto done;
+    }
+    r = 0;
+done:
+    Py_XDECREF(fast);
+    Py_XDECREF(acts);
+    return r;
+}
+
 /* one play-out: ``world`` copied into ``g``, its live wall in ``order`` (NULL: as dealt), ``a`` applied
  * (type 255: none) and the hand played to its end by ``bp``; its deltas in ``d``. -1 with an error set */
 static int play_action(XzGame *g, const XzGame *world, const uint8_t *order, const XzAction *a, XzBot *bp[4],
@@ -295,56 +354,23 @@ static PyObject *core_play_outs(PyObject *self, PyObject *args) {
      * random.Random(seed) when the seed is not 0, then the action (8 integers, or None) applied;
      * returns a list of the four deltas of the whole hand, one tuple a play-out */
     (void)self;
-    PyObject *rules_obj, *actions_obj, *bots_obj, *seeds_obj;
+    PyObject *rules_obj, *actions_obj, *bots_obj, *seeds_obj, *seeds = NULL, *out = NULL;
     Py_buffer state;
     if (!PyArg_ParseTuple(args, "Oy*OOO", &rules_obj, &state, &actions_obj, &bots_obj, &seeds_obj)) return NULL;
-    XzRules R;
-    XzBot bots[4];
-    XzBot *bp[4];
-    PyObject *fast = NULL, *acts = NULL, *seeds = NULL, *out = NULL;
-    XzGame *base = NULL, *g = NULL;
-    XzAction *actions = NULL;
-    if (xz_py_rules(rules_obj, &R) < 0) goto fail;
-    fast = PySequence_Fast(bots_obj, "bots must be four bot codes");
-    if (!fast) goto fail;
-    if (PySequence_Fast_GET_SIZE(fast) != 4) {
-        PyErr_SetString(PyExc_ValueError, "bots must be four bot codes");
-        goto fail;
-    }
-    for (int i = 0; i < 4; i++) {
-        long code = PyLong_AsLong(PySequence_Fast_GET_ITEM(fast, i));
-        if ((code == -1 && PyErr_Occurred()) || make_bot(&bots[i], code, 0) < 0) goto fail;
-        bp[i] = &bots[i];
-    }
-    acts = PySequence_Fast(actions_obj, "actions must be a sequence");
+    PlayOuts p;
+    if (play_outs_read(&p, rules_obj, &state, actions_obj, bots_obj) < 0) goto fail;
     seeds = PySequence_Fast(seeds_obj, "wall seeds must be a sequence");
-    if (!acts || !seeds) goto fail;
-    Py_ssize_t na = PySequence_Fast_GET_SIZE(acts), ns = PySequence_Fast_GET_SIZE(seeds);
-    actions = PyMem_Malloc(sizeof(XzAction) * (size_t)(na ? na : 1));
-    base = PyMem_Malloc(sizeof(XzGame));
-    g = PyMem_Malloc(sizeof(XzGame));
-    if (!actions || !base || !g) {
-        PyErr_NoMemory();
-        goto fail;
-    }
-    for (Py_ssize_t k = 0; k < na; k++)
-        if (read_action(PySequence_Fast_GET_ITEM(acts, k), &actions[k]) < 0) goto fail;
-    if (state.len % (Py_ssize_t)sizeof(int64_t)
-        || xz_load_game(base, &R, (const int64_t *)state.buf, (size_t)state.len / sizeof(int64_t)) < 0) {
-        PyErr_SetString(PyExc_ValueError, "a malformed hand state");
-        goto fail;
-    }
-    out = PyList_New(0);
+    out = seeds ? PyList_New(0) : NULL;
     if (!out) goto fail;
     uint8_t order[108];
-    int n = base->tail - base->head;
-    for (Py_ssize_t s = 0; s < ns; s++) {
+    int n = p.base->tail - p.base->head;
+    for (Py_ssize_t s = 0; s < PySequence_Fast_GET_SIZE(seeds); s++) {
         unsigned long long seed = PyLong_AsUnsignedLongLong(PySequence_Fast_GET_ITEM(seeds, s));
         if (seed == (unsigned long long)-1 && PyErr_Occurred()) goto fail;
         if (seed) xz_shuffle_order(seed, n, order); /* seeding costs more than the shuffle: once a seed */
-        for (Py_ssize_t k = 0; k < na; k++) {
+        for (Py_ssize_t k = 0; k < p.na; k++) {
             int64_t d[4];
-            if (play_action(g, base, seed ? order : NULL, &actions[k], bp, d) < 0) goto fail;
+            if (play_action(p.g, p.base, seed ? order : NULL, &p.actions[k], p.bp, d) < 0) goto fail;
             PyObject *row = Py_BuildValue("(LLLL)", (long long)d[0], (long long)d[1], (long long)d[2],
                                           (long long)d[3]);
             if (!row || PyList_Append(out, row) < 0) {
@@ -354,24 +380,81 @@ static PyObject *core_play_outs(PyObject *self, PyObject *args) {
             Py_DECREF(row);
         }
     }
-    PyMem_Free(actions);
-    PyMem_Free(base);
-    PyMem_Free(g);
-    Py_DECREF(fast);
-    Py_DECREF(acts);
+    play_outs_free(&p);
     Py_DECREF(seeds);
     PyBuffer_Release(&state);
     return out;
 fail:
-    PyMem_Free(actions);
-    PyMem_Free(base);
-    PyMem_Free(g);
-    Py_XDECREF(fast);
-    Py_XDECREF(acts);
+    play_outs_free(&p);
     Py_XDECREF(seeds);
     Py_XDECREF(out);
     PyBuffer_Release(&state);
     return NULL;
+}
+
+/* the deal of a search's worlds (core_search_worlds): 1 if it reads, else 0 */
+static int read_deal(XzDeal *D, const Py_buffer *deal, const Py_buffer *scale, const Py_buffer *given) {
+    memset(D, 0, sizeof *D);
+    const int64_t *w = deal->buf;
+    size_t n = (size_t)deal->len / sizeof(int64_t);
+    int ok = deal->len % (Py_ssize_t)sizeof(int64_t) == 0 && n >= 30;
+    if (ok) {
+        D->me = (int)w[0];
+        D->nhidden = (int)w[1];
+        D->n_by = (int)w[2];
+        ok = D->me >= 0 && D->me < 4 && D->nhidden >= 0 && D->nhidden <= 3 && D->n_by >= 0 && D->n_by <= 108
+             && n == 30 + 4 * (size_t)D->nhidden;
+    }
+    for (int t = 0; ok && t < 27; t++) {
+        D->unseen[t] = (int)w[3 + t];
+        ok = w[3 + t] >= 0 && w[3 + t] <= 4;
+    }
+    for (int h = 0; ok && h < D->nhidden; h++) {
+        const int64_t *q = w + 30 + 4 * h;
+        D->hidden[h] = (int)q[0];
+        D->n[h] = (int)q[1];
+        D->void_suit[h] = (int)q[2];
+        D->no_void[h] = (int)q[3];
+        ok = q[0] >= 0 && q[0] < 4 && q[0] != D->me && q[1] >= 0 && q[1] <= 14 && q[2] >= -1 && q[2] <= 2
+             && (q[3] == 0 || (q[3] == 1 && q[2] >= 0));
+    }
+    D->weighted = scale->len > 0;
+    if (ok && D->weighted) {
+        ok = scale->len == (Py_ssize_t)(sizeof(double) * 27 * (size_t)D->nhidden);
+        for (int h = 0; ok && h < D->nhidden; h++)
+            for (int t = 0; t < 27; t++) {
+                double x = ((const double *)scale->buf)[27 * h + t];
+                if (!(x > 0)) ok = 0; /* a rate is positive, inf included; NaN is not */
+                D->scale[h][t] = x;
+            }
+    }
+    if (ok && given->len) {
+        ok = given->len == 28 * D->nhidden;
+        for (int h = 0; ok && h < D->nhidden; h++) {
+            const int8_t *q = (const int8_t *)given->buf + 28 * h;
+            D->given[h] = q[0] != 0;
+            for (int t = 0; t < 27; t++) {
+                D->hand[h][t] = q[1 + t];
+                if (q[1 + t] < 0 || q[1 + t] > 4) ok = 0;
+            }
+        }
+    }
+    return ok;
+}
+
+/* a random.Random's state (getstate()[1]: 624 words and the index) into ``mt``: 1 if it reads, else 0 */
+static int read_mt(XzMT *mt, PyObject *obj) {
+    PyObject *mf = PySequence_Fast(obj, "mt must be a random.Random state");
+    int ok = mf && PySequence_Fast_GET_SIZE(mf) == 625;
+    for (int i = 0; ok && i < 625; i++) {
+        unsigned long v = PyLong_AsUnsignedLong(PySequence_Fast_GET_ITEM(mf, i));
+        if ((v == (unsigned long)-1 && PyErr_Occurred()) || v > 0xFFFFFFFFUL || (i == 624 && v > 624)) ok = 0;
+        else if (i < 624) mt->mt[i] = (uint32_t)v;
+        else mt->mti = (int)v;
+    }
+    Py_XDECREF(mf);
+    PyErr_Clear();
+    return ok;
 }
 
 static PyObject *core_search_worlds(PyObject *self, PyObject *args) {
@@ -388,156 +471,59 @@ static PyObject *core_search_worlds(PyObject *self, PyObject *args) {
      * tuple of each action's points for ``me`` summed over the orders, one a world, and the generator's
      * state after */
     (void)self;
-    PyObject *rules_obj, *actions_obj, *bots_obj, *mt_obj, *check_obj;
+    PyObject *rules_obj, *actions_obj, *bots_obj, *mt_obj, *check_obj, *cf = NULL, *out = NULL, *mt_out = NULL;
+    PyObject *result = NULL;
     Py_buffer state, deal, scale, given;
     int worlds, orders, tries;
     if (!PyArg_ParseTuple(args, "Oy*y*y*OiiOOy*Oi", &rules_obj, &state, &deal, &scale, &mt_obj, &worlds, &orders,
                           &actions_obj, &bots_obj, &given, &check_obj, &tries))
         return NULL;
-    XzMT mt;
-    int check[4], ncheck = 0;
-    XzRules R;
-    XzBot bots[4];
-    XzBot *bp[4];
+    PlayOuts p;
     XzDeal D;
-    PyObject *fast = NULL, *acts = NULL, *out = NULL;
-    XzGame *base = NULL, *world = NULL, *g = NULL;
-    XzAction *actions = NULL;
-    memset(&D, 0, sizeof D);
-    if (xz_py_rules(rules_obj, &R) < 0) goto fail;
-    fast = PySequence_Fast(bots_obj, "bots must be four bot codes");
-    if (!fast) goto fail;
-    if (PySequence_Fast_GET_SIZE(fast) != 4) {
-        PyErr_SetString(PyExc_ValueError, "bots must be four bot codes");
+    XzMT mt;
+    XzGame *world = NULL;
+    int check[4], ncheck = 0;
+    if (play_outs_read(&p, rules_obj, &state, actions_obj, bots_obj) < 0) goto fail;
+    int ok = read_deal(&D, &deal, &scale, &given) && read_mt(&mt, mt_obj) && worlds >= 1 && orders >= 1
+             && tries >= 1 && p.na <= 64;
+    cf = PySequence_Fast(check_obj, "check must be seats");
+    if (!cf) goto fail;
+    ncheck = (int)PySequence_Fast_GET_SIZE(cf);
+    ok = ok && ncheck <= 4;
+    for (int i = 0; ok && i < ncheck; i++) {
+        long o = PyLong_AsLong(PySequence_Fast_GET_ITEM(cf, i));
+        check[i] = (int)o;
+        ok = o >= 0 && o < 4;
+    }
+    PyErr_Clear();
+    if (!ok) {
+        PyErr_SetString(PyExc_ValueError, "a malformed deal of the search's worlds");
         goto fail;
     }
-    for (int i = 0; i < 4; i++) {
-        long code = PyLong_AsLong(PySequence_Fast_GET_ITEM(fast, i));
-        if ((code == -1 && PyErr_Occurred()) || make_bot(&bots[i], code, 0) < 0) goto fail;
-        bp[i] = &bots[i];
-    }
-    {   /* the deal */
-        const int64_t *w = deal.buf;
-        size_t n = (size_t)deal.len / sizeof(int64_t);
-        int ok = deal.len % (Py_ssize_t)sizeof(int64_t) == 0 && n >= 30;
-        if (ok) {
-            D.me = (int)w[0];
-            D.nhidden = (int)w[1];
-            D.n_by = (int)w[2];
-            ok = D.me >= 0 && D.me < 4 && D.nhidden >= 0 && D.nhidden <= 3 && D.n_by >= 0 && D.n_by <= 108
-                 && n == 30 + 4 * (size_t)D.nhidden;
-        }
-        for (int t = 0; ok && t < 27; t++) {
-            D.unseen[t] = (int)w[3 + t];
-            ok = w[3 + t] >= 0 && w[3 + t] <= 4;
-        }
-        for (int h = 0; ok && h < D.nhidden; h++) {
-            const int64_t *q = w + 30 + 4 * h;
-            D.hidden[h] = (int)q[0];
-            D.n[h] = (int)q[1];
-            D.void_suit[h] = (int)q[2];
-            D.no_void[h] = (int)q[3];
-            ok = q[0] >= 0 && q[0] < 4 && q[0] != D.me && q[1] >= 0 && q[1] <= 14 && q[2] >= -1 && q[2] <= 2
-                 && (q[3] == 0 || (q[3] == 1 && q[2] >= 0));
-        }
-        D.weighted = scale.len > 0;
-        if (ok && D.weighted) {
-            ok = scale.len == (Py_ssize_t)(sizeof(double) * 27 * (size_t)D.nhidden);
-            for (int h = 0; ok && h < D.nhidden; h++)
-                for (int t = 0; t < 27; t++) {
-                    double x = ((const double *)scale.buf)[27 * h + t];
-                    if (!(x > 0)) ok = 0; /* a rate is positive, inf included; NaN is not */
-                    D.scale[h][t] = x;
-                }
-        }
-        if (ok && given.len) {
-            ok = given.len == 28 * D.nhidden;
-            for (int h = 0; ok && h < D.nhidden; h++) {
-                const int8_t *q = (const int8_t *)given.buf + 28 * h;
-                D.given[h] = q[0] != 0;
-                for (int t = 0; t < 27; t++) {
-                    D.hand[h][t] = q[1 + t];
-                    if (q[1 + t] < 0 || q[1 + t] > 4) ok = 0;
-                }
-            }
-        }
-        PyObject *cf = ok ? PySequence_Fast(check_obj, "check must be seats") : NULL;
-        if (ok && !cf) goto fail;
-        if (cf) {
-            ncheck = (int)PySequence_Fast_GET_SIZE(cf);
-            ok = ncheck <= 4;
-            for (int i = 0; ok && i < ncheck; i++) {
-                long o = PyLong_AsLong(PySequence_Fast_GET_ITEM(cf, i));
-                check[i] = (int)o;
-                ok = o >= 0 && o < 4;
-            }
-            Py_DECREF(cf);
-            if (PyErr_Occurred()) goto fail;
-        }
-        PyObject *mf = ok ? PySequence_Fast(mt_obj, "mt must be a random.Random state") : NULL;
-        if (ok && !mf) goto fail;
-        if (mf) {
-            ok = PySequence_Fast_GET_SIZE(mf) == 625;
-            for (int i = 0; ok && i < 625; i++) {
-                unsigned long v = PyLong_AsUnsignedLong(PySequence_Fast_GET_ITEM(mf, i));
-                if (v == (unsigned long)-1 && PyErr_Occurred()) ok = 0;
-                else if (i < 624) mt.mt[i] = (uint32_t)v;
-                else mt.mti = (int)v;
-                if (v > 0xFFFFFFFFUL || (i == 624 && v > 624)) ok = 0;
-            }
-            Py_DECREF(mf);
-            PyErr_Clear();
-        }
-        if (!ok || worlds < 1 || orders < 1 || tries < 1) {
-            PyErr_SetString(PyExc_ValueError, "a malformed deal of the search's worlds");
-            goto fail;
-        }
-    }
-    acts = PySequence_Fast(actions_obj, "actions must be a sequence");
-    if (!acts) goto fail;
-    Py_ssize_t na = PySequence_Fast_GET_SIZE(acts);
-    actions = PyMem_Malloc(sizeof(XzAction) * (size_t)(na ? na : 1));
-    base = PyMem_Malloc(sizeof(XzGame));
     world = PyMem_Malloc(sizeof(XzGame));
-    g = PyMem_Malloc(sizeof(XzGame));
-    if (!actions || !base || !world || !g) {
-        PyErr_NoMemory();
-        goto fail;
-    }
-    for (Py_ssize_t k = 0; k < na; k++)
-        if (read_action(PySequence_Fast_GET_ITEM(acts, k), &actions[k]) < 0) goto fail;
-    if (state.len % (Py_ssize_t)sizeof(int64_t)
-        || xz_load_game(base, &R, (const int64_t *)state.buf, (size_t)state.len / sizeof(int64_t)) < 0) {
-        PyErr_SetString(PyExc_ValueError, "a malformed hand state");
-        goto fail;
-    }
-    out = PyList_New(0);
+    out = world ? PyList_New(0) : PyErr_NoMemory();
     if (!out) goto fail;
     uint8_t order[108];
     int64_t sums[64];
-    if (na > 64) {
-        PyErr_SetString(PyExc_ValueError, "at most 64 actions a search");
-        goto fail;
-    }
     for (int wi = 0; wi < worlds; wi++) {
-        if (xz_deal_ready_world(world, base, &D, &mt, check, ncheck, tries) < 0) {
+        if (xz_deal_ready_world(world, p.base, &D, &mt, check, ncheck, tries) < 0) {
             PyErr_SetString(PyExc_ValueError, "the deal does not fit the hand state");
             goto fail;
         }
         int n = world->tail - world->head;
-        for (Py_ssize_t k = 0; k < na; k++) sums[k] = 0;
+        for (Py_ssize_t k = 0; k < p.na; k++) sums[k] = 0;
         for (int s = 0; s < orders; s++) {
             uint64_t wall_seed = s ? xz_mt_bits64(&mt) | 1 : 0;
             if (wall_seed) xz_shuffle_order(wall_seed, n, order);
-            for (Py_ssize_t k = 0; k < na; k++) {
+            for (Py_ssize_t k = 0; k < p.na; k++) {
                 int64_t d[4];
-                if (play_action(g, world, wall_seed ? order : NULL, &actions[k], bp, d) < 0) goto fail;
+                if (play_action(p.g, world, wall_seed ? order : NULL, &p.actions[k], p.bp, d) < 0) goto fail;
                 sums[k] += d[D.me];
             }
         }
-        PyObject *row = PyTuple_New(na);
+        PyObject *row = PyTuple_New(p.na);
         if (!row) goto fail;
-        for (Py_ssize_t k = 0; k < na; k++) {
+        for (Py_ssize_t k = 0; k < p.na; k++) {
             PyObject *v = PyLong_FromLongLong((long long)sums[k]);
             if (!v) {
                 Py_DECREF(row);
@@ -551,42 +537,25 @@ static PyObject *core_search_worlds(PyObject *self, PyObject *args) {
         }
         Py_DECREF(row);
     }
-    PyObject *mt_out = PyTuple_New(625);
+    mt_out = PyTuple_New(625);
     if (!mt_out) goto fail;
     for (int i = 0; i < 625; i++) {
         PyObject *v = PyLong_FromUnsignedLong(i < 624 ? mt.mt[i] : (unsigned long)mt.mti);
-        if (!v) {
-            Py_DECREF(mt_out);
-            goto fail;
-        }
+        if (!v) goto fail;
         PyTuple_SET_ITEM(mt_out, i, v);
     }
-    PyObject *result = Py_BuildValue("(NN)", out, mt_out);
-    out = NULL;
-    PyMem_Free(actions);
-    PyMem_Free(base);
+    result = Py_BuildValue("(OO)", out, mt_out);
+fail:
+    play_outs_free(&p);
     PyMem_Free(world);
-    PyMem_Free(g);
-    Py_DECREF(fast);
-    Py_DECREF(acts);
+    Py_XDECREF(cf);
+    Py_XDECREF(out);
+    Py_XDECREF(mt_out);
     PyBuffer_Release(&state);
     PyBuffer_Release(&deal);
     PyBuffer_Release(&scale);
     PyBuffer_Release(&given);
     return result;
-fail:
-    PyMem_Free(actions);
-    PyMem_Free(base);
-    PyMem_Free(world);
-    PyMem_Free(g);
-    Py_XDECREF(fast);
-    Py_XDECREF(acts);
-    Py_XDECREF(out);
-    PyBuffer_Release(&state);
-    PyBuffer_Release(&deal);
-    PyBuffer_Release(&scale);
-    PyBuffer_Release(&given);
-    return NULL;
 }
 
 /* --- Hand: one hand played action by action (the records of xuezhan.engine.Game) ----------------- */
