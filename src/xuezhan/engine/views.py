@@ -100,7 +100,11 @@ def sample_world(view: SeatView, rng: random.Random, visible: Sequence[int] | No
     a world follows what a seat's discards and claims say of its hand. ``hands``, when given, holds
     for some other seats the concealed tiles (counts per kind, from the copies the seat has not seen)
     they hold in the world, the rest being dealt around them: a yardstick that knows more than the
-    seat may (``benchmarks/oracle_worlds.py``); a hand that does not fit is a ``ValueError``."""
+    seat may (``benchmarks/oracle_worlds.py``); a hand that does not fit is a ``ValueError``.
+
+    The compiled core deals the same worlds draw for draw (``xz_deal_world``, for
+    :func:`xuezhan.native.search_worlds` from :func:`world_deal`): a change to what is drawn here, or
+    in which order, is a change there too (``tests/test_core_worlds.py`` holds the two together)."""
     state = viewed_state(view)
     me = view.seat
     g = Game.from_state(state.copy())
