@@ -191,6 +191,12 @@ def test_a_deal_the_core_cannot_read_is_refused() -> None:
     with pytest.raises(XuezhanError) as info:
         search_worlds(world, state, words, rates, rng, 2, 1, [Action(1, ActionType.DISCARD, tile=0)])
     assert info.value.code == "bad_batch"
+    with pytest.raises(XuezhanError) as info:  # a hand for the seat itself, which the deal does not deal
+        search_worlds(world, state, words, rates, rng, 2, 1, [None], QUICK_BOTS, {0: [0] * 27})
+    assert info.value.code == "bad_batch"
+    with pytest.raises(XuezhanError) as info:  # a hand of five copies
+        search_worlds(world, state, words, rates, rng, 2, 1, [None], QUICK_BOTS, {1: [5] + [0] * 26})
+    assert info.value.code == "bad_batch"
     assert rng.getstate() == before  # nothing drawn from a refused search
     assert len(search_worlds(world, state, words, rates, rng, 2, 1, [None])) == 2
 

@@ -470,6 +470,8 @@ def search_worlds(world: Game, state: bytes, deal: Sequence[int], rates: Sequenc
     given = b""
     if hands:
         hidden = deal[30::4][: deal[1]]
+        if any(o not in hidden or len(hands[o]) != 27 or not all(0 <= c <= 4 for c in hands[o]) for o in hands):
+            raise XuezhanError(ErrorCode.BAD_BATCH, "a given hand of a seat the deal does not deal, or not 27 counts")
         given = bytes(x for o in hidden for x in (int(o in hands), *hands.get(o, (0,) * 27)))
     version, words, gauss = rng.getstate()
     try:
