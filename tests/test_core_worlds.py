@@ -207,5 +207,6 @@ def test_a_world_the_core_does_not_deal_is_the_python_loops() -> None:
     game.apply(Action(2, ActionType.ESCAPE))
     view = game.view(0)
     assert world_deal(view) is None
-    assert ExpertBot(random.Random(0)).core_search(view, game.legal_actions(0), random.Random(0), 2,
-                                                    view.visible_counts(), None) is None
+    bot = ExpertBot(random.Random(0))
+    assert bot.core_search(view, game.legal_actions(0), random.Random(0), 2, view.visible_counts(), None,
+                           bot.playout_codes(0)) is None

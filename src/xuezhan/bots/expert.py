@@ -491,28 +491,16 @@ class ExpertBot:
         orders = self.wall_orders
         worlds = max(2, math.ceil(budget / (len(candidates) * orders)))
         rng = random.Random(_mix(self.seed, view.step))
-        seat = view.seat
-        results: list[list[float]] = [[] for _ in candidates]
-        bots = self.playout_codes(seat)
+        bots = self.playout_codes(view.seat)
         visible = view.visible_counts()
         weights = self.world_weights(view)
         self.worlds = worlds
         self._ready = self.ready_chances(view, candidates)
-        sums = self.core_search(view, candidates, rng, worlds, visible, weights)
-        for row in sums or ():
-            for k, total in enumerate(row):
-                results[k].append(total / orders)
-        for _ in range(0 if sums is not None else worlds):
-            world = self.world(view, rng, visible, weights)
-            state = playout_state(world) if self.native_playouts else None
-            seeds = [rng.getrandbits(64) | 1 if r else 0 for r in range(orders)]  # 0: the wall as dealt
-            rows: list[float]
-            if state is not None:
-                rows = [d[seat] for d in play_outs(world, state, candidates, bots, seeds)]
-            else:
-                rows = [self._playout(world.copy(), a, seat, s) for s in seeds for a in candidates]
-            for k in range(len(candidates)):
-                results[k].append(sum(rows[k :: len(candidates)]) / orders)
+        sums: Sequence[tuple[float, ...]] | None = self.core_search(view, candidates, rng, worlds, visible, weights,
+                                                                     bots)
+        if sums is None:
+            sums = [self.world_sums(view, candidates, rng, visible, weights, bots) for _ in range(worlds)]
+        results = [[row[k] / orders for row in sums] for k in range(len(candidates))]
         self._ready = {}
         out = []
         ref = results[0]
@@ -524,9 +512,27 @@ class ExpertBot:
             out.append(Evaluation(action, sum(pts) / n, d, math.sqrt(var / n), n * orders))
         return out
 
+    def world_sums(self, view: SeatView, candidates: Sequence[Action], rng: random.Random, visible: Sequence[int],
+                   weights: list[list[float]] | None, bots: tuple[int, int, int, int]) -> tuple[float, ...]:
+        """One world of :meth:`evaluate` dealt in Python (:meth:`world`) and played ``wall_orders`` times
+        (its live wall as dealt, then reshuffled), in the core where it holds the world: each
+        candidate's points for the seat summed over the orders."""
+        seat = view.seat
+        world = self.world(view, rng, visible, weights)
+        state = playout_state(world) if self.native_playouts else None
+        seeds = [rng.getrandbits(64) | 1 if r else 0 for r in range(self.wall_orders)]  # 0: the wall as dealt
+        rows: list[float]
+        if state is not None:
+            rows = [d[seat] for d in play_outs(world, state, candidates, bots, seeds)]
+        else:
+            rows = [self._playout(world.copy(), a, seat, s) for s in seeds for a in candidates]
+        n = len(candidates)
+        return tuple(sum(rows[k::n]) for k in range(n))
+
     def core_search(self, view: SeatView, candidates: Sequence[Action], rng: random.Random, worlds: int,
-                    visible: Sequence[int], weights: list[list[float]] | None) -> list[tuple[int, ...]] | None:
-        """The play-outs of :meth:`evaluate` with the worlds dealt in the compiled core too
+                    visible: Sequence[int], weights: list[list[float]] | None,
+                    bots: tuple[int, int, int, int]) -> list[tuple[int, ...]] | None:
+        """The play-outs of :meth:`evaluate` (by the compiled ``bots``) with the worlds dealt in the compiled core too
         (:func:`xuezhan.native.search_worlds`; a win's ready worlds with their hands built here,
         :meth:`ready_hands`): for each world, each candidate's points summed over the wall orders, the
         very numbers of the Python loop (the same draws of the same generator, ``rng``, which it leaves
@@ -544,7 +550,6 @@ class ExpertBot:
         state = playout_state(world)
         if state is None:
             return None
-        bots = self.playout_codes(view.seat)
         orders = self.wall_orders
         if not self._ready:
             return search_worlds(world, state, words, rates, rng, worlds, orders, candidates, bots)
