@@ -31,7 +31,9 @@ def main(argv: list[str] | None = None) -> int:
     for f in fields(TrainConfig):
         value = getattr(defaults, f.name)
         flag = "--" + f.name.replace("_", "-")
-        if isinstance(value, tuple):
+        if isinstance(value, bool):  # --improve-core / --no-improve-core
+            parser.add_argument(flag, action=argparse.BooleanOptionalAction, default=value, help=f"default {value}")
+        elif isinstance(value, tuple):
             parser.add_argument(flag, default=",".join(value), help=f"comma-separated (default {','.join(value)})")
         else:
             parser.add_argument(flag, type=type(value), default=value, help=f"default {value}")
@@ -76,7 +78,8 @@ def main(argv: list[str] | None = None) -> int:
                  f"policy gradient against heuristic and earlier versions (match seed {cfg.seed * 1000 + 1})"
                  + (f", then {cfg.improve_rounds} rounds of improvement: {cfg.improve_hands} hands each of the "
                     f"network (greedy, two seats) against heuristic, {cfg.improve_share:.0%} of its decisions "
-                    f"played out ({cfg.improve_candidates} candidates, {cfg.improve_orders} wall orders each)"
+                    f"played out ({cfg.improve_candidates} candidates, {cfg.improve_orders} wall orders each"
+                    f"{', on the compiled core' if cfg.improve_core else ''})"
                     if cfg.improve_rounds else "")
                  + (f"; started from {cfg.init}" if cfg.init else "")),
         "training": summary,

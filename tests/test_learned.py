@@ -318,3 +318,78 @@ def test_the_training_script_refuses_bad_input_with_a_code(capsys: pytest.Captur
         err = capsys.readouterr().err
         assert "train_learned.py: unwritable:" in err and "Traceback" not in err
     assert not out.exists()
+
+
+def test_the_training_script_plays_the_improvement_on_the_core_when_asked(
+        capsys: pytest.CaptureFixture[str], tmp_path: Path, load_script: Callable[[str], ModuleType],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from xuezhan import native
+
+    script = load_script("scripts/train_learned.py")
+    out = tmp_path / "w.npz"
+    tiny = ["--imitation-hands", "0", "--rl-iterations", "0", "--init", str(WEIGHTS), "--improve-rounds", "1",
+            "--improve-hands", "2", "--improve-epochs", "1", "--out", str(out)]
+    assert script.main([*tiny, "--improve-core", "--improve-orders", "4"]) == 0
+    manifest = json.loads(out.with_suffix(".json").read_text(encoding="utf-8"))
+    assert manifest["config"]["improve_core"] is True and "on the compiled core" in manifest["data"]
+    assert script.main([*tiny, "--no-improve-core"]) == 0
+    assert json.loads(out.with_suffix(".json").read_text(encoding="utf-8"))["config"]["improve_core"] is False
+    # without the core: a line with the code before any training, no traceback, no weights
+    out.unlink()
+    monkeypatch.setattr(native, "available", lambda: False)
+    assert script.main([*tiny, "--improve-core"]) == 2
+    err = capsys.readouterr().err
+    assert "train_learned.py: native_unavailable:" in err and "Traceback" not in err
+    assert not out.exists()
+
+
+def test_the_core_plays_the_improvement_s_play_outs_as_the_match_runtime_does(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from xuezhan import native
+    from xuezhan.bots.heuristic import HeuristicBot
+    from xuezhan.bots.learned import LearnedNet
+    from xuezhan.engine.game import Game
+    from xuezhan.rl.train import TrainConfig, _Labeller
+    from xuezhan.rules import Rules
+    from xuezhan.runtime import HandDriver, Seat
+
+    arrays = load_weights(WEIGHTS)
+    opponent = HeuristicBot(random.Random(0))
+    found: dict[bool, list[tuple[list[int], list[float]]]] = {}
+    calls: list[int] = []
+    play_outs = native.play_outs
+
+    def spy(*args: Any, **kwargs: Any) -> Any:
+        calls.append(1)
+        return play_outs(*args, **kwargs)
+
+    monkeypatch.setattr(native, "play_outs", spy)
+    for core in (False, True):
+        cfg = TrainConfig(improve_share=0.5, improve_candidates=3, improve_orders=3, improve_core=core)
+        game = Game.new(Rules.preset("chengdu"), seed=41)
+        seat = _Labeller(LearnedNet(arrays), cfg, random.Random(41), game, (0, 2), opponent, 1.0)
+        # the heuristic after the decision at every seat, in Python and in C: the same play-outs
+        seat.greedy = opponent
+        if core:
+            assert seat.core_bots == (native.LEARNED, native.HEURISTIC, native.LEARNED, native.HEURISTIC)
+            seat.core_bots = (native.HEURISTIC,) * 4
+        else:
+            assert seat.core_bots is None
+        HandDriver(game, [Seat.of_bot(seat if o in (0, 2) else opponent) for o in range(4)]).run()
+        found[core] = [(x.candidates, x.points) for x in seat.labels]
+        assert len(calls) == (len(seat.labels) if core else 0)  # the core played every label's play-outs, or none
+    assert len(found[True]) > 5
+    assert found[True] == found[False]
+    assert any(len(set(points)) > 1 for _, points in found[True])
+
+
+def test_the_improvement_on_the_core_reproduces_and_moves_the_scorer() -> None:
+    from xuezhan.rl.train import TrainConfig, train
+
+    cfg = TrainConfig(seed=6, imitation_hands=0, rl_iterations=0, init=str(WEIGHTS), improve_rounds=1,
+                      improve_hands=4, improve_epochs=2, improve_core=True, improve_orders=16)
+    one, summary = train(cfg, workers=1)
+    two, _ = train(cfg, workers=2)
+    assert all(np.array_equal(one[k], two[k]) for k in SHAPES)
+    assert summary["improve_decisions"][0] > 10
+    assert not np.array_equal(one["s_w0"], load_weights(WEIGHTS)["s_w0"])

@@ -21,7 +21,9 @@ and a third, off by default:
    to the end of the hand on ``improve_orders`` common orders of the wall (the real hidden
    tiles, heuristic seats after the decision), and the scorer learns to prefer the better ones
    (:func:`_improve`), held near where it started by ``improve_kl``. ``workers`` processes play
-   the hands. docs/bots.md has what it gained: nothing a confidence interval shows.
+   the hands; with ``improve_core`` the compiled core plays the play-outs (the network at its own
+   seats, the heuristic at the others), many times as many in the time. docs/bots.md has
+   what it gained: nothing a confidence interval shows.
 
 Everything is seeded from ``seed`` (the deals, the sampling, the initial weights); PyTorch runs
 on one thread with deterministic algorithms, so the same configuration gives the same weights,
@@ -45,6 +47,7 @@ from typing import Any, Final
 
 import numpy as np
 
+from .. import native
 from ..bots import make_bot
 from ..bots.base import Bot
 from ..bots.heuristic import HeuristicBot
@@ -114,6 +117,10 @@ class TrainConfig:
     improve_lr: float = 1e-3
     improve_kl: float = 0.02
     """The weight of the network's divergence from the round's starting point (KL) in the improvement's loss."""
+    improve_core: bool = False
+    """Play the improvement's play-outs on the compiled core (:func:`xuezhan.native.play_outs`): the
+    network of the round at its own seats (the core's learned bot), the core's heuristic at the
+    others; many times the play-outs a decision in the time (docs/bots.md). Off: the match runtime in Python."""
 
 
 @dataclass
@@ -347,7 +354,10 @@ IMPROVE_SHARD: Final = 50
 class _Labeller:
     """A seat of the network that plays its best action and, at a share of its decisions, plays
     each candidate to the end of the hand over the same wall orders: the hand's other seats as
-    they sit (the network's greedy, the heuristic's), the hidden tiles as they really lie."""
+    they sit (the network's greedy, the heuristic's), the hidden tiles as they really lie. With
+    ``improve_core`` the compiled core plays them (``core_bots``: its learned bot with the round's
+    weights, whose sums run in another order than numpy's, and its heuristic, the Python one's
+    twin), in Python where the core cannot play the hand on."""
 
     name = "learned"
 
@@ -355,9 +365,14 @@ class _Labeller:
                  opponent: Bot, stake: float) -> None:
         self.net, self.cfg, self.rng, self.game, self.mine = net, cfg, rng, game, mine
         self.stake = stake
-        self.greedy = LearnedBot(arrays=net.arrays)
+        self.greedy: Bot = LearnedBot(arrays=net.arrays)
         self.opponent = opponent
         self.labels: list[Label] = []
+        self.core_bots: tuple[int, ...] | None = None
+        if cfg.improve_core:
+            if not native.use_learned_weights(net.arrays):
+                raise XuezhanError(ErrorCode.NATIVE_UNAVAILABLE, "improve_core needs the compiled core")
+            self.core_bots = tuple(native.LEARNED if o in mine else native.HEURISTIC for o in range(4))
 
     def start_hand(self, seed: int) -> None:
         pass
@@ -381,10 +396,16 @@ class _Labeller:
             if len(order) > len(cands) and rng.random() < 0.3:
                 cands.append(rng.choice(order[len(cands):]))
             points = [0.0] * len(cands)
-            for _ in range(cfg.improve_orders):
-                wall_seed = rng.getrandbits(64) | 1
-                for j, i in enumerate(cands):
-                    points[j] += self._play_out(legal[i], view.seat, wall_seed)
+            seeds = [rng.getrandbits(64) | 1 for _ in range(cfg.improve_orders)]
+            state = native.playout_state(self.game) if self.core_bots is not None else None
+            if state is not None and self.core_bots is not None:
+                deltas = native.play_outs(self.game, state, [legal[i] for i in cands], self.core_bots, seeds)
+                for k, row in enumerate(deltas):
+                    points[k % len(cands)] += row[view.seat] / self.stake
+            else:
+                for wall_seed in seeds:
+                    for j, i in enumerate(cands):
+                        points[j] += self._play_out(legal[i], view.seat, wall_seed)
             self.labels.append(Label(table, rows, cands, [p / cfg.improve_orders for p in points]))
         return legal[best]
 
@@ -474,6 +495,9 @@ def train(cfg: TrainConfig, log: Callable[[str], None] = lambda s: None,
     each snapshot (``"round-N"``) and after each round of improvement (``"improve-N"``).
     ``workers`` processes play the improvement's hands (the weights do not depend on how many).
     The summary's ``cpu_seconds`` are this process's (not the workers'); ``wall_seconds`` the whole run's."""
+    if cfg.improve_rounds and cfg.improve_core and not native.available():  # before hours of training
+        raise XuezhanError(ErrorCode.NATIVE_UNAVAILABLE,
+                           f"improve_core needs the compiled core ({native.why_unavailable()})")
     torch = _torch()
     torch.set_num_threads(1)
     torch.use_deterministic_algorithms(True)
