@@ -39,6 +39,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from xuezhan.bots import BOTS, ExpertBot
+from xuezhan.bots.expert import Chances
 from xuezhan.bots.reading import BUILD_TRIES, built_ready_hand, passed_since
 from xuezhan.engine.game import Game
 from xuezhan.engine.views import SeatView, reshuffle_wall, sample_world
@@ -70,15 +71,15 @@ class OracleExpert(ExpertBot):
     oracle = "none"
 
     def world(self, view: SeatView, rng: random.Random, visible: Sequence[int],
-              weights: list[list[float]] | None) -> Game:
+              weights: list[list[float]] | None, chances: Chances | None = None) -> Game:
         if self.oracle == "none":
-            return super().world(view, rng, visible, weights)
+            return super().world(view, rng, visible, weights, chances)
         real = Game.from_state(viewed_state(view).copy())
         if self.oracle == "sees-all":
             reshuffle_wall(real, rng.getrandbits(64) | 1)
             return real
         if view.phase != "turn" or real.claim_window is not None:
-            return super().world(view, rng, visible, weights)
+            return super().world(view, rng, visible, weights, chances)
         others = [o for o in range(4) if o != view.seat and not view.won(o) and not real.seat_state(o).revealed]
         ready = {o for o in others if real.is_ready(o)}
         hands: dict[int, list[int]] = {}
@@ -103,7 +104,7 @@ class OracleExpert(ExpertBot):
                 break
             if not any(world.is_ready(o) for o in others if o not in ready):
                 return world
-        return world if world is not None else super().world(view, rng, visible, weights)
+        return world if world is not None else super().world(view, rng, visible, weights, chances)
 
 
 def oracle_name(oracle: str) -> str:

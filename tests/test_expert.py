@@ -9,7 +9,7 @@ from collections.abc import Callable, Sequence
 import pytest
 
 from xuezhan.bots import BOTS, Expert04Bot, ExpertBot, HeuristicBot, make_bot
-from xuezhan.bots.expert import PLAYOUTS_0_4, Evaluation, HandValue, ReadingExpertBot
+from xuezhan.bots.expert import PLAYOUTS_0_4, Chances, Evaluation, HandValue, ReadingExpertBot
 from xuezhan.engine import Game, sample_world, seat_view_json
 from xuezhan.engine.actions import Action, ActionType
 from xuezhan.engine.views import SeatView
@@ -544,8 +544,8 @@ def test_the_search_takes_its_worlds_from_one_method() -> None:
 
     class Counting(ExpertBot):
         def world(self, view: SeatView, rng: random.Random, visible: Sequence[int],
-                  weights: list[list[float]] | None) -> Game:
-            world = super().world(view, rng, visible, weights)
+                  weights: list[list[float]] | None, chances: Chances | None = None) -> Game:
+            world = super().world(view, rng, visible, weights, chances)
             dealt.append(world)
             return world
 
@@ -604,6 +604,31 @@ def test_a_win_searched_with_ready_worlds_deals_the_opponents_ready_by_their_cha
     game, seat = wins[0]
     request.getfixturevalue("no_numpy")
     assert bot.ready_chances(SeatView(game, seat), game.legal_actions(seat)) == {}  # without numpy: reading worlds
+
+
+def test_each_search_hands_its_worlds_its_own_ready_chances() -> None:
+    """The ready chances of a win's search reach every world it deals (the Python loop here), and
+    the next search, at a turn, deals its worlds without them: nothing is kept between decisions."""
+    given: list[Chances | None] = []
+
+    class Spy(ExpertBot):
+        core_worlds = False
+
+        def world(self, view: SeatView, rng: random.Random, visible: Sequence[int],
+                  weights: list[list[float]] | None, chances: Chances | None = None) -> Game:
+            given.append(chances)
+            return super().world(view, rng, visible, weights, chances)
+
+    bot = Spy(random.Random(0), playouts=24)
+    game, seat = discard_wins("chengdu", range(1, 8))[0]
+    view, legal = SeatView(game, seat), game.legal_actions(seat)
+    bot.evaluate(view, bot.candidates(view, legal, bot.default.choose(view, legal)))
+    assert len(given) == bot.worlds and all(c == bot.ready_chances(view, legal) and c for c in given)
+    given.clear()
+    game, seat = searched_positions("chengdu", 3, 1)[0]
+    view, legal = SeatView(game, seat), game.legal_actions(seat)
+    bot.evaluate(view, bot.candidates(view, legal, bot.default.choose(view, legal)))
+    assert len(given) == bot.worlds and not any(given)
 
 
 def test_a_search_with_ready_worlds_plays_a_whole_hand_the_same_twice() -> None:

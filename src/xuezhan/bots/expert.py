@@ -84,6 +84,10 @@ PYTHON_PLAYOUTS = 12
 """Play-outs per searched decision by default without the compiled core (about 3 ms a
 play-out in Python)."""
 
+Chances = dict[int, tuple[float, set[int]]]
+"""For a win searched with ``ready_worlds`` (:meth:`ExpertBot.ready_chances`): each opponent's
+chance of being ready and the tiles its ready hand does not wait on."""
+
 PlayOut = Callable[[Game, Sequence[Bot]], object]
 """Plays ``game`` to its end with one bot per seat: the decision loop of a Python play-out."""
 
@@ -298,9 +302,6 @@ class ExpertBot:
                 self.default = self.policy
         self.worlds = 0
         """How many worlds the last decision searched (0: it searched none)."""
-        self._ready: dict[int, tuple[float, set[int]]] = {}
-        """While a decision's worlds are dealt (``ready_worlds``): each opponent's chance of being
-        ready and the tiles its ready hand does not wait on."""
         self._playout_bots: dict[bool, Bot] | None = None
         self._learned_code = False
         """The compiled play-outs hold the shipped network (``learned_self``, ``learned_others``)."""
@@ -495,13 +496,12 @@ class ExpertBot:
         visible = view.visible_counts()
         weights = self.world_weights(view)
         self.worlds = worlds
-        self._ready = self.ready_chances(view, candidates)
+        chances = self.ready_chances(view, candidates)
         sums: Sequence[tuple[float, ...]] | None = self.core_search(view, candidates, rng, worlds, visible, weights,
-                                                                     bots)
+                                                                     bots, chances)
         if sums is None:
-            sums = [self.world_sums(view, candidates, rng, visible, weights, bots) for _ in range(worlds)]
+            sums = [self.world_sums(view, candidates, rng, visible, weights, bots, chances) for _ in range(worlds)]
         results = [[row[k] / orders for row in sums] for k in range(len(candidates))]
-        self._ready = {}
         out = []
         ref = results[0]
         for action, pts in zip(candidates, results, strict=True):
@@ -513,12 +513,13 @@ class ExpertBot:
         return out
 
     def world_sums(self, view: SeatView, candidates: Sequence[Action], rng: random.Random, visible: Sequence[int],
-                   weights: list[list[float]] | None, bots: tuple[int, int, int, int]) -> tuple[float, ...]:
-        """One world of :meth:`evaluate` dealt in Python (:meth:`world`) and played ``wall_orders`` times
-        (its live wall as dealt, then reshuffled), in the core where it holds the world: each
-        candidate's points for the seat summed over the orders."""
+                   weights: list[list[float]] | None, bots: tuple[int, int, int, int],
+                   chances: Chances | None = None) -> tuple[float, ...]:
+        """One world of :meth:`evaluate` dealt in Python (:meth:`world`, with the decision's ready
+        ``chances``) and played ``wall_orders`` times (its live wall as dealt, then reshuffled), in the
+        core where it holds the world: each candidate's points for the seat summed over the orders."""
         seat = view.seat
-        world = self.world(view, rng, visible, weights)
+        world = self.world(view, rng, visible, weights, chances)
         state = playout_state(world) if self.native_playouts else None
         seeds = [rng.getrandbits(64) | 1 if r else 0 for r in range(self.wall_orders)]  # 0: the wall as dealt
         rows: list[float]
@@ -531,7 +532,7 @@ class ExpertBot:
 
     def core_search(self, view: SeatView, candidates: Sequence[Action], rng: random.Random, worlds: int,
                     visible: Sequence[int], weights: list[list[float]] | None,
-                    bots: tuple[int, int, int, int]) -> list[tuple[int, ...]] | None:
+                    bots: tuple[int, int, int, int], chances: Chances | None = None) -> list[tuple[int, ...]] | None:
         """The play-outs of :meth:`evaluate` (by the compiled ``bots``) with the worlds dealt in the compiled core too
         (:func:`xuezhan.native.search_worlds`; a win's ready worlds with their hands built here,
         :meth:`ready_hands`): for each world, each candidate's points summed over the wall orders, the
@@ -551,17 +552,17 @@ class ExpertBot:
         if state is None:
             return None
         orders = self.wall_orders
-        if not self._ready:
+        if not chances:
             return search_worlds(world, state, words, rates, rng, worlds, orders, candidates, bots)
         rows: list[tuple[int, ...]] = []
         for _ in range(worlds):
-            hands = self.ready_hands(view, rng, visible, self._ready)
-            check = [o for o in self._ready if o not in hands]
+            hands = self.ready_hands(view, rng, visible, chances)
+            check = [o for o in chances if o not in hands]
             rows += search_worlds(world, state, words, rates, rng, 1, orders, candidates, bots, hands, check,
                                   BUILD_TRIES)
         return rows
 
-    def ready_chances(self, view: SeatView, candidates: Sequence[Action]) -> dict[int, tuple[float, set[int]]]:
+    def ready_chances(self, view: SeatView, candidates: Sequence[Action]) -> Chances:
         """For a win on another's discard searched with ``ready_worlds``: each opponent's chance of
         being ready (the readiness network) and the tiles it let go by since its last discard
         (:func:`~xuezhan.bots.reading.passed_since`); empty elsewhere, before every void is known,
@@ -570,7 +571,7 @@ class ExpertBot:
         if (not self.ready_worlds or view.phase == "turn" or None in view.voids()
                 or not any(a.type is ActionType.HU for a in candidates)):
             return {}
-        out: dict[int, tuple[float, set[int]]] = {}
+        out: Chances = {}
         for o in range(4):
             if o == view.seat or view.won(o) or view.shown_counts(o) is not None or view.hidden_kongs(o):
                 continue
@@ -582,20 +583,21 @@ class ExpertBot:
         return out
 
     def world(self, view: SeatView, rng: random.Random, visible: Sequence[int],
-              weights: list[list[float]] | None) -> Game:
+              weights: list[list[float]] | None, chances: Chances | None = None) -> Game:
         """One world of a search: every tile the seat cannot see dealt afresh
-        (:func:`~xuezhan.engine.views.sample_world`, by ``weights`` when given; at a win searched
-        with ``ready_worlds`` each opponent ready or not by its chance, :meth:`ready_chances`). The
-        one place the search's worlds come from, so that a yardstick that knows more than a seat may
-        (the oracles of ``benchmarks/oracle_worlds.py``) is the same search with other worlds."""
-        if self._ready:
-            world = self.ready_world(view, rng, visible, weights, self._ready)
+        (:func:`~xuezhan.engine.views.sample_world`, by ``weights`` when given; with ``chances``, the
+        decision's :meth:`ready_chances` at a win searched with ``ready_worlds``, each of those
+        opponents ready or not by its chance). The one place the search's worlds come from, so that a
+        yardstick that knows more than a seat may (the oracles of ``benchmarks/oracle_worlds.py``) is
+        the same search with other worlds."""
+        if chances:
+            world = self.ready_world(view, rng, visible, weights, chances)
             if world is not None:
                 return world
         return sample_world(view, rng, visible) if weights is None else sample_world(view, rng, visible, weights)
 
     def ready_hands(self, view: SeatView, rng: random.Random, visible: Sequence[int],
-                    chances: dict[int, tuple[float, set[int]]]) -> dict[int, list[int]]:
+                    chances: Chances) -> dict[int, list[int]]:
         """The hands of a ready world (:meth:`ready_world`): each opponent of ``chances`` ready with its
         chance, its hand built from the unseen copies waiting on none of its tiles to avoid."""
         unseen = [4 - v for v in visible]
@@ -611,7 +613,7 @@ class ExpertBot:
         return hands
 
     def ready_world(self, view: SeatView, rng: random.Random, visible: Sequence[int],
-                    weights: list[list[float]] | None, chances: dict[int, tuple[float, set[int]]]) -> Game | None:
+                    weights: list[list[float]] | None, chances: Chances) -> Game | None:
         """A world in which each opponent of ``chances`` is ready with its chance (:meth:`ready_hands`)
         and not ready otherwise (:data:`~xuezhan.bots.reading.BUILD_TRIES` worlds tried; the last kept),
         the rest dealt by ``weights``; ``None`` when the built hands leave no room for the rest."""
