@@ -31,6 +31,9 @@ bit for bit, on the same machine. The expert's choices are those of an install w
 core built (without it the expert searches fewer worlds, so the data and the weights differ).
 :func:`save_weights` writes the ``.npz`` that
 :class:`~xuezhan.bots.learned.LearnedBot` plays. ``scripts/train_learned.py`` is the command line.
+
+Long: the three stages are one run, in one order, on one model and one generator; apart they
+would pass those between modules and the bit-for-bit reproduction would hang on that handing on.
 """
 
 from __future__ import annotations
