@@ -400,9 +400,10 @@ class _Labeller:
                 cands.append(rng.choice(order[len(cands):]))
             points = [0.0] * len(cands)
             seeds = [rng.getrandbits(64) | 1 for _ in range(cfg.improve_orders)]
-            state = native.playout_state(self.game) if self.core_bots is not None else None
-            if state is not None and self.core_bots is not None:
-                deltas = native.play_outs(self.game, state, [legal[i] for i in cands], self.core_bots, seeds)
+            bots = self.core_bots
+            state = None if bots is None else native.playout_state(self.game)
+            if bots is not None and state is not None:
+                deltas = native.play_outs(self.game, state, [legal[i] for i in cands], bots, seeds)
                 for k, row in enumerate(deltas):
                     points[k % len(cands)] += row[view.seat] / self.stake
             else:
