@@ -23,7 +23,7 @@ from xuezhan.explain import tile_word
 from xuezhan.hints import action_words
 from xuezhan.i18n import Lang
 from xuezhan.records import Record, parse_record, record_json
-from xuezhan.review import REVIEW_SEED, Review, review_lines, review_record
+from xuezhan.review import MISTAKE_Z, REVIEW_SEED, SHOWN_LOSS, Review, review_lines, review_record
 from xuezhan.rules import Rules
 from xuezhan.runtime import HandDriver, Seat
 
@@ -75,14 +75,18 @@ def test_each_loss_is_the_experts_own_evaluation(hands: dict[str, dict[str, Any]
             d = reviewed.pop(step)
             assert (d.seat, d.taken) == (action.seat, action)
             distinct = list(dict.fromkeys(legal))
-            expert = ExpertBot(random.Random(REVIEW_SEED), playouts=PER_CHOICE * len(distinct))
+            distinct.remove(action)  # the choice taken is the reference of the expert's differences
+            expert = ExpertBot(random.Random(REVIEW_SEED), playouts=PER_CHOICE * (len(distinct) + 1))
             expert.start_hand(REVIEW_SEED)
-            evals = expert.expected_points(_game_at(record, step).view(action.seat), distinct)
+            evals = expert.expected_points(_game_at(record, step).view(action.seat), [action, *distinct])
             own = {e.action: e.mean for e in evals}
             assert {c.action: c.ev for c in d.choices} == own
             assert [c.ev for c in d.choices] == sorted(own.values(), reverse=True)  # the best first
             assert d.loss == pytest.approx(max(own.values()) - own[action]) and d.loss >= 0
             assert d.best.ev == max(own.values())
+            best = next(e for e in evals if e.action == d.best.action)  # its error of the difference from the taken
+            assert d.stderr == (0.0 if best.action == action else best.stderr)
+            assert d.mistake == (d.loss >= SHOWN_LOSS and d.loss >= MISTAKE_Z * d.stderr)
         game.apply(action)
     assert reviewed == {}  # nothing else: no decision of a single legal action
     assert any(d.loss > 0 for d in review.decisions)  # the bots' hands hold mistakes to find
@@ -144,7 +148,8 @@ def test_review_json_has_the_spec_shape(record_file: Path, capsys: pytest.Captur
     steps = [d["step"] for d in data["decisions"]]
     assert steps == sorted(set(steps))  # the record's order, one decision a step
     for d in data["decisions"]:
-        assert set(d) == {"seat", "step", "taken", "choices", "loss"}
+        assert set(d) == {"seat", "step", "taken", "choices", "loss", "stderr", "mistake"}
+        assert d["stderr"] >= 0 and d["mistake"] == (d["loss"] > 0 and d["loss"] >= MISTAKE_Z * d["stderr"] - 0.011)
         assert d["taken"] == raw["actions"][d["step"]] and d["taken"]["seat"] == d["seat"]
         assert len(d["choices"]) >= 2 and all(set(c) == {"action", "ev"} for c in d["choices"])
         evs = [c["ev"] for c in d["choices"]]
@@ -227,7 +232,10 @@ def test_the_text_names_the_biggest_mistakes_first_in_the_language(
     assert lines[2] == i18n.t("review.mistake", lang, rank=1, step=top.step + 1,
                               seat=i18n.t("common.seat", lang, seat=top.seat), taken=action_words(top.taken, lang),
                               taken_ev=f"{top.taken_ev:+.2f}", best=action_words(top.best.action, lang),
-                              best_ev=f"{top.best.ev:+.2f}", loss=f"{top.loss:.2f}")
+                              best_ev=f"{top.best.ev:+.2f}", loss=f"{top.loss:.2f}", stderr=f"{top.stderr:.2f}")
+    assert len(lines) == 2 + len(mistakes)  # the heading, the totals, then the mistakes and nothing else
+    noise = [d for d in review.decisions if d.loss >= SHOWN_LOSS and not d.mistake]
+    assert noise and all(d.loss < MISTAKE_Z * d.stderr for d in noise)  # losses within the search's noise: not listed
     discards = [d for d in mistakes if d.taken.type is ActionType.DISCARD]
     assert discards and tile_word(discards[0].taken.tile or 0, lang) in out  # tiles named as the project names them
 

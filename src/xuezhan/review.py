@@ -5,8 +5,14 @@ more than one legal choice, the deciding seat's view is handed to the expert
 (:meth:`xuezhan.bots.expert.ExpertBot.expected_points`): each legal choice is played out to
 the end of the hand over the same sampled worlds, and its mean points for the seat are its
 expected points (``ev``). The loss of the choice taken is the best choice's ev less its own
-(never below zero). The expert reads only the seat's view, so a decision is weighed with what
-the seat knew then, never with the hidden tiles the record holds.
+(never below zero), with its standard error over the worlds (the choices are played out in the
+same worlds, so the error is of the difference). The expert reads only the seat's view, so a
+decision is weighed with what the seat knew then, never with the hidden tiles the record holds.
+
+A loss is an estimate, and the best of a dozen noisy estimates beats the one taken by chance: a
+decision is a *mistake* (:attr:`Decision.mistake`, listed in the text and on the web page) only
+where its loss is at least :data:`MISTAKE_Z` standard errors, so that a player is not blamed for
+the play-outs' noise.
 
 A decision is reviewed by a fresh expert seeded with ``seed`` (:data:`REVIEW_SEED` by default),
 whose worlds follow from that seed and the view's step: a review is a function of the record,
@@ -37,15 +43,18 @@ from .runtime.playout import play_out
 
 REVIEW_SEED = 0
 """The expert's seed of a review unless another is given."""
-PLAYOUTS_PER_CHOICE = 64
-"""Play-outs of each legal choice where the compiled core is built (16 worlds, 4 wall orders each)."""
+PLAYOUTS_PER_CHOICE = 512
+"""Play-outs of each legal choice where the compiled core is built (128 worlds, 4 wall orders each): at
+64 a choice the losses of a hand played well were mostly noise (docs/bots.md, "Review")."""
 PYTHON_PLAYOUTS_PER_CHOICE = 8
 """Likewise without it (about 3 ms a play-out in Python)."""
 SHOWN_LOSS = 0.005
 """A loss under this rounds to 0.00: the choice was as good as the best, and the text does not list it."""
+MISTAKE_Z = 2.5
+"""Standard errors a loss must reach to be a mistake (:attr:`Decision.mistake`)."""
 
-__all__ = ["PLAYOUTS_PER_CHOICE", "PYTHON_PLAYOUTS_PER_CHOICE", "REVIEW_SEED", "Decision", "Review", "WeighedChoice",
-           "default_per_choice", "review_lines", "review_record", "weigh"]
+__all__ = ["MISTAKE_Z", "PLAYOUTS_PER_CHOICE", "PYTHON_PLAYOUTS_PER_CHOICE", "REVIEW_SEED", "SHOWN_LOSS", "Decision",
+           "Review", "WeighedChoice", "default_per_choice", "review_lines", "review_record", "weigh"]
 
 
 @dataclass(frozen=True)
@@ -62,13 +71,15 @@ class WeighedChoice:
 @dataclass(frozen=True)
 class Decision:
     """One decision of the record: who took what at which step, every legal choice weighed (the best
-    first), and the loss of the choice taken."""
+    first), and the loss of the choice taken with its standard error."""
 
     seat: int
     step: int
     """The index of the action taken in the record's ``actions``."""
     taken: Action
     choices: tuple[WeighedChoice, ...]
+    stderr: float = 0.0
+    """The standard error of :attr:`loss` over the worlds (0 when the best choice was the one taken)."""
 
     @property
     def best(self) -> WeighedChoice:
@@ -83,9 +94,17 @@ class Decision:
         """The best choice's expected points less the taken one's (0 when the best was taken)."""
         return max(0.0, self.best.ev - self.taken_ev)
 
+    @property
+    def mistake(self) -> bool:
+        """The loss shows (:data:`SHOWN_LOSS`) and is at least :data:`MISTAKE_Z` standard errors: more than
+        the play-outs' noise."""
+        loss = self.loss
+        return loss >= SHOWN_LOSS and loss >= MISTAKE_Z * self.stderr
+
     def to_json(self) -> dict[str, Any]:
         return {"seat": self.seat, "step": self.step, "taken": self.taken.to_json(),
-                "choices": [c.to_json() for c in self.choices], "loss": round(self.loss, 2)}
+                "choices": [c.to_json() for c in self.choices], "loss": round(self.loss, 2),
+                "stderr": round(self.stderr, 2), "mistake": self.mistake}
 
 
 @dataclass(frozen=True)
@@ -103,8 +122,8 @@ class Review:
         return out
 
     def mistakes(self) -> list[Decision]:
-        """The decisions whose loss shows (:data:`SHOWN_LOSS`), the biggest first (then by step)."""
-        return sorted((d for d in self.decisions if d.loss >= SHOWN_LOSS), key=lambda d: (-d.loss, d.step, d.seat))
+        """The decisions that are mistakes (:attr:`Decision.mistake`), the biggest loss first (then by step)."""
+        return sorted((d for d in self.decisions if d.mistake), key=lambda d: (-d.loss, d.step, d.seat))
 
     def to_json(self) -> dict[str, Any]:
         return {"hand": self.hand, "decisions": [d.to_json() for d in self.decisions],
@@ -117,18 +136,23 @@ def default_per_choice() -> int:
 
 
 def weigh(game: Game, seat: int, legal: Sequence[Action], *, seed: int = REVIEW_SEED,
-          per_choice: int | None = None) -> tuple[WeighedChoice, ...]:
+          per_choice: int | None = None, reference: Action | None = None) -> tuple[tuple[WeighedChoice, ...], float]:
     """Each distinct action of ``legal`` with the expert's expected points for ``seat`` of ``game``, the
-    best first (ties in the order of ``legal``)."""
+    best first (ties in the order of ``legal``), and the standard error of the best one's points less
+    those of ``reference`` (an action of ``legal``; its first by default) over the common worlds."""
     ExpertBot.use_play_out(play_out)  # the expert's Python play-outs run on the one decision loop
     per = default_per_choice() if per_choice is None else per_choice
     actions = list(dict.fromkeys(legal))
+    place = {a: k for k, a in enumerate(actions)}
+    if reference is not None:
+        actions.remove(reference)
+        actions.insert(0, reference)  # the reference of the search's differences and their errors
     budget = max(2, per * len(actions))
     expert = ExpertBot(random.Random(seed), playouts=budget)
     expert.start_hand(seed)
-    evals = expert.expected_points(game.view(seat), actions, budget)
-    order = sorted(range(len(evals)), key=lambda k: (-evals[k].mean, k))
-    return tuple(WeighedChoice(evals[k].action, evals[k].mean) for k in order)
+    evals = sorted(expert.expected_points(game.view(seat), actions, budget), key=lambda e: (-e.mean, place[e.action]))
+    stderr = 0.0 if evals[0].action == actions[0] else evals[0].stderr
+    return tuple(WeighedChoice(e.action, e.mean) for e in evals), stderr
 
 
 def review_record(record: Record, seats: Iterable[int] | None = None, *, hand: int = 1, seed: int = REVIEW_SEED,
@@ -146,8 +170,8 @@ def review_record(record: Record, seats: Iterable[int] | None = None, *, hand: i
         legal = game.legal_actions(action.seat)
         if action not in legal or len(set(legal)) < 2:
             return  # an escape, an item card, or nothing to choose
-        choices = weigh(game, action.seat, legal, seed=seed, per_choice=per_choice)
-        decisions.append(Decision(action.seat, index, action, choices))
+        choices, stderr = weigh(game, action.seat, legal, seed=seed, per_choice=per_choice, reference=action)
+        decisions.append(Decision(action.seat, index, action, choices, stderr))
 
     replay(record, before)
     return Review(hand, wanted, tuple(decisions))
@@ -159,8 +183,9 @@ def _points(x: float) -> str:
 
 def review_lines(review: Review, lang: Lang = DEFAULT_LANG, names: Sequence[str] | None = None,
                  limit: int | None = None) -> list[str]:
-    """The review in words: a heading, each reviewed seat's total loss, then the mistakes, the biggest
-    first (at most ``limit``), each with the choice taken and the best one and their expected points."""
+    """The review in words: a heading, each reviewed seat's total loss, then the mistakes (:meth:`Review.mistakes`),
+    the biggest first (at most ``limit``), each with the choice taken and the best one, their expected points, and
+    the loss with its standard error."""
 
     def seat_word(seat: int) -> str:
         return names[seat] if names is not None else i18n.t("common.seat", lang, seat=seat)
@@ -177,5 +202,5 @@ def review_lines(review: Review, lang: Lang = DEFAULT_LANG, names: Sequence[str]
         lines.append(i18n.t("review.mistake", lang, rank=rank, step=d.step + 1, seat=seat_word(d.seat),
                             taken=action_words(d.taken, lang), taken_ev=_points(d.taken_ev),
                             best=action_words(d.best.action, lang), best_ev=_points(d.best.ev),
-                            loss=f"{d.loss:.2f}"))
+                            loss=f"{d.loss:.2f}", stderr=f"{d.stderr:.2f}"))
     return lines

@@ -71,7 +71,7 @@ function reviewPanel(review) {
       el("p", { class: "muted", text: t("review.loading") }));
   }
   const data = review.data;
-  const mistakes = data.decisions.filter((d) => d.loss > 0)
+  const mistakes = data.decisions.filter((d) => d.mistake)  // losses beyond the search's noise (review.py)
     .sort((a, b) => b.loss - a.loss || a.step - b.step).slice(0, REVIEW_SHOWN);
   const total = Object.values(data.total_loss || {}).reduce((x, y) => x + y, 0);
   const items = mistakes.map((d) => el("li", { dataset: { step: String(d.step), loss: String(d.loss) } },
