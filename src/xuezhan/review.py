@@ -116,9 +116,12 @@ class Review:
     decisions: tuple[Decision, ...]
 
     def total_loss(self) -> dict[int, float]:
+        """Each reviewed seat's losses in its mistakes (:attr:`Decision.mistake`): what the search can tell
+        it lost, not the sum of every loss, which adds up the search's noise over a hand."""
         out = dict.fromkeys(self.seats, 0.0)
         for d in self.decisions:
-            out[d.seat] += d.loss
+            if d.mistake:
+                out[d.seat] += d.loss
         return out
 
     def mistakes(self) -> list[Decision]:
