@@ -787,3 +787,33 @@ def test_a_seats_state_carries_its_waits_and_a_spectators_none(make_app: Callabl
     p.close()
     watcher.close()
 
+
+
+def test_a_table_cancelled_as_a_message_comes_in_still_stops(make_app: Callable[..., Any]) -> None:
+    """A server that stops cancels its tables' tasks: one whose inbox gets a message in the same turn of
+    the loop as its cancellation stops too (the cancellation is not lost to the message), so a server, or
+    a node being drained, never hangs on its way down."""
+    app = make_app(turn_timeout=30, claim_timeout=30, choice_timeout=30)
+    p = Client(app, "hana")
+    code = p.http.post("/api/quickstart", json={"hands": 1}).json()["code"]
+    p.connect(code)
+    p.wait_for(lambda m: m["type"] == "state" and m["decision"] is not None)  # the table waits on a clock
+    table = table_of(app, code)
+    portal = app.state.runner.portal
+    end = time.monotonic() + 5.0
+    while not portal.call(lambda: bool(table.inbox._getters)):  # type: ignore[attr-defined]
+        assert time.monotonic() < end, "the table never waited on its inbox"  # (its bots' moves done)
+        time.sleep(0.01)
+
+    def message_and_cancel() -> None:  # on the event loop, in one turn of it, while the table waits on its inbox
+        table.join(next(iter(table.conns)))
+        assert table.task is not None
+        table.task.cancel()
+
+    portal.call(message_and_cancel)
+    end = time.monotonic() + 5.0
+    while not portal.call(lambda: table.task is not None and table.task.done()):
+        assert time.monotonic() < end, "the cancelled table's task is still running"
+        time.sleep(0.02)
+    assert table.status is Status.CLOSED
+    p.close()

@@ -95,7 +95,8 @@ class SharedQueue(Matchmaker):
             except Exception:  # the database may be away a moment: next time
                 log.exception("the queue could not seat or tell its people")
             with suppress(TimeoutError):
-                await asyncio.wait_for(self._wake.wait(), POLL)
+                async with asyncio.timeout(POLL):  # not wait_for, which may lose a cancellation (Table.run)
+                    await self._wake.wait()
 
     async def seat_groups(self, now: float) -> None:
         """As the leader: seat every group the database says is due (``now`` is unused: the

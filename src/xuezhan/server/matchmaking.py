@@ -140,7 +140,8 @@ class Matchmaker:
                 first = min(t.since for t in self.waiting.values())
                 timeout = max(0.05, first + self.lobby.config.queue_wait - loop.time())
             with suppress(TimeoutError):
-                await asyncio.wait_for(self._wake.wait(), timeout)
+                async with asyncio.timeout(timeout):  # not wait_for (Table.run)
+                    await self._wake.wait()
 
     async def seat_groups(self, now: float) -> None:
         """Seat every four people with the same key, and every group whose first has waited

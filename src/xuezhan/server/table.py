@@ -344,8 +344,9 @@ class Table(TablePlay):
                 elif timeout <= 0:
                     item = self.inbox.get_nowait() if not self.inbox.empty() else None
                 else:
-                    try:
-                        item = await asyncio.wait_for(self.inbox.get(), timeout)
+                    try:  # not asyncio.wait_for: on Python 3.11 it loses a cancellation that comes with an item
+                        async with asyncio.timeout(timeout):
+                            item = await self.inbox.get()
                     except TimeoutError:
                         item = None
                 if item is not None:

@@ -392,7 +392,8 @@ class TournamentDirector:
             if due:
                 timeout = min(timeout, max(0.0, (min(due) - now).total_seconds()))
             with suppress(TimeoutError):
-                await asyncio.wait_for(self._wake.wait(), max(0.01, timeout))
+                async with asyncio.timeout(max(0.01, timeout)):  # not wait_for (Table.run)
+                    await self._wake.wait()
 
     async def step(self) -> None:
         """One look at every tournament: open the next of each config, start those due, move the
