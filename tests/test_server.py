@@ -788,7 +788,6 @@ def test_a_seats_state_carries_its_waits_and_a_spectators_none(make_app: Callabl
     watcher.close()
 
 
-
 def test_a_table_cancelled_as_a_message_comes_in_still_stops(make_app: Callable[..., Any]) -> None:
     """A server that stops cancels its tables' tasks: one whose inbox gets a message in the same turn of
     the loop as its cancellation stops too (the cancellation is not lost to the message), so a server, or
