@@ -75,17 +75,30 @@ def measure(records: list[Record], budgets: list[int], reference: int, zs: list[
     return rows
 
 
+def _counts(text: str) -> list[int]:
+    """A comma-separated list of play-out counts, each at least 1 (argparse reports a bad one)."""
+    out = [int(x) for x in text.split(",")]
+    if min(out) < 1:
+        raise ValueError(text)
+    return out
+
+
+def _numbers(text: str) -> list[float]:
+    return [float(x) for x in text.split(",")]
+
+
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--hands", type=int, default=3)
-    p.add_argument("--budgets", default="64,256,512,1024")
+    p.add_argument("--budgets", type=_counts, default=_counts("64,256,512,1024"))
     p.add_argument("--reference", type=int, default=4096)
-    p.add_argument("--z", default="1.5,2,2.5,3")
+    p.add_argument("--z", type=_numbers, default=_numbers("1.5,2,2.5,3"))
     p.add_argument("--real", type=float, default=0.3)
     p.add_argument("--json", action="store_true")
     args = p.parse_args()
-    rows = measure(hands(args.hands), [int(b) for b in args.budgets.split(",")], args.reference,
-                   [float(z) for z in args.z.split(",")], args.real)
+    if args.hands < 1 or args.reference < 1:
+        p.error("--hands and --reference must be at least 1")
+    rows = measure(hands(args.hands), args.budgets, args.reference, args.z, args.real)
     if args.json:
         print(json.dumps(rows, indent=1))
         return
