@@ -40,6 +40,7 @@ from sqlalchemy.orm import Session
 from websockets.exceptions import ConnectionClosed, InvalidHandshake
 from websockets.sync.client import ClientConnection, connect
 
+from xuezhan.server.journal import STAND_IN
 from xuezhan.server.nodes import MOVED
 from xuezhan.store import Store
 from xuezhan.store.models import HandRow, MatchRow, Room, RoomLease, Settlement
@@ -273,7 +274,7 @@ class Kill:
 
     hands_played: int
     hand_no: int | None  # the hand in play, if one was
-    actions: list[dict[str, Any]]  # its logged actions
+    actions: list[dict[str, Any]]  # its logged actions, as a record lists them (without the log's stand-in marks)
 
 
 def match_row(store: Store, code: str) -> MatchRow:
@@ -287,7 +288,8 @@ def read_kill(db: str, code: str) -> Kill:
         row = match_row(store, code)
         running = [m for m in store.rooms.running_matches() if m.match_id == row.id]
         hand = running[0].hand if running else None
-        return Kill(row.hands_played, hand.hand_no if hand else None, list(hand.actions) if hand else [])
+        actions = [{k: v for k, v in a.items() if k != STAND_IN} for a in hand.actions] if hand else []
+        return Kill(row.hands_played, hand.hand_no if hand else None, actions)
 
 
 def books(store: Store) -> dict[str, int]:

@@ -3,8 +3,9 @@
 A server of its own with a fixed wall and short clocks: the player never answers, the stand-in
 plays the seat to the end of the hand. From the settlement the player opens the hand's replay,
 taps 复盘, and the page lists the costliest mistakes of the player's own seat (losses beyond the
-search's noise, the biggest first, each with the choice taken and the best one) inside the screen;
-a decision's step button takes the replay to that point of the hand. The wall (``SEED``) is one on
+search's noise, the biggest first, each with the choice taken and the best one) inside the screen,
+each marked as the stand-in's (托管), and says that the stand-in's steps count for no loss; a
+decision's step button takes the replay to that point of the hand. The wall (``SEED``) is one on
 which the stand-in makes such a mistake.
 """
 
@@ -61,10 +62,13 @@ def test_a_past_hand_shows_its_review_on_a_phone(seeded_server: str, browser: Br
     shown = mistakes[:5]
     assert [(i["step"], i["loss"]) for i in items] == [(d["step"], d["loss"]) for d in shown]  # the biggest first
     for item in items:
-        assert item["taken"].startswith("你：") and item["best"].startswith("最好：")
+        assert item["taken"].startswith("托管：") and item["best"].startswith("最好：")  # not 你: the stand-in's
         assert f"第 {item['step'] + 1} 步" in item["text"] and "分" in item["text"]
     panel = page.inner_text("[data-testid=review]")
     assert i18n.t("web.review.title", "zh-CN") in panel
+    assert all(d["stand_in"] for d in review["decisions"]) and sum(review["total_loss"].values()) == 0
+    assert i18n.t("web.review.stand_ins", "zh-CN", count=len(review["decisions"])) in panel
+    assert i18n.t("web.review.total", "zh-CN", count=0, loss="0.00") in panel
     # on the phone's screen: nothing sideways, the panel inside it, each step button big enough to tap
     width, height = SIZES["phone"]["viewport"]["width"], SIZES["phone"]["viewport"]["height"]
     assert page.evaluate("document.documentElement.scrollWidth") <= width

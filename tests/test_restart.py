@@ -20,8 +20,10 @@ from sqlalchemy.orm import Session
 from starlette.testclient import TestClient
 from test_server import Client, Http, table_of
 
-from xuezhan.match import HandResult
+from xuezhan.engine.actions import Action, ActionType
+from xuezhan.match import HandResult, ItemUse
 from xuezhan.server import ServerConfig, create_app
+from xuezhan.server.journal import logged_entries
 from xuezhan.store import Store
 from xuezhan.store.models import HandAction, HandLog, MatchRow, Room
 
@@ -193,6 +195,62 @@ def test_a_hand_in_play_survives_a_restart(serve: Build, db: str) -> None:
         assert store.hands.hand_record(row.id, 1)["actions"][: len(logged)] == logged  # carried on from there
     finally:
         store.close()
+
+
+def test_the_stand_ins_decisions_stay_marked_across_a_restart(serve: Build, db: str) -> None:
+    """The hand's result says which decisions a person's stand-in took (the review tells them from the
+    player's): the ones before a restart too, from the hand's log."""
+    first = serve(db, turn_timeout=60.0, claim_timeout=60.0, choice_timeout=0.05)  # 定缺 runs out
+    kim = Client(first, "kim")
+    code = kim.http.post("/api/quickstart", json={"hands": 1}).json()["code"]
+    kim.connect(code)
+
+    def own_decision(m: dict[str, Any]) -> bool:  # the stand-in chose the void: kim plays on himself
+        return my_decision(kim)(m) and all(a["type"] != "dingque" for a in m["view"]["legal"])
+
+    kim.wait_for(own_decision)
+    answer(kim, stay_in(kim))
+    while not my_turn(kim.wait_for(my_decision(kim))):
+        answer(kim, stay_in(kim))
+    stop(first)
+    _, logged = logged_hand(db)
+    void = next(i for i, a in enumerate(logged) if a["type"] == "dingque" and a["seat"] == 0)
+    assert [i for i, a in enumerate(logged) if a.get("stand_in")] == [void]  # only it, of all of seat 0's
+    own = [i for i, a in enumerate(logged) if a["seat"] == 0 and i != void]
+    assert own
+
+    again = serve(db, turn_timeout=60.0, claim_timeout=60.0, choice_timeout=60.0)
+    kim2 = Back(again, kim)
+    kim2.connect(code)
+    kim2.wait_for(my_decision(kim2))
+    answer(kim2, stay_in(kim2))  # kim's own, after the restart
+    play_out(kim2)  # then 托管: the stand-in's to the end
+    stop(again)
+
+    store = Store(db)
+    try:
+        row = match_of(store, code)
+        [result] = store.hands.hand_results(row.id)
+        actions = store.hands.hand_record(row.id, 1)["actions"]
+    finally:
+        store.close()
+    assert all("stand_in" not in a for a in actions)  # the record is the game's, as every record
+    assert void in result.stand_in and not set(own) & set(result.stand_in)
+    assert all(actions[i]["seat"] == 0 for i in result.stand_in)
+    assert result.stand_in == tuple(sorted(result.stand_in))
+    assert set(result.stand_in) - {void} <= set(range(len(logged) + 1, len(actions)))  # the rest: after kim's answer
+
+
+def test_a_logs_stand_in_marks_count_the_actions_only() -> None:
+    entries, stand_in = logged_entries([
+        {"type": "dingque", "seat": 0, "suit": "m", "stand_in": True},
+        {"type": "item", "player": "kim", "seat": 0, "kind": "golden_finger"},
+        {"type": "dingque", "seat": 1, "suit": "p"},
+        {"type": "dingque", "seat": 2, "suit": "s", "stand_in": True},
+    ])
+    assert stand_in == [0, 2]  # the item card is no action of the hand
+    assert [type(e) for e in entries] == [Action, ItemUse, Action, Action]
+    assert entries[3] == Action(2, ActionType.DINGQUE, suit=2)
 
 
 def test_a_match_between_hands_resumes_between_hands(serve: Build, db: str) -> None:

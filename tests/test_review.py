@@ -4,6 +4,7 @@ web history. Losses are checked against the expert's own evaluation of each deci
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import random
 import threading
@@ -148,7 +149,8 @@ def test_review_json_has_the_spec_shape(record_file: Path, capsys: pytest.Captur
     steps = [d["step"] for d in data["decisions"]]
     assert steps == sorted(set(steps))  # the record's order, one decision a step
     for d in data["decisions"]:
-        assert set(d) == {"seat", "step", "taken", "choices", "loss", "stderr", "mistake"}
+        assert set(d) == {"seat", "step", "taken", "choices", "loss", "stderr", "mistake", "stand_in"}
+        assert d["stand_in"] is False  # a record does not say who took an action: the player, then
         assert d["stderr"] >= 0 and d["mistake"] == (d["loss"] > 0 and d["loss"] >= MISTAKE_Z * d["stderr"] - 0.011)
         assert d["taken"] == raw["actions"][d["step"]] and d["taken"]["seat"] == d["seat"]
         assert len(d["choices"]) >= 2 and all(set(c) == {"action", "ev"} for c in d["choices"])
@@ -255,6 +257,34 @@ def test_the_text_language_follows_the_environment(record_file: Path, capsys: py
     assert rc == 0 and out.splitlines()[0].startswith("第 1 局復盤")
 
 
+def test_the_stand_ins_decisions_are_marked_and_count_for_no_loss(hands: dict[str, dict[str, Any]]) -> None:
+    record = parse_record(hands["chengdu"])  # random seats: mistakes enough
+    own = review_record(record, [2, 3], per_choice=PER_CHOICE)
+    mistakes = [d.step for d in own.decisions if d.seat == 2 and d.mistake]
+    others = [d.step for d in own.decisions if d.seat == 2 and not d.mistake]
+    assert len(mistakes) >= 2 and len(others) >= 4
+    taken = sorted([mistakes[0], *others[::2]])  # one mistake of seat 2 and some other decisions were its stand-in's
+    marked = review_record(record, [2, 3], per_choice=PER_CHOICE, stand_in=taken)
+    assert [dataclasses.replace(d, stand_in=False) for d in marked.decisions] == list(own.decisions)  # weighed alike
+    assert [d.step for d in marked.decisions if d.stand_in] == taken
+    assert [d["stand_in"] for d in marked.to_json()["decisions"]] == [d.step in taken for d in marked.decisions]
+    assert marked.stand_ins() == len(taken)
+    # the seat's total: its own mistakes only; the other seat's is as it was
+    totals = marked.total_loss()
+    assert totals[2] == pytest.approx(sum(d.loss for d in own.decisions
+                                          if d.seat == 2 and d.mistake and d.step not in taken))
+    assert 0 < totals[2] < own.total_loss()[2] and totals[3] == own.total_loss()[3]
+    # the words: how many the stand-in took, and each of its mistakes marked as its
+    lines = review_lines(marked, "en")
+    assert lines[2] == f"{len(taken)} decisions were the stand-in's, counted in no loss"
+    listed = marked.mistakes()
+    assert [d.step for d in listed] == [d.step for d in own.mistakes()]  # still listed, biggest first
+    assert [d.step for d in listed if d.stand_in] == [mistakes[0]]
+    for d, line in zip(listed, lines[3:], strict=True):
+        assert ("seat 2 (stand-in):" in line) == d.stand_in
+    assert not any("stand-in" in line for line in review_lines(own, "en"))  # nothing marked without them
+
+
 def test_a_hand_without_a_mistake_says_so() -> None:
     review = Review(3, (0,), ())
     assert review_lines(review, "en")[-1] == i18n.t("review.no_mistake", "en")
@@ -291,6 +321,9 @@ def test_the_web_history_reviews_the_players_own_seat_once_on_a_thread(
     assert {k: data[k] for k in ("hand", "decisions", "total_loss")} == review.to_json()
     assert review.seats == (0,) and all(d["seat"] == 0 for d in data["decisions"])  # only the player's own
     assert set(data["total_loss"]) == {"0"} and data["decisions"]
+    # the player never answered: the stand-in took every decision, none of them the player's mistake
+    assert all(d["stand_in"] for d in data["decisions"]) and data["total_loss"] == {"0": 0.0}
+    assert i18n.t("review.stand_ins", "zh-CN", count=len(data["decisions"])) in data["lines"]
     assert data["lines"] == review_lines(review, "zh-CN", names=_names(p, listed["id"]))
     again = p.http.get(f"/api/history/{listed['id']}/review")
     assert again.json() == data and len(calls) == 1  # kept: worked out once

@@ -47,6 +47,7 @@ from xuezhan.rules import Rules
 from xuezhan.server.bank import Account, is_bot
 from xuezhan.server.config import ServerConfig
 from xuezhan.server.conn import Conn
+from xuezhan.server.journal import logged_entries
 from xuezhan.server.outbound import marked_view
 from xuezhan.server.protocol import ClientMessage, ProtocolError, error_message, parse_action, parse_client_message
 from xuezhan.server.storebank import StoreBank
@@ -606,7 +607,8 @@ class TableMachine(RuleBasedStateMachine):
             logged = [rm.hand for rm in store.rooms.running_matches() if str(rm.match_id) == table.match_key]
             assert len(logged) == 1 and logged[0] is not None
             assert logged[0].hand_no == table.hand.hand_no
-            assert list(logged[0].actions) == [a.to_json() for a in table.hand.game.actions]
+            entries, stand_in = logged_entries(list(logged[0].actions))
+            assert entries == list(table.hand.game.actions) and stand_in == table.hand.stand_in
             note(f"a hand in play, {len(table.hand.game.actions) // 50 * 50}+ actions in")
         else:
             note(f"between hands, {match.hands_played} settled")

@@ -20,6 +20,10 @@ the seed and the budget, whatever else is reviewed with it. The budget is
 ``per_choice`` play-outs for each legal choice (:data:`PLAYOUTS_PER_CHOICE` where the compiled
 core is built, :data:`PYTHON_PLAYOUTS_PER_CHOICE` without it), never a clock.
 
+A decision a seat's stand-in took for its player (托管, or a decision whose time ran out; a server's
+hand result lists them, records do not) is weighed like any other and marked
+(:attr:`Decision.stand_in`): it is shown as the stand-in's and counts for no seat's total loss.
+
 Not reviewed: actions a record does not list (the passes of a window it closes, its
 ``autoplay``), a choice of a single legal action, escapes and item cards (no choice of play).
 """
@@ -27,7 +31,7 @@ Not reviewed: actions a record does not list (the passes of a window it closes, 
 from __future__ import annotations
 
 import random
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -80,6 +84,8 @@ class Decision:
     choices: tuple[WeighedChoice, ...]
     stderr: float = 0.0
     """The standard error of :attr:`loss` over the worlds (0 when the best choice was the one taken)."""
+    stand_in: bool = False
+    """The seat's stand-in took it for the player (托管, or a decision whose time ran out), not the player."""
 
     @property
     def best(self) -> WeighedChoice:
@@ -104,7 +110,7 @@ class Decision:
     def to_json(self) -> dict[str, Any]:
         return {"seat": self.seat, "step": self.step, "taken": self.taken.to_json(),
                 "choices": [c.to_json() for c in self.choices], "loss": round(self.loss, 2),
-                "stderr": round(self.stderr, 2), "mistake": self.mistake}
+                "stderr": round(self.stderr, 2), "mistake": self.mistake, "stand_in": self.stand_in}
 
 
 @dataclass(frozen=True)
@@ -116,13 +122,18 @@ class Review:
     decisions: tuple[Decision, ...]
 
     def total_loss(self) -> dict[int, float]:
-        """Each reviewed seat's losses in its mistakes (:attr:`Decision.mistake`): what the search can tell
-        it lost, not the sum of every loss, which adds up the search's noise over a hand."""
+        """Each reviewed seat's losses in its own mistakes (:attr:`Decision.mistake`, the stand-in's left
+        out): what the search can tell it lost, not the sum of every loss, which adds up the search's
+        noise over a hand."""
         out = dict.fromkeys(self.seats, 0.0)
         for d in self.decisions:
-            if d.mistake:
+            if d.mistake and not d.stand_in:
                 out[d.seat] += d.loss
         return out
+
+    def stand_ins(self) -> int:
+        """The reviewed decisions the seats' stand-ins took (:attr:`Decision.stand_in`)."""
+        return sum(d.stand_in for d in self.decisions)
 
     def mistakes(self) -> list[Decision]:
         """The decisions that are mistakes (:attr:`Decision.mistake`), the biggest loss first (then by step)."""
@@ -159,11 +170,14 @@ def weigh(game: Game, seat: int, legal: Sequence[Action], *, seed: int = REVIEW_
 
 
 def review_record(record: Record, seats: Iterable[int] | None = None, *, hand: int = 1, seed: int = REVIEW_SEED,
-                  per_choice: int | None = None) -> Review:
+                  per_choice: int | None = None, stand_in: Collection[int] = ()) -> Review:
     """Review the decisions of ``seats`` (every seat by default) in ``record``, hand number ``hand`` of
-    its file. Raises :class:`~xuezhan.errors.RecordError` for a record that does not replay, before
-    weighing anything."""
+    its file; ``stand_in``: the actions (by their index in the record's ``actions``) a stand-in took for
+    its seat's player (a server's hand result says which: :attr:`xuezhan.match.HandResult.stand_in`).
+    Raises :class:`~xuezhan.errors.RecordError` for a record that does not replay, before weighing
+    anything."""
     wanted = tuple(sorted(set(range(4) if seats is None else seats)))
+    by_stand_in = frozenset(stand_in)
     replay(record)  # a broken record is refused at once, not after the decisions before its fault
     decisions: list[Decision] = []
 
@@ -174,7 +188,7 @@ def review_record(record: Record, seats: Iterable[int] | None = None, *, hand: i
         if action not in legal or len(set(legal)) < 2:
             return  # an escape, an item card, or nothing to choose
         choices, stderr = weigh(game, action.seat, legal, seed=seed, per_choice=per_choice, reference=action)
-        decisions.append(Decision(action.seat, index, action, choices, stderr))
+        decisions.append(Decision(action.seat, index, action, choices, stderr, index in by_stand_in))
 
     replay(record, before)
     return Review(hand, wanted, tuple(decisions))
@@ -186,7 +200,8 @@ def _points(x: float) -> str:
 
 def review_lines(review: Review, lang: Lang = DEFAULT_LANG, names: Sequence[str] | None = None,
                  limit: int | None = None) -> list[str]:
-    """The review in words: a heading, each reviewed seat's total loss, then the mistakes (:meth:`Review.mistakes`),
+    """The review in words: a heading, each reviewed seat's total loss, how many decisions stand-ins took (when
+    any), then the mistakes (:meth:`Review.mistakes`, a stand-in's marked as such),
     the biggest first (at most ``limit``), each with the choice taken and the best one, their expected points, and
     the loss with its standard error."""
 
@@ -197,12 +212,16 @@ def review_lines(review: Review, lang: Lang = DEFAULT_LANG, names: Sequence[str]
     sep = i18n.t("review.sep", lang)
     totals = review.total_loss()
     lines.append(sep.join(i18n.t("review.total", lang, seat=seat_word(s), loss=f"{x:.2f}") for s, x in totals.items()))
+    stand_ins = review.stand_ins()
+    if stand_ins:
+        lines.append(i18n.t("review.stand_ins", lang, count=stand_ins))
     mistakes = review.mistakes()
     if not mistakes:
         lines.append(i18n.t("review.no_mistake", lang))
         return lines
     for rank, d in enumerate(mistakes[:limit] if limit is not None else mistakes, start=1):
-        lines.append(i18n.t("review.mistake", lang, rank=rank, step=d.step + 1, seat=seat_word(d.seat),
+        who = seat_word(d.seat) + (i18n.t("review.stand_in", lang) if d.stand_in else "")
+        lines.append(i18n.t("review.mistake", lang, rank=rank, step=d.step + 1, seat=who,
                             taken=action_words(d.taken, lang), taken_ev=_points(d.taken_ev),
                             best=action_words(d.best.action, lang), best_ev=_points(d.best.ev),
                             loss=f"{d.loss:.2f}", stderr=f"{d.stderr:.2f}"))

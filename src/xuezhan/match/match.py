@@ -90,6 +90,9 @@ class HandResult:
     escaped: tuple[str, ...]
     next_dealer: int | None
     record: dict[str, Any] = field(compare=False, hash=False)
+    stand_in: tuple[int, ...] = ()
+    """The actions of :attr:`record` (by their index in its ``actions``) that a person's stand-in took for
+    that person's seat (托管, or a decision whose time ran out): the player did not make them."""
 
     @property
     def participants(self) -> tuple[str, ...]:
@@ -125,6 +128,7 @@ class HandResult:
             "next_dealer": self.next_dealer,
             "points": self.points(),
             "record": self.record,
+            "stand_in": list(self.stand_in),
         }
 
     @classmethod
@@ -140,6 +144,7 @@ class HandResult:
             escaped=tuple(str(p) for p in data["escaped"]),
             next_dealer=None if data["next_dealer"] is None else int(data["next_dealer"]),
             record=dict(data["record"]),
+            stand_in=tuple(int(i) for i in data.get("stand_in", ())),
         )
 
 
@@ -169,6 +174,9 @@ class Hand:
         """Where this hand's actions go: the engine, or the match runtime's driver, which logs them."""
         self.on_item: Callable[[ItemUse], None] | None = None
         """Told of every item card used during the hand, after its effect (the match runtime logs it)."""
+        self.stand_in: list[int] = []
+        """The actions of the hand (by their index in ``game.actions``) that a person's stand-in took for
+        that person's seat (:attr:`HandResult.stand_in`); the table that plays the hand keeps it."""
         self.requests: dict[str, Any] = {}
         """The cards asked for at the deal, as :meth:`Match.start_hand` was given them (``double``, a
         list of players; ``flush``, each player's suit or ``None``); empty without any."""
@@ -486,6 +494,7 @@ class Match:
             escaped=escaped,
             next_dealer=game.next_dealer(),
             record=hand_record(hand) if self.records else {},
+            stand_in=tuple(hand.stand_in),
         )
         for player, pts in result.points().items():
             self.running[player] = self.running.get(player, 0) + pts

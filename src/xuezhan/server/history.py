@@ -7,7 +7,9 @@ the player's view, in the form the table sends in ``state``.
 
 The review (复盘, :mod:`xuezhan.review`) weighs the player's own decisions only: each from that
 seat's view, as the expert would have seen it then, so it tells nothing of another seat's
-concealed tiles, nor how the others played. It takes a second or so of search: it runs on a
+concealed tiles, nor how the others played. The decisions the seat's stand-in took (托管, or a
+decision whose time ran out: the hand's result lists them, :attr:`~xuezhan.match.HandResult.stand_in`)
+are marked as such and are not the player's mistakes. It takes a second or so of search: it runs on a
 worker thread of its own (:class:`Reviews`), one review at a time, never on the event loop,
 and a hand reviewed once is kept (a review is a function of the record).
 """
@@ -76,7 +78,8 @@ class Reviews:
             work = self._work.get(key)
             if work is None or (work.done() and (work.cancelled() or work.exception() is not None)):
                 record = parse_record(hand.record)
-                work = self._pool.submit(review_record, record, [hand.seat], hand=hand.hand_no)
+                stand_in = [int(i) for i in hand.result.get("stand_in", ())]
+                work = self._pool.submit(review_record, record, [hand.seat], hand=hand.hand_no, stand_in=stand_in)
                 self._work[key] = work
             self._work.move_to_end(key)
             while len(self._work) > self.kept:

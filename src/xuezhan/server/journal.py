@@ -20,7 +20,7 @@ import contextlib
 import logging
 import queue
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
 from ..engine.actions import Action
@@ -31,6 +31,26 @@ from .writer_process import Job, Outcome, WriterProcess, write_logs
 log = logging.getLogger("xuezhan.server")
 
 T = TypeVar("T")
+
+STAND_IN = "stand_in"
+"""The key that marks a logged action a person's stand-in took (:meth:`Journal.action`)."""
+
+
+def logged_entries(entries: Sequence[dict[str, Any]]) -> tuple[list[Action | ItemUse], list[int]]:
+    """A hand's logged actions and item cards read back, and the actions (by their index among the
+    hand's actions) a person's stand-in took: a restarted server resumes the hand with both."""
+    out: list[Action | ItemUse] = []
+    stand_in: list[int] = []
+    actions = 0
+    for entry in entries:
+        if entry.get("type") == "item":
+            out.append(ItemUse.from_json(entry))
+            continue
+        if entry.get(STAND_IN) is True:
+            stand_in.append(actions)
+        out.append(Action.from_json({k: v for k, v in entry.items() if k != STAND_IN}))
+        actions += 1
+    return out, stand_in
 
 
 def hand_start(hand: Hand) -> dict[str, Any]:
@@ -243,7 +263,12 @@ class Journal:
         self.pending.append(("begin", hand.hand_no, hand.seed, hand_start(hand)))
 
     def action(self, hand: Hand, seq: int, action: Action) -> None:
-        self.pending.append(("action", hand.hand_no, seq, action.to_json()))
+        """An action applied (it is the last of ``hand.game.actions``); one a person's stand-in took
+        (:attr:`~xuezhan.match.Hand.stand_in`) is logged with ``"stand_in": true``."""
+        entry = action.to_json()
+        if hand.stand_in and hand.stand_in[-1] == len(hand.game.actions) - 1:
+            entry[STAND_IN] = True
+        self.pending.append(("action", hand.hand_no, seq, entry))
 
     def item(self, hand: Hand, seq: int, use: ItemUse) -> None:
         """An item card used during the hand: an entry of its own (``"type": "item"``)."""

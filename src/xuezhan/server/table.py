@@ -50,12 +50,11 @@ from typing import Any, ClassVar
 
 from .. import i18n
 from ..engine import views
-from ..engine.actions import Action
 from ..engine.views import SeatView
 from ..errors import IllegalActionError, XuezhanError
 from ..hints import hint_json
 from ..ids import ErrorCode
-from ..match import TIERS, ItemKind, ItemUse, RoomConfig, Tier
+from ..match import TIERS, ItemKind, RoomConfig, Tier
 from ..match.items import BEFORE_DEAL
 from ..runtime import HandDriver
 from ..tiles import tile_name
@@ -63,7 +62,7 @@ from .bank import Account, Bank, RunningMatch, WaitingRoom, is_bot
 from .config import ServerConfig
 from .conn import Conn, Inbound
 from .items import ItemRequest, card_name, dealt_with, golden_key, parse_item, spend_key
-from .journal import LogWriter
+from .journal import LogWriter, logged_entries
 from .outbound import DiscardPause
 from .play import ACTION_STEPS, TablePlay, counted_actions, hand_version
 from .protocol import (
@@ -307,13 +306,15 @@ class Table(TablePlay):
             raise XuezhanError(ErrorCode.LOG_MISMATCH, f"hand {logged.hand_no} was dealt to other seats")
         if logged.hand_no != match.hands_played + 1:
             raise XuezhanError(ErrorCode.LOG_MISMATCH, f"hand {logged.hand_no} is not the match's next hand")
-        entries = [ItemUse.from_json(a) if a.get("type") == "item" else Action.from_json(a) for a in logged.actions]
+        entries, stand_in = logged_entries(logged.actions)
         self.jiao_ma.resume(logged.start, accounts)  # the hand's bystanders, as its log names them
         self.runtime.resume_hand(logged.seed, entries, **dealt_with(logged.start))
         actions = self.runtime.driver.game.actions if self.runtime.driver is not None else ()
         # its first change shown (run) takes the last version of its last action's: above every one shown before
         self.version = hand_version(running.key, logged.hand_no, counted_actions(actions)) + ACTION_STEPS - 2
         self._shown = self.runtime.hand
+        if self._shown is not None:
+            self._shown.stand_in = stand_in
         self.hand_key = 1
         self.status = Status.PLAYING
         game = self.runtime.hand.game if self.runtime.hand is not None else None

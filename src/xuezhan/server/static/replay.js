@@ -74,15 +74,19 @@ function reviewPanel(review) {
   const mistakes = data.decisions.filter((d) => d.mistake)  // losses beyond the search's noise (review.py)
     .sort((a, b) => b.loss - a.loss || a.step - b.step).slice(0, REVIEW_SHOWN);
   const total = Object.values(data.total_loss || {}).reduce((x, y) => x + y, 0);
-  const items = mistakes.map((d) => el("li", { dataset: { step: String(d.step), loss: String(d.loss) } },
+  const standIns = data.decisions.filter((d) => d.stand_in).length;  // 托管 took them: not the player's
+  const items = mistakes.map((d) => el("li", { dataset: { step: String(d.step), loss: String(d.loss),
+                                                          standIn: String(Boolean(d.stand_in)) } },
     el("button", { class: "ghost review-step", text: t("review.step", { step: d.step + 1 }),
                    on: { click: () => replayGo(d.step) } }),
-    el("span", { class: "review-taken", text: t("review.taken", { action: actionWords(d.taken) }) }),
+    el("span", { class: "review-taken",
+                 text: t(d.stand_in ? "review.stand_in" : "review.taken", { action: actionWords(d.taken) }) }),
     el("span", { class: "review-best", text: t("review.best", { action: actionWords(d.choices[0].action) }) }),
     el("b", { class: "review-loss", text: t("review.loss", { loss: d.loss.toFixed(2) }) })));
   return el("div", { id: "review", class: "panel review", "data-testid": "review" },
     el("b", { text: t("review.title") }),
-    el("p", { class: "muted", text: t("review.total", { count: data.decisions.length, loss: total.toFixed(2) }) }),
+    el("p", { class: "muted", text: t("review.total", { count: data.decisions.length - standIns, loss: total.toFixed(2) }) }),
+    standIns ? el("p", { class: "muted review-stand-ins", text: t("review.stand_ins", { count: standIns }) }) : null,
     items.length ? el("ol", null, items) : el("p", { class: "review-none", text: t("review.none") }));
 }
 
