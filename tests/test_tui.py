@@ -163,7 +163,7 @@ def test_scripted_hand_dingque_peng_win_and_settlement(tmp_path: Path) -> None:
             assert "胡 WON #1: 9万 from seat 1 · plain win, 1 fan, x1 · +6" in plain(app.query_one("#seat-0", Static))
             assert "Payments" not in app.export_screenshot()
             await pilot.press("d")  # every payment, in place of the summary
-            assert "Payments" in app.export_screenshot() and "d: back to the summary" in text(app, "#dialog-keys")
+            assert "Payments" in app.export_screenshot() and "d: summary" in text(app, "#dialog-keys")
 
             await pilot.press("enter")
             await pilot.pause()

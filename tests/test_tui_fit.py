@@ -19,14 +19,17 @@ from textual.containers import VerticalScroll
 from textual.pilot import Pilot
 from textual.widgets import Static
 
+from xuezhan import i18n
 from xuezhan.engine.actions import ActionType
 from xuezhan.engine.game import Phase
 from xuezhan.i18n import Lang
-from xuezhan.records import tsumogiri
+from xuezhan.records import parse_record, record_json, tsumogiri
+from xuezhan.review import review_lines, review_record
 from xuezhan.rules import Rules
 from xuezhan.tui import HUMAN, PlayApp, TerminalTable
 from xuezhan.tui.settlement import HandFacts, summary_text
 from xuezhan.tui.widgets import HAND_KEYS, SeatBox, SettlementScreen, plain
+from xuezhan.tui.words import seat_name
 
 SHOTS = Path(__file__).resolve().parent.parent / "test-artifacts" / "tui"
 """Where the tests leave their screenshots (SVG), to be looked at."""
@@ -163,6 +166,35 @@ async def play_hand(app: PlayApp, pilot: Pilot[int], lang: Lang, name: str, limi
     raise AssertionError("the hand did not end")
 
 
+async def check_review(app: PlayApp, pilot: Pilot[int], lang: Lang, shot: str) -> None:
+    """``r``: the review of the player's decisions in place of the summary, worked out on a thread (the
+    words meanwhile), the very text of ``review_lines`` for the hand's record; the keys in sight; ``r``
+    again: the summary."""
+    screen = app.screen
+    assert isinstance(screen, SettlementScreen)
+    await pilot.press("r")
+    await pilot.pause()
+    page = screen.query_one("#settlement-review", Static)
+    assert page.display and not screen.query_one("#settlement-summary").display
+    assert text(app, "#dialog-keys").endswith(i18n.t("tui.settle.review_back", lang) + " · "
+                                                 + i18n.t("tui.settle.view_table", lang))
+    await app.workers.wait_for_complete()
+    await pilot.pause()
+    names = [seat_name(s, HUMAN, lang) for s in range(4)]
+    expected = review_lines(review_record(parse_record(record_json(app.game)), [HUMAN]), lang, names=names)
+    assert plain(page).splitlines() == expected and screen.reviewed is not None
+    assert expected[0].startswith("第 1 局复盘" if lang == "zh-CN" else "Review of hand 1")
+    save_screen(app, shot)
+    assert on_screen(app, screen.query_one("#dialog-keys"))
+    keys = text(app, "#dialog-keys")
+    assert any(keys in line for line in screen_lines(app))  # on one line: the review scrolls above it
+    if lang == "zh-CN":
+        assert not [w for line in expected for w in _ENGLISH.findall(line)], expected
+    await pilot.press("r")
+    await pilot.pause()
+    assert screen.query_one("#settlement-summary").display and not page.display
+
+
 @pytest.mark.parametrize("lang", ["zh-CN", "en"])
 def test_a_match_at_80x24_fits_and_speaks_the_player_s_language(lang: Lang) -> None:
     match = TerminalTable(Rules.preset("chengdu"), hands=2, seed=5)  # hand 2 has a kong: a 杠 line
@@ -186,6 +218,7 @@ def test_a_match_at_80x24_fits_and_speaks_the_player_s_language(lang: Lang) -> N
             await pilot.press("d")
             await pilot.pause()
             assert app.screen.query_one("#settlement-summary").display
+            await check_review(app, pilot, lang, f"{lang}-review1")
             await pilot.press("enter")
             await pilot.pause()
             await play_hand(app, pilot, lang, f"{lang}-hand2")
@@ -201,6 +234,30 @@ def test_a_match_at_80x24_fits_and_speaks_the_player_s_language(lang: Lang) -> N
             assert [int(r.split()[-3]) for r in rows] == [match.wins[s] for s in match.standings()]
 
     run(body)
+
+
+def test_leaving_a_settlement_while_its_review_is_worked_out() -> None:
+    """``r`` then at once enter: the next hand is dealt and played, the review that comes later is shown to
+    no one; at the match's end the app ends as it would, the review's thread still at work."""
+    match = TerminalTable(Rules.preset("chengdu"), hands=2, seed=5)
+    app = PlayApp(match, bot_delay=0, lang="en")
+
+    async def body() -> None:
+        async with app.run_test(size=(80, 24)) as pilot:
+            await pilot.pause()
+            await play_hand(app, pilot, "en", "leave-hand1")
+            first = app.screen
+            assert isinstance(first, SettlementScreen)
+            await pilot.press("r", "enter")
+            await app.workers.wait_for_complete()
+            await pilot.pause()
+            assert not isinstance(app.screen, SettlementScreen) and match.hand_number == 2
+            assert app.is_running and first is not app.screen  # the review came to a closed screen, harmlessly
+            await play_hand(app, pilot, "en", "leave-hand2")
+            await pilot.press("r", "enter")
+
+    run(body)
+    assert app.return_value == 0
 
 
 def test_exchange_three_and_a_quit_question_at_80x24_in_chinese() -> None:

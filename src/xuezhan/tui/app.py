@@ -12,7 +12,8 @@ or a second click) discards it; h hu, p peng, g gang, x pass; m/p/s choose the v
 suit in 定缺; in 换三张 the tile keys mark three tiles and enter passes them; ? hint;
 ? again shows the hint's next lines when it scrolls; l the log (in the compact layout);
 PgUp/PgDn scroll the table; q quit (asks first). The settlement shows the hand at a glance on
-one screen (:mod:`xuezhan.tui.settlement`); d there shows every payment, v the table behind it.
+one screen (:mod:`xuezhan.tui.settlement`); d there shows every payment, r the review (复盘) of
+the player's decisions (:mod:`xuezhan.review`), v the table behind it.
 
 Every sentence is in the player's language (``lang``, from the ``tui.*`` catalog), the
 settlement's details from :mod:`xuezhan.explain`. Below 100x28 the layout is compact (see
@@ -45,6 +46,8 @@ from ..errors import IllegalActionError
 from ..hints import hint_lines
 from ..i18n import DEFAULT_LANG, Lang
 from ..ids import EventKind
+from ..records import parse_record, record_json
+from ..review import review_lines, review_record
 from ..runtime import Pacer
 from ..tiles import Tile, parse_tile, tile_name
 from .match import BOT_DELAY, HUMAN, HandResult, TerminalTable, terminal_delays
@@ -57,6 +60,7 @@ from .widgets import (
     ConfirmScreen,
     GameLog,
     HandBar,
+    ReviewPage,
     SeatBox,
     SettlementScreen,
     TileButton,
@@ -389,8 +393,22 @@ class PlayApp(App[int]):
         self.push_screen(SettlementScreen(title, summary, details, keys, view_table=self.t("settle.view_table"),
                                           view_again=self.t("settle.view_again"),
                                           show_details=self.t("settle.show_details"),
-                                          show_summary=self.t("settle.show_summary")),
+                                          show_summary=self.t("settle.show_summary"),
+                                          review=self.review_page()),
                          self._after_settlement)
+
+    def review_page(self) -> ReviewPage:
+        """The settlement's 复盘 of the player's own decisions in the hand just finished (its record taken
+        now: the next hand may be dealt while the review is worked out)."""
+        record = parse_record(record_json(self.game))
+        lang = self.lang
+        names = [seat_name(s, HUMAN, lang) for s in range(4)]
+
+        def work() -> Text:
+            return Text("\n".join(review_lines(review_record(record, [HUMAN]), lang, names=names)))
+
+        return ReviewPage(work, show=self.t("settle.show_review"), back=self.t("settle.review_back"),
+                          working=self.t("settle.reviewing"))
 
     def settlement(self, result: HandResult) -> tuple[str, Text, Text, str]:
         """The settlement of the hand just finished: its title, the summary (after the last hand, with

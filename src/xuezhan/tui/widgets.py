@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import contextlib
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import ClassVar
 
 from rich.text import Text
@@ -10,9 +12,11 @@ from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.css.query import NoMatches
 from textual.message import Message
 from textual.screen import ModalScreen
 from textual.widgets import Button, RichLog, Static
+from textual.worker import get_current_worker
 
 from .. import i18n
 from ..i18n import Lang
@@ -176,24 +180,40 @@ class ConfirmScreen(ModalScreen[bool]):
         self.dismiss(yes)
 
 
+@dataclass(frozen=True, slots=True)
+class ReviewPage:
+    """The settlement's 复盘 page: how to work it out (a second or so of search, run on a thread the
+    first time it is asked for) and its words: the key that shows it, the one back, and the line
+    shown meanwhile."""
+
+    work: Callable[[], Text]
+    show: str
+    back: str
+    working: str
+
+
 class SettlementScreen(ModalScreen[str]):
-    """The end of a hand (or of the match) in two pages: the summary, which fits one 80x24 screen
-    without scrolling (:func:`xuezhan.tui.settlement.summary_text`), and on ``d`` every payment
-    (:func:`~xuezhan.tui.settlement.details_text`), which scrolls; ``d`` again goes back."""
+    """The end of a hand (or of the match) in pages: the summary, which fits one 80x24 screen
+    without scrolling (:func:`xuezhan.tui.settlement.summary_text`); on ``d`` every payment
+    (:func:`~xuezhan.tui.settlement.details_text`), which scrolls; on ``r`` (with a ``review``) the
+    review of the player's decisions (:mod:`xuezhan.review`). The same key again goes back."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("enter", "close('next')", "next"),
         Binding("space", "close('next')", "next", show=False),
         Binding("n", "close('next')", "next", show=False),
         Binding("q", "close('quit')", "quit"),
-        Binding("d", "details", "every payment"),
+        Binding("d", "page('details')", "every payment"),
+        Binding("r", "page('review')", "review"),
         Binding("v", "peek", "view the table"),
         Binding("up", "scroll(-1)", show=False),
         Binding("down", "scroll(1)", show=False),
     ]
 
+    PAGES: ClassVar[tuple[str, ...]] = ("summary", "details", "review")
+
     def __init__(self, title: str, summary: Text, details: Text, keys: str, *, view_table: str, view_again: str,
-                 show_details: str, show_summary: str) -> None:
+                 show_details: str, show_summary: str, review: ReviewPage | None = None) -> None:
         super().__init__()
         self.title_text = title
         self.summary = summary
@@ -203,6 +223,11 @@ class SettlementScreen(ModalScreen[str]):
         self.view_again = view_again
         self.show_details = show_details
         self.show_summary = show_summary
+        self.review = review
+        self.page = "summary"
+        self.reviewed: Text | None = None
+        """The review's text once worked out (``None`` before, and while it is)."""
+        self._review_started = False
 
     def compose(self) -> ComposeResult:
         with Vertical(id="dialog"):
@@ -212,16 +237,21 @@ class SettlementScreen(ModalScreen[str]):
                 details = Static(self.details, id="settlement-details")
                 details.display = False
                 yield details
+                review = Static(Text(self.review.working if self.review else ""), id="settlement-review")
+                review.display = False
+                yield review
             yield Static(self._keys_line(), id="dialog-keys")
         yield Static(f"{self.keys} · {self.view_again}", id="peek")
 
     @property
     def showing_details(self) -> bool:
-        return bool(self.query_one("#settlement-details").display)
+        return self.page == "details"
 
     def _keys_line(self) -> str:
-        details = self.is_mounted and self.showing_details
-        return f"{self.keys} · {self.show_summary if details else self.show_details} · {self.view_table}"
+        keys = [self.keys, self.show_summary if self.page == "details" else self.show_details]
+        if self.review is not None:
+            keys.append(self.review.back if self.page == "review" else self.review.show)
+        return " · ".join([*keys, self.view_table])
 
     def on_resize(self, event: events.Resize) -> None:
         """The pages scroll inside the dialog, whose title and keys always stay on screen (the summary
@@ -233,13 +263,32 @@ class SettlementScreen(ModalScreen[str]):
     def action_close(self, how: str) -> None:
         self.dismiss(how)
 
-    def action_details(self) -> None:
-        """Every payment in place of the summary, or back."""
-        details = self.query_one("#settlement-details")
-        details.display = not details.display
-        self.query_one("#settlement-summary").display = not details.display
+    def action_page(self, page: str) -> None:
+        """``page`` (every payment, or the review) in place of the one shown; the summary when it is shown
+        already. The review is worked out the first time it is shown, on a thread (the screen stays live)."""
+        if page == "review" and self.review is None:
+            return
+        self.page = "summary" if self.page == page else page
+        for name in self.PAGES:
+            self.query_one(f"#settlement-{name}").display = name == self.page
         self.query_one("#dialog-keys", Static).update(self._keys_line())
         self.query_one("#settlement-scroll", VerticalScroll).scroll_home(animate=False)
+        if self.page == "review" and self.review is not None and not self._review_started:
+            self._review_started = True
+            self.run_worker(self._work_review, thread=True, group="review", exit_on_error=False)
+
+    def _work_review(self) -> None:
+        assert self.review is not None
+        text = self.review.work()
+        if get_current_worker().is_cancelled:
+            return  # the screen was closed meanwhile (the next hand): nobody to show it to
+        with contextlib.suppress(RuntimeError):  # the app ended meanwhile
+            self.app.call_from_thread(self._reviewed, text)
+
+    def _reviewed(self, text: Text) -> None:
+        self.reviewed = text
+        with contextlib.suppress(NoMatches):  # closed while the call came
+            self.query_one("#settlement-review", Static).update(text)
 
     def action_peek(self) -> None:
         """Hide the settlement to look at the table (the hands are laid down), or show it again."""
