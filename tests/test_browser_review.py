@@ -46,8 +46,12 @@ def test_a_past_hand_shows_its_review_on_a_phone(seeded_server: str, browser: Br
     page.tap("#settle-leave")
     page.wait_for_selector("[data-replay]", state="visible")
     hand_id = page.get_attribute("[data-replay]", "data-replay")
+    # a win's effect still playing over the table (it shows 1.8 s) does not play over the replay
+    page.evaluate("async () => (await import('/static/effects.js')).showEffect('hu', [1])")
+    assert page.locator("#effect[data-effect=hu]").is_visible()
     page.tap("[data-replay]")
     page.wait_for_selector("#replay-line", state="visible")
+    assert page.locator("#effect").is_hidden()
     page.tap("#review-btn")
     page.wait_for_selector("[data-testid=review] ol li, [data-testid=review] .review-none", state="visible",
                            timeout=60_000)

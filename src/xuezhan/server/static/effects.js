@@ -68,7 +68,17 @@ export function showEffect(kind, seats) {
   box.classList.add("play");
   record(kind);
   clearTimeout(hideTimer);
-  hideTimer = setTimeout(() => { box.hidden = true; box.classList.remove("play"); delete box.dataset.effect; }, SHOW_MS);
+  hideTimer = setTimeout(hideEffect, SHOW_MS);
+}
+
+// No effect over the table any more (another table, or a replay, is shown in its place).
+export function hideEffect() {
+  const box = $("effect");
+  clearTimeout(hideTimer);
+  if (!box) return;
+  box.hidden = true;
+  box.classList.remove("play");
+  delete box.dataset.effect;
 }
 
 // A `state` message's sound and effect. The events of a message that shows the hand again from its

@@ -4,7 +4,7 @@
 
 import { refreshMe, setMe } from "./account.js";
 import { $, confirmBox, toast } from "./dom.js";
-import { onState } from "./effects.js";
+import { hideEffect, onState } from "./effects.js";
 import { hideMissed, showMissed, showReconnecting } from "./grace.js";
 import { call } from "./hooks.js";
 import { errorWords, t, term } from "./i18n.js";
@@ -28,6 +28,7 @@ export function resetTable(code, watch) {
   call("closeDialogs");
   showReconnecting(false);
   hideMissed();
+  hideEffect();  // the last table's win or kong does not play over the next one, nor over a replay
 }
 
 // Connects to the table `code` (the router shows its view), unless the page is connected to it already.
