@@ -18,10 +18,13 @@ from rich.cells import cell_len
 from textual.pilot import Pilot
 from textual.widgets import Static
 
+from xuezhan import i18n
 from xuezhan.engine.actions import Action, ActionType
 from xuezhan.engine.game import Game, Phase
 from xuezhan.engine.views import SeatView
+from xuezhan.hints import action_words
 from xuezhan.records import load_record, parse_record, record_json, replay
+from xuezhan.review import review_record
 from xuezhan.rules import Rules
 from xuezhan.tiles import counts_of, format_tiles, parse_tiles
 from xuezhan.tui import HUMAN, PlayApp, ReplayApp, TerminalTable
@@ -456,6 +459,59 @@ def test_replay_view_steps_forward_and_back_showing_every_hand() -> None:
             assert won in app.log_lines
             await pilot.press("home")
             assert text(app, "#step").startswith("step 0/")
+            await pilot.press("q")
+        assert app.return_value == 0
+
+    run(body)
+
+
+def test_replay_view_reviews_the_next_decision_on_r() -> None:
+    """``r``: under the step, the expert's word on the next action when the record lists it and it was a
+    choice: the review of that decision (``xuezhan review``'s numbers), a pass the record implies and
+    autoplay's draws being no choice; ``r`` again hides it."""
+    data = record_json(scripted_game(), with_result=False)
+    data["actions"] = [{"seat": s, "type": "dingque", "suit": v} for s, v in ((0, "s"), (1, "p"), (2, "p"), (3, "m"))]
+    data["actions"] += [{"seat": 3, "type": "discard", "tile": "5p"}, {"seat": 0, "type": "pass"},
+                        {"seat": 0, "type": "discard", "tile": "1p"}]
+    data["autoplay"] = "tsumogiri"
+    record = parse_record(data)
+    review = review_record(record)
+    by_step = {d.step: d for d in review.decisions}
+    app = ReplayApp(record, name="scripted", lang="en")
+
+    def expected(index: int) -> str:  # the catalog's sentence with the review's numbers
+        d = by_step[index]
+        key = "mistake" if d.mistake else "noise"
+        return i18n.t(f"tui.replay.review_{key}", "en", seat=f"seat {d.seat}", taken=action_words(d.taken, "en"),
+                      taken_ev=f"{d.taken_ev:+.2f}", best=action_words(d.best.action, "en"),
+                      best_ev=f"{d.best.ev:+.2f}", loss=f"{d.loss:.2f}", stderr=f"{d.stderr:.2f}")
+
+    async def body() -> None:
+        async with app.run_test(size=SIZE) as pilot:
+            await pilot.pause()
+            assert "Review" not in text(app, "#step")
+            await pilot.press("r")
+            await app.workers.wait_for_complete()
+            await pilot.pause()
+            assert app.review is not None and app.review.to_json() == review.to_json()  # every seat, once
+            no_choice = "Review: the next step is no choice (one legal action, or one the record does not list)"
+            assert text(app, "#step").splitlines()[1] == no_choice  # seat 0's 定缺: one suit to choose
+            await pilot.press("n", "n", "n", "n")  # the dealer's discard is next: its choice reviewed
+            assert text(app, "#step").splitlines()[1] == expected(4)
+            assert expected(4).startswith("Review: seat 3: discard 5筒 (") and "a mistake, lost" in expected(4)
+            await pilot.press("n")  # seat 0 lets the 5筒 go by: the record lists the pass
+            assert text(app, "#step").splitlines()[1] == expected(5)
+            await pilot.press("n")
+            assert text(app, "#step").splitlines()[1] == expected(6)
+            assert "within the search's noise" in expected(6)  # a loss of the play-outs' size: not a mistake
+            stepper = app.stepper
+            autoplay = next(k for k in range(7, stepper.total) if k not in stepper.listed)  # the record stops listing
+            await pilot.press(*["n"] * (autoplay - 6))  # from step 6
+            assert text(app, "#step").splitlines()[1] == no_choice
+            await pilot.press("end")
+            assert "Review" not in text(app, "#step")  # nothing next
+            await pilot.press("home", "r")
+            assert text(app, "#step").splitlines() == [text(app, "#step").splitlines()[0]]  # hidden again
             await pilot.press("q")
         assert app.return_value == 0
 

@@ -4,7 +4,9 @@ the hint are on screen (or scroll into sight, with a scroll bar), never silently
 from __future__ import annotations
 
 import errno
+import math
 import os
+import random
 from pathlib import Path
 from typing import Any
 
@@ -15,12 +17,19 @@ from textual.containers import VerticalScroll
 from textual.widget import Widget
 from textual.widgets import Static
 
+from xuezhan import i18n
+from xuezhan.bots import make_bot
 from xuezhan.cli import _common, main
+from xuezhan.engine.game import Game
+from xuezhan.hints import action_words
 from xuezhan.i18n import Lang
 from xuezhan.records import parse_record, record_json
+from xuezhan.review import SHOWN_LOSS, review_record
 from xuezhan.rules import Rules
+from xuezhan.runtime import HandDriver, Seat
 from xuezhan.tui import PlayApp, ReplayApp, TerminalTable
 from xuezhan.tui.widgets import ActionButton, SeatBox, SettlementScreen, TileButton, is_compact
+from xuezhan.tui.words import seat_name
 
 SIZES = [(80, 24), (100, 30), (120, 40), (200, 60)]
 
@@ -194,6 +203,38 @@ def test_replay_at_80x24_in_chinese() -> None:
             for seat in range(4):
                 assert reachable(app, app.query_one(f"#seat-{seat}"), table), seat
                 assert "牌河" in text(app, f"#seat-{seat}")
+
+    run(body)
+
+
+def test_replay_review_at_80x24_in_chinese() -> None:
+    """The review line under the step, in Chinese, whole on the screen with the keys: here a decision
+    the expert would have taken too (a hand of four heuristic seats)."""
+    game = Game.new(Rules.preset("chengdu"), seed=3)
+    HandDriver(game, [Seat.of_bot(make_bot("heuristic", random.Random(s))) for s in range(4)], seed=3).run()
+    record = parse_record(record_json(game))
+    review = review_record(record)
+    best = next(d for d in review.decisions if d.loss < SHOWN_LOSS)
+    app = ReplayApp(record, name="heuristic", lang="zh-CN")
+
+    async def body() -> None:
+        async with app.run_test(size=(80, 24)) as pilot:
+            await pilot.pause()
+            await pilot.press("r")
+            await app.workers.wait_for_complete()
+            await pilot.pause()
+            k = next(k for k, i in app.stepper.listed.items() if i == best.step)
+            app.action_goto(k)
+            await pilot.pause()
+            line = i18n.t("tui.replay.review_best", "zh-CN", seat=seat_name(best.seat, None, "zh-CN"),
+                          taken=action_words(best.taken, "zh-CN"), ev=f"{best.taken_ev:+.2f}")
+            assert line.startswith("复盘：") and "专家也这样选" in line
+            assert text(app, "#step").splitlines()[1] == line
+            step = app.query_one("#step", Static)
+            assert on_screen(app, step) and on_screen(app, app.query_one("#keys"))
+            wrapped = math.ceil(cell_len(line) / (step.region.width - 2))  # its padding: a cell each side
+            assert step.region.height == 1 + wrapped  # the step, then the review whole, wrapped to the width
+            assert "r 复盘" in text(app, "#keys")
 
     run(body)
 

@@ -1,6 +1,8 @@
 """``xuezhan replay FILE --view``: step through a game record on the same table.
 
-A replay may show everything: every seat's hand is open. The steps are the actions
+A replay may show everything: every seat's hand is open. On ``r`` the step line also says what the
+expert makes of the next action when it is a decision (:mod:`xuezhan.review`, every seat's decisions
+weighed once, on a thread, the first time it is asked for). The steps are the actions
 the record's replay applied (the listed ones, the passes a closed claim window
 implies, and the ``autoplay`` decisions), so stepping to the end gives the record's
 result.
@@ -8,6 +10,7 @@ result.
 
 from __future__ import annotations
 
+import contextlib
 from typing import ClassVar
 
 from rich.text import Text
@@ -20,21 +23,31 @@ from .. import i18n
 from ..engine.actions import Action
 from ..engine.game import Game, Phase
 from ..explain import explain_hand
+from ..hints import action_words
 from ..i18n import DEFAULT_LANG, Lang
 from ..ids import EventKind
 from ..records import Record, replay
+from ..review import SHOWN_LOSS, Review, review_record
 from .panels import rules_label, scores_text, seat_panel, status_text
 from .widgets import CSS, GameLog, SeatBox, is_compact, table_widgets
-from .words import event_words, last_action_words
+from .words import event_words, last_action_words, seat_name
 
 
 class ReplayStepper:
     """The hand of a record at any step: ``goto(k)`` is the state after the first ``k`` actions."""
 
     def __init__(self, record: Record) -> None:
-        final, complete = replay(record)
+        listed: dict[int, int] = {}
+
+        def before(index: int, action: Action, game: Game) -> None:
+            listed[len(game.actions)] = index
+
+        final, complete = replay(record, before)
         self.record = record
         self.actions: list[Action] = list(final.actions)
+        self.listed = listed
+        """The step of each action the record lists, to its index in the record's ``actions`` (the passes a
+        closed window implies and ``autoplay``'s decisions are steps the record does not list)."""
         self.complete = complete
         self.step = 0
         self.game = record.new_game()
@@ -73,6 +86,7 @@ class ReplayApp(App[int]):
         Binding("pageup", "step(-10)", "-10", key_display="PgUp"),
         Binding("home", "goto(0)", "start"),
         Binding("end", "goto(-1)", "end"),
+        Binding("r", "review", "review"),
         Binding("l", "toggle_log", "log"),
         Binding("q", "quit_replay", "quit"),
     ]
@@ -85,6 +99,11 @@ class ReplayApp(App[int]):
         self.record_name = name
         self.log_lines: list[str] = []
         self.compact = False
+        self.reviewing = False
+        """``r``: the expert's review of each decision shown under the step (:mod:`xuezhan.review`)."""
+        self.review: Review | None = None
+        """Every seat's decisions weighed, once worked out (on a thread, the first time ``r`` is pressed)."""
+        self._review_started = False
 
     def compose(self) -> ComposeResult:
         yield from table_widgets()
@@ -124,6 +143,42 @@ class ReplayApp(App[int]):
     def action_quit_replay(self) -> None:
         self.exit(0)
 
+    def action_review(self) -> None:
+        """The review of the next decision under the step, or not; worked out the first time it is asked for."""
+        self.reviewing = not self.reviewing
+        if self.reviewing and not self._review_started:
+            self._review_started = True
+            self.run_worker(self._work_review, thread=True, group="review", exit_on_error=False)
+        self._refresh()
+
+    def _work_review(self) -> None:
+        review = review_record(self.stepper.record)
+        with contextlib.suppress(RuntimeError):  # the viewer was closed meanwhile
+            self.call_from_thread(self._reviewed, review)
+
+    def _reviewed(self, review: Review) -> None:
+        self.review = review
+        self._refresh()
+
+    def review_line(self) -> str:
+        """The expert's word on the next action, when it is a decision of the record (more than one
+        legal choice): the choice taken and the best one, their expected points, the loss."""
+        lang = self.lang
+        if self.review is None:
+            return i18n.t("tui.replay.reviewing", lang)
+        index = self.stepper.listed.get(self.stepper.step)
+        d = next((d for d in self.review.decisions if d.step == index), None) if index is not None else None
+        if d is None:
+            return i18n.t("tui.replay.no_choice", lang)
+        seat = seat_name(d.seat, None, lang)
+        taken = action_words(d.taken, lang)
+        if d.loss < SHOWN_LOSS:
+            return i18n.t("tui.replay.review_best", lang, seat=seat, taken=taken, ev=f"{d.taken_ev:+.2f}")
+        key = "tui.replay.review_mistake" if d.mistake else "tui.replay.review_noise"
+        return i18n.t(key, lang, seat=seat, taken=taken, taken_ev=f"{d.taken_ev:+.2f}",
+                      best=action_words(d.best.action, lang), best_ev=f"{d.best.ev:+.2f}", loss=f"{d.loss:.2f}",
+                      stderr=f"{d.stderr:.2f}")
+
     def _refresh(self) -> None:
         st = self.stepper
         g = st.game
@@ -158,6 +213,8 @@ class ReplayApp(App[int]):
             step = i18n.t("tui.replay.end", lang, step=st.step, total=st.total)
         else:
             step = i18n.t("tui.replay.stops", lang, step=st.step, total=st.total)
+        if self.reviewing and nxt is not None:
+            step += "\n" + self.review_line()
         self.query_one("#step", Static).update(Text(step))
 
     def _result_lines(self, g: Game) -> list[str]:

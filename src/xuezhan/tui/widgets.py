@@ -373,7 +373,7 @@ ActionButton { height: 1; min-width: 8; border: none; margin: 0 1 0 0; padding: 
 ConfirmScreen, SettlementScreen { align: center middle; }
 SettlementScreen { background: $background 30%; }
 #peek { display: none; dock: bottom; height: 1; width: 100%; background: $accent; color: $text; padding: 0 1; }
-#step { height: 1; padding: 0 1; text-style: bold; }
+#step { height: auto; max-height: 4; padding: 0 1; text-style: bold; }
 
 Screen.-compact #side { display: none; }
 Screen.-compact.-log #side { display: block; width: 1fr; }
