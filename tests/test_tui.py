@@ -445,7 +445,9 @@ def test_replay_view_steps_forward_and_back_showing_every_hand() -> None:
             assert text(app, "#step").startswith("step 0/")
             assert "hand  2筒 2筒 3筒" in text(app, "#seat-3")  # a replay shows every hand
             assert "hand  1万 2万 3万" in text(app, "#seat-0")
-            await pilot.press("n", "n", "n", "n", "n")
+            await pilot.press("n", "n", "n", "n")
+            assert text(app, "#step").startswith("step 4/") and text(app, "#step").endswith("next: seat 3 discard 5筒")
+            await pilot.press("n")
             assert text(app, "#step").startswith("step 5/")
             assert "seat 3 discarded 5筒" in text(app, "#last")
             await pilot.press("n")

@@ -195,6 +195,7 @@ def test_replay_at_80x24_in_chinese() -> None:
             await pilot.pause()
             assert app.screen.has_class("-compact")
             assert on_screen(app, app.query_one("#step")) and text(app, "#step").startswith("第 0/")
+            assert text(app, "#step").endswith("下一步：0 号位 定缺 条")  # the next action in words, not its code
             await pilot.press("end")
             await pilot.pause()
             assert "本局结束" in text(app, "#step")

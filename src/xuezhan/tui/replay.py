@@ -208,7 +208,8 @@ class ReplayApp(App[int]):
                 log.add(Text(line, style="bold"))
         nxt = st.next_action()
         if nxt is not None:
-            step = i18n.t("tui.replay.step", lang, step=st.step, total=st.total, action=nxt)
+            step = i18n.t("tui.replay.step", lang, step=st.step, total=st.total,
+                          action=f"{seat_name(nxt.seat, None, lang)} {action_words(nxt, lang)}")
         elif st.complete:
             step = i18n.t("tui.replay.end", lang, step=st.step, total=st.total)
         else:
