@@ -243,10 +243,6 @@ class SettlementScreen(ModalScreen[str]):
             yield Static(self._keys_line(), id="dialog-keys")
         yield Static(f"{self.keys} · {self.view_again}", id="peek")
 
-    @property
-    def showing_details(self) -> bool:
-        return self.page == "details"
-
     def _keys_line(self) -> str:
         keys = [self.keys, self.show_summary if self.page == "details" else self.show_details]
         if self.review is not None:
