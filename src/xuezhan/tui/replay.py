@@ -10,7 +10,6 @@ result.
 
 from __future__ import annotations
 
-import contextlib
 from typing import ClassVar
 
 from rich.text import Text
@@ -29,7 +28,7 @@ from ..ids import EventKind
 from ..records import Record, replay
 from ..review import SHOWN_LOSS, Review, review_record
 from .panels import rules_label, scores_text, seat_panel, status_text
-from .widgets import CSS, GameLog, SeatBox, is_compact, table_widgets
+from .widgets import CSS, GameLog, SeatBox, in_background, is_compact, table_widgets
 from .words import event_words, last_action_words, seat_name
 
 
@@ -148,13 +147,9 @@ class ReplayApp(App[int]):
         self.reviewing = not self.reviewing
         if self.reviewing and not self._review_started:
             self._review_started = True
-            self.run_worker(self._work_review, thread=True, group="review", exit_on_error=False)
+            record = self.stepper.record
+            in_background(self, lambda: review_record(record), self._reviewed)
         self._refresh()
-
-    def _work_review(self) -> None:
-        review = review_record(self.stepper.record)
-        with contextlib.suppress(RuntimeError):  # the viewer was closed meanwhile
-            self.call_from_thread(self._reviewed, review)
 
     def _reviewed(self, review: Review) -> None:
         self.review = review

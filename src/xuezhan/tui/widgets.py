@@ -5,7 +5,7 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import ClassVar, TypeVar
 
 from rich.text import Text
 from textual import events
@@ -13,6 +13,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.css.query import NoMatches
+from textual.dom import DOMNode
 from textual.message import Message
 from textual.screen import ModalScreen
 from textual.widgets import Button, RichLog, Static
@@ -24,6 +25,8 @@ from ..scoring import Meld
 from ..tiles import Tile
 from .panels import SeatPanel
 from .words import meld_text, tile_text
+
+T = TypeVar("T")
 
 HAND_KEYS = "123456789abcde"
 """The key that selects the tile at each position of the hand (14 at most)."""
@@ -180,6 +183,21 @@ class ConfirmScreen(ModalScreen[bool]):
         self.dismiss(yes)
 
 
+def in_background(node: DOMNode, work: Callable[[], T], done: Callable[[T], None]) -> None:
+    """Run ``work`` (a second or so of search: a review) on a thread of ``node``'s, then ``done`` with its
+    result on the app's loop; nothing when the node was closed (its worker cancelled) or the app ended
+    meanwhile, and an error in ``work`` stops only that work, never the app."""
+
+    def job() -> None:
+        result = work()
+        if get_current_worker().is_cancelled:
+            return
+        with contextlib.suppress(RuntimeError):  # the app ended meanwhile
+            node.app.call_from_thread(done, result)
+
+    node.run_worker(job, thread=True, group="review", exit_on_error=False)
+
+
 @dataclass(frozen=True, slots=True)
 class ReviewPage:
     """The settlement's 复盘 page: how to work it out (a second or so of search, run on a thread the
@@ -271,15 +289,7 @@ class SettlementScreen(ModalScreen[str]):
         self.query_one("#settlement-scroll", VerticalScroll).scroll_home(animate=False)
         if self.page == "review" and self.review is not None and not self._review_started:
             self._review_started = True
-            self.run_worker(self._work_review, thread=True, group="review", exit_on_error=False)
-
-    def _work_review(self) -> None:
-        assert self.review is not None
-        text = self.review.work()
-        if get_current_worker().is_cancelled:
-            return  # the screen was closed meanwhile (the next hand): nobody to show it to
-        with contextlib.suppress(RuntimeError):  # the app ended meanwhile
-            self.app.call_from_thread(self._reviewed, text)
+            in_background(self, self.review.work, self._reviewed)
 
     def _reviewed(self, text: Text) -> None:
         self.reviewed = text
