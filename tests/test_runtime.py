@@ -343,3 +343,84 @@ def test_a_stand_in_takes_every_win_its_bot_would_let_go() -> None:
     close_bot(seat.bot)
     assert bots[0].closed
     assert not isinstance(Seat.of_bot(bots[0]).bot, StandIn)
+
+
+def _choices(game: object, actions: Sequence[Action]) -> list[int]:
+    """The actions (by number) whose seat had more than one legal action, found by replaying them."""
+    from xuezhan.engine.game import Game
+
+    assert isinstance(game, Game)
+    again = Game(game.rules, game.deal, game.dealer)
+    out = []
+    for i, a in enumerate(actions):
+        if len(again.legal_actions(a.seat)) > 1:
+            out.append(i)
+        again.apply(a)
+    return out
+
+
+def test_the_driver_marks_the_decisions_a_persons_stand_in_took() -> None:
+    seats = {p: Seat.of_bot("heuristic") for p in PEOPLE}
+    seats["ann"] = Seat.of_person("ann", limits=TimeLimits(turn=9.0))
+    runtime = MatchRuntime(Match(RoomConfig(), PEOPLE, seed=3), seats)
+    marked_when_told: list[bool] = []
+    runtime.on_action = lambda hand, seq, a: marked_when_told.append(
+        bool(hand.stand_in) and hand.stand_in[-1] == len(hand.game.actions) - 1)
+    driver = runtime.start_hand()
+    hand = runtime.hand
+    assert hand is not None and driver.stand_in is hand.stand_in
+    driver.run()
+    driver.submit(driver.choose(0))  # ann's own 定缺: not the stand-in's
+    assert hand.stand_in == []
+    driver.run()
+    while not driver.over and 0 not in driver.deciding():
+        driver.act(driver.deciding()[0])
+    assert not driver.over
+    n = len(driver.game.actions)
+    driver.act(0)  # ann's time ran out: the stand-in took her decision
+    assert hand.stand_in == [n] and marked_when_told[-1]
+    seats["ann"].trustee = True  # 托管 for the rest of the hand
+    driver.run()
+    assert driver.over
+    actions = driver.game.actions
+    ann = [i for i in _choices(driver.game, actions) if actions[i].seat == 0]
+    assert hand.stand_in == [i for i in ann if i >= n]  # every choice of hers from then on, no other
+    assert len(hand.stand_in) > 1
+    assert [i for i, marked in enumerate(marked_when_told) if marked] == hand.stand_in
+    assert list(runtime.finish_hand().stand_in) == hand.stand_in
+
+
+def test_a_bots_decisions_and_a_persons_single_choice_are_not_marked() -> None:
+    runtime = bots_runtime(4, "heuristic")
+    driver = runtime.start_hand()
+    driver.act(driver.deciding()[0])
+    driver.run()
+    assert driver.over and driver.stand_in == []
+    person = Seat.of_person("ann")
+    person.trustee = True
+    match = Match(RoomConfig(), PEOPLE, seed=8)
+    again = MatchRuntime(match, {p: person if p == "ann" else Seat.of_bot("heuristic") for p in PEOPLE})
+    d = again.start_hand()
+    d.run()
+    actions = d.game.actions
+    only = [i for i, a in enumerate(actions) if a.seat == 0 and i not in _choices(d.game, actions)]
+    assert only  # she had a single legal action at times (an offer to pass, a forced discard)
+    assert not set(only) & set(d.stand_in)
+
+
+def test_a_resumed_hand_keeps_the_logged_stand_in_marks() -> None:
+    seats = {p: Seat.of_bot("heuristic") for p in PEOPLE}
+    seats["ann"] = Seat.of_person("ann")
+    seats["ann"].trustee = True
+    runtime = MatchRuntime(Match(RoomConfig(), PEOPLE, seed=3), seats)
+    log: list[HandLogEntry] = []
+    runtime.on_action = lambda hand, seq, a: log.append(a)
+    driver = runtime.start_hand()
+    while not driver.over and len(driver.stand_in) < 3:
+        driver.act(driver.deciding()[0])
+    marks = list(driver.stand_in)
+    again = MatchRuntime(Match(RoomConfig(), PEOPLE, seed=3), seats)
+    rebuilt = again.resume_hand(hand_seed(3, 1), log, stand_in=marks)
+    assert again.hand is not None and again.hand.stand_in == marks and rebuilt.stand_in is again.hand.stand_in
+    rebuilt.run()
+    assert rebuilt.stand_in[:3] == marks and len(rebuilt.stand_in) > 3

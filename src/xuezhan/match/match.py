@@ -176,7 +176,8 @@ class Hand:
         """Told of every item card used during the hand, after its effect (the match runtime logs it)."""
         self.stand_in: list[int] = []
         """The actions of the hand (by their index in ``game.actions``) that a person's stand-in took for
-        that person's seat (:attr:`HandResult.stand_in`); the table that plays the hand keeps it."""
+        that person's seat (:attr:`HandResult.stand_in`); the match runtime's driver notes them
+        (:attr:`xuezhan.runtime.HandDriver.stand_in`)."""
         self.requests: dict[str, Any] = {}
         """The cards asked for at the deal, as :meth:`Match.start_hand` was given them (``double``, a
         list of players; ``flush``, each player's suit or ``None``); empty without any."""

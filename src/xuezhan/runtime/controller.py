@@ -90,7 +90,8 @@ class MatchRuntime:
                 on_item(hand, self._entry(), use)
 
             hand.on_item = item_listener
-        driver = HandDriver(hand.game, self.seats_for(hand), seed=hand.seed, on_action=listener)
+        driver = HandDriver(hand.game, self.seats_for(hand), seed=hand.seed, on_action=listener,
+                            stand_in=hand.stand_in)
         hand.applier = driver.apply  # escapes through the match layer are logged too
         self.hand = hand
         self.driver = driver
@@ -104,12 +105,14 @@ class MatchRuntime:
             self.on_start(hand)
         return self._drive(hand)
 
-    def resume_hand(self, seed: int, entries: Sequence[HandLogEntry], **options: Any) -> HandDriver:
+    def resume_hand(self, seed: int, entries: Sequence[HandLogEntry], *, stand_in: Sequence[int] = (),
+                    **options: Any) -> HandDriver:
         """Deal the match's next hand again (``options`` as the hand was dealt with: its cards of the
         deal) and replay its logged ``entries``: each action to the engine, each item card to the
         hand (:meth:`Hand.redo`: its effect and its place in :attr:`Hand.items` again, a seek's
         answer and a random swap's tile checked), so the hand is as it was after its last entry,
-        and a card used is used. ``seed`` is the logged seed; a different one means the match
+        and a card used is used; ``stand_in``, the logged actions a person's stand-in took
+        (:attr:`Hand.stand_in`). ``seed`` is the logged seed; a different one means the match
         state does not belong to this log (``log_mismatch``), as does an entry that does not fit."""
         hand = self.match.start_hand(**options)
         if hand.seed != seed:
@@ -126,6 +129,7 @@ class MatchRuntime:
             self.match.current = None
             raise
         self.logged = len(entries)
+        hand.stand_in.extend(stand_in)
         return driver
 
     def finish_hand(self) -> HandResult:

@@ -5,6 +5,8 @@ Every table (self-play, the terminal, the web, the league) plays a hand through 
 for a decision and applies it to the engine at one choke point, :meth:`HandDriver.apply`,
 which numbers the action and hands it to ``on_action`` (the web table appends it to the
 database there, so a hand can be rebuilt by replaying its log: :meth:`HandDriver.replay`).
+There too it notes, in :attr:`HandDriver.stand_in`, the decisions a person's seat did not take
+itself: its stand-in's, under 托管 or when the person's time ran out.
 
 Bots decide at once (:meth:`HandDriver.run` lets every automatic seat act until a
 person must decide or the hand is over); a person's decision arrives later through
@@ -54,7 +56,7 @@ def _malformed(action: Action) -> str | None:
 class HandDriver:
     """Drives one hand of the engine with one :class:`Seat` per seat."""
 
-    __slots__ = ("ended", "game", "on_action", "seats", "seed")
+    __slots__ = ("ended", "game", "on_action", "seats", "seed", "stand_in")
 
     def __init__(
         self,
@@ -63,6 +65,7 @@ class HandDriver:
         *,
         seed: int | None = None,
         on_action: ActionListener | None = None,
+        stand_in: list[int] | None = None,
     ) -> None:
         if len(seats) != 4:
             raise ValueError("a hand needs four seats")
@@ -70,6 +73,10 @@ class HandDriver:
         self.seats = tuple(seats)
         self.seed = seed
         self.on_action = on_action
+        self.stand_in: list[int] = [] if stand_in is None else stand_in
+        """The actions (by their number in the hand) that a person's stand-in took for that person's
+        seat, where the person had a choice; noted before ``on_action`` is told of the action. The
+        match runtime gives the hand's own list (:attr:`~xuezhan.match.Hand.stand_in`)."""
         self.ended = game.over
         if seed is not None:
             for s, seat in enumerate(self.seats):
@@ -98,11 +105,16 @@ class HandDriver:
         return any(not self.seats[s].automatic for s in self.deciding())
 
     # --- deciding ---------------------------------------------------------------------------
-    def apply(self, action: Action) -> None:
+    def apply(self, action: Action, *, by_bot: bool = False) -> None:
         """Apply ``action`` (raises :class:`IllegalActionError`, changing nothing, if it is not legal),
-        number it and tell ``on_action``. Every change to the hand goes through here."""
+        number it and tell ``on_action``. Every change to the hand goes through here. ``by_bot``: the
+        seat's bot decided it; for a person's seat with more than one legal action that is its
+        stand-in's decision (:attr:`stand_in`)."""
         game = self.game
+        chosen_for = by_bot and self.seats[action.seat].is_person and len(game.legal_actions(action.seat)) > 1
         game.apply(action)
+        if chosen_for:
+            self.stand_in.append(len(game.actions) - 1)
         if self.on_action is not None:
             self.on_action(len(game.actions) - 1, action)
         if game.over:
@@ -142,7 +154,7 @@ class HandDriver:
     def act(self, seat: int) -> Action:
         """The seat's bot decides and its decision is applied (a bot's move, 托管, a timeout)."""
         action = self.choose(seat)
-        self.apply(action)
+        self.apply(action, by_bot=True)
         return action
 
     def submit(self, action: Action) -> None:
@@ -172,6 +184,7 @@ class HandDriver:
         apply = game.apply if self.on_action is None else self.apply
         # who is automatic and how each seat chooses do not change while the loop runs
         automatic = tuple(seat.kind is SeatKind.BOT or seat.trustee for seat in self.seats)
+        person = tuple(seat.is_person for seat in self.seats)  # under 托管: its stand-in decides
         choose = tuple(seat.bot.choose for seat in self.seats)
         pending = game.pending
         legal_actions = game.legal_actions
@@ -190,7 +203,11 @@ class HandDriver:
                 legal = legal_actions(s)  # after the interrupt: an item card may have changed the hand
                 if not legal:
                     continue  # nothing to decide any more (the window closed, the hand ended)
-                apply(choose[s](SeatView(game, s), legal) if len(legal) > 1 else legal[0])
+                action = choose[s](SeatView(game, s), legal) if len(legal) > 1 else legal[0]
+                if person[s]:
+                    self.apply(action, by_bot=True)
+                else:
+                    apply(action)
                 moved = True
             if not moved:
                 return game.over

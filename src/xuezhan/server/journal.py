@@ -264,7 +264,8 @@ class Journal:
 
     def action(self, hand: Hand, seq: int, action: Action) -> None:
         """An action applied (it is the last of ``hand.game.actions``); one a person's stand-in took
-        (:attr:`~xuezhan.match.Hand.stand_in`) is logged with ``"stand_in": true``."""
+        (:attr:`~xuezhan.match.Hand.stand_in`, noted by the driver before it tells this hook) is
+        logged with ``"stand_in": true``."""
         entry = action.to_json()
         if hand.stand_in and hand.stand_in[-1] == len(hand.game.actions) - 1:
             entry[STAND_IN] = True

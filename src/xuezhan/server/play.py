@@ -572,18 +572,15 @@ class TablePlay:
 
     async def _bot_act(self, driver: HandDriver, seat: int) -> Action | None:
         """The seat's bot (or stand-in) decides and its action is applied; that action (``None``:
-        the seat had nothing to decide). A stand-in's choice for a person is marked in the hand
-        (:attr:`~xuezhan.match.Hand.stand_in`, and in its log): the review tells it from the player's."""
+        the seat had nothing to decide). The driver marks a stand-in's choice for a person in the hand
+        (:attr:`~xuezhan.match.Hand.stand_in`, and so in its log): the review tells it from the player's."""
         # only this task changes the game, so the worker thread reads a still table
         legal = driver.game.legal_actions(seat)
         if not legal:
             return None
         action = legal[0] if len(legal) == 1 else await asyncio.to_thread(driver.choose, seat)
         shown = self._after_discard(driver, action)
-        hand = self.runtime.hand if self.runtime is not None else None
-        if driver.seats[seat].is_person and hand is not None and len(legal) > 1:
-            hand.stand_in.append(len(driver.game.actions))  # the number the action gets: logged with it
-        driver.apply(action)
+        driver.apply(action, by_bot=True)
         if await self._flush():
             self._discarded(shown)
         return action

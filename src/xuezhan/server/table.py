@@ -308,13 +308,11 @@ class Table(TablePlay):
             raise XuezhanError(ErrorCode.LOG_MISMATCH, f"hand {logged.hand_no} is not the match's next hand")
         entries, stand_in = logged_entries(logged.actions)
         self.jiao_ma.resume(logged.start, accounts)  # the hand's bystanders, as its log names them
-        self.runtime.resume_hand(logged.seed, entries, **dealt_with(logged.start))
+        self.runtime.resume_hand(logged.seed, entries, stand_in=stand_in, **dealt_with(logged.start))
         actions = self.runtime.driver.game.actions if self.runtime.driver is not None else ()
         # its first change shown (run) takes the last version of its last action's: above every one shown before
         self.version = hand_version(running.key, logged.hand_no, counted_actions(actions)) + ACTION_STEPS - 2
         self._shown = self.runtime.hand
-        if self._shown is not None:
-            self._shown.stand_in = stand_in
         self.hand_key = 1
         self.status = Status.PLAYING
         game = self.runtime.hand.game if self.runtime.hand is not None else None
