@@ -4,7 +4,7 @@ A server of its own with a fixed wall and short clocks: the player never answers
 plays the seat to the end of the hand. From the settlement the player opens the hand's replay,
 taps 复盘, and the page lists the costliest mistakes of the player's own seat (losses beyond the
 search's noise, the biggest first, each with the choice taken and the best one) inside the screen,
-each marked as the stand-in's (托管), and says that the stand-in's steps count for no loss; a
+each marked as the stand-in's (托管), and says in one line that every step was the stand-in's and counts for no loss; a
 decision's step button takes the replay to that point of the hand. The wall (``SEED``) is one on
 which the stand-in makes such a mistake.
 """
@@ -71,8 +71,10 @@ def test_a_past_hand_shows_its_review_on_a_phone(seeded_server: str, browser: Br
     panel = page.inner_text("[data-testid=review]")
     assert i18n.t("web.review.title", "zh-CN") in panel
     assert all(d["stand_in"] for d in review["decisions"]) and sum(review["total_loss"].values()) == 0
-    assert i18n.t("web.review.stand_ins", "zh-CN", count=len(review["decisions"])) in panel
-    assert i18n.t("web.review.total", "zh-CN", count=0, loss="0.00") in panel
+    # every step the stand-in's: one line says so, no "0 decisions, 0.00 lost" of the player's
+    assert i18n.t("web.review.all_stand_in", "zh-CN", count=len(review["decisions"])) in panel
+    assert i18n.t("web.review.total", "zh-CN", count=0, loss="0.00") not in panel
+    assert i18n.t("web.review.stand_ins", "zh-CN", count=len(review["decisions"])) not in panel
     # on the phone's screen: nothing sideways, the panel inside it, each step button big enough to tap
     width, height = SIZES["phone"]["viewport"]["width"], SIZES["phone"]["viewport"]["height"]
     assert page.evaluate("document.documentElement.scrollWidth") <= width

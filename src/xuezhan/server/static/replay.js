@@ -85,8 +85,10 @@ function reviewPanel(review) {
     el("b", { class: "review-loss", text: t("review.loss", { loss: d.loss.toFixed(2) }) })));
   return el("div", { id: "review", class: "panel review", "data-testid": "review" },
     el("b", { text: t("review.title") }),
-    el("p", { class: "muted", text: t("review.total", { count: data.decisions.length - standIns, loss: total.toFixed(2) }) }),
-    standIns ? el("p", { class: "muted review-stand-ins", text: t("review.stand_ins", { count: standIns }) }) : null,
+    ...(standIns && standIns === data.decisions.length  // the stand-in took every one: no total of the player's
+      ? [el("p", { class: "muted review-stand-ins", text: t("review.all_stand_in", { count: standIns }) })]
+      : [el("p", { class: "muted", text: t("review.total", { count: data.decisions.length - standIns, loss: total.toFixed(2) }) }),
+         standIns ? el("p", { class: "muted review-stand-ins", text: t("review.stand_ins", { count: standIns }) }) : null]),
     items.length ? el("ol", null, items) : el("p", { class: "review-none", text: t("review.none") }));
 }
 
