@@ -20,7 +20,8 @@ from test_browser import served as web_table
 from websockets.sync.client import ClientConnection, connect
 from websockets.typing import Origin
 
-from xuezhan.records import escape_surrogates, json_line, loads_text
+from xuezhan.jsontext import escape_surrogates, json_line
+from xuezhan.records import loads_text
 from xuezhan.server import ServerConfig
 from xuezhan.server.conn import dumps
 from xuezhan.server.protocol import ProtocolError, parse_client_message

@@ -14,6 +14,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import click
 import pytest
 
 import xuezhan
@@ -492,3 +493,29 @@ def test_entry_point_rules_file_and_usage(tmp_path: Path) -> None:
     p = _python_m("--version")
     assert p.returncode == 0 and xuezhan.__version__ in p.stdout
     assert importlib.metadata.version("xuezhan") == xuezhan.__version__  # one version, in pyproject and the package
+
+
+@pytest.mark.parametrize("args", [["score", H, "--win", "5p", "--json"], ["waits", H13, "--json"],
+                                  ["shanten", H13, "--json"], ["score", "1m", "--win", "1m", "--json"]])
+def test_the_hand_commands_load_no_engine_bots_or_server(args: list[str]) -> None:
+    """A command line imports its own command only: a score, a wait or a bad hand needs no game
+    engine, no bot and no server (each would add to every call's start-up)."""
+    code = ("import sys; from xuezhan.cli import main; rc = main(sys.argv[1:]); "
+            "print([m for m in sys.modules if m.split('.')[:2] in "
+            "(['xuezhan', 'engine'], ['xuezhan', 'bots'], ['xuezhan', 'server'], ['xuezhan', 'records'])])")
+    run = subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True, check=False)
+    assert run.stdout.splitlines()[-1] == "[]", run.stdout + run.stderr
+    assert json.loads(run.stdout.splitlines()[0])  # the command's own answer came first
+
+
+def test_help_lists_every_command_and_each_runs_by_its_name() -> None:
+    from xuezhan.cli import COMMANDS, cli
+
+    run = subprocess.run([sys.executable, "-m", "xuezhan", "--help"], capture_output=True, text=True, check=False,
+                         env={"LC_ALL": "en_US.UTF-8", "PATH": "/usr/bin:/bin"})
+    assert run.returncode == 0
+    for name in COMMANDS:
+        assert f"  {name}" in run.stdout
+        command = cli.get_command(click.Context(cli), name)
+        assert command is not None and command.name == name
+    assert cli.get_command(click.Context(cli), "nonesuch") is None

@@ -18,7 +18,7 @@ SRC = Path(__file__).resolve().parent.parent / "src" / "xuezhan"
 LAYERS: tuple[tuple[str, ...], ...] = (
     ("xuezhan", "xuezhan.ids"),
     ("xuezhan.errors",),
-    ("xuezhan.vocab", "xuezhan.tiles", "xuezhan.extras"),
+    ("xuezhan.vocab", "xuezhan.tiles", "xuezhan.extras", "xuezhan.jsontext"),
     ("xuezhan.hand", "xuezhan.i18n", "xuezhan.scale"),
     ("xuezhan.rules",),
     ("xuezhan.scoring",),

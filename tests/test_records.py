@@ -12,7 +12,8 @@ from xuezhan import records
 from xuezhan.engine.actions import Action, ActionType
 from xuezhan.engine.game import Game
 from xuezhan.errors import RecordError
-from xuezhan.records import json_line, parse_record, record_json, record_line
+from xuezhan.jsontext import json_line
+from xuezhan.records import parse_record, record_json, record_line
 from xuezhan.rules import Rules
 from xuezhan.tiles import parse_tile
 

@@ -13,8 +13,8 @@ from typing import Any
 import pytest
 
 from xuezhan.cli import main
+from xuezhan.jsontext import json_line
 from xuezhan.match import Hand, hand_record
-from xuezhan.records import json_line
 from xuezhan.rules import Rules
 from xuezhan.scale import Shard
 from xuezhan.selfplay import Stats, simulate

@@ -22,6 +22,7 @@ from .engine.deal import Deal, deal_from_layout, validate_deal
 from .engine.game import EXCHANGE_DIRECTIONS, Game, Phase
 from .errors import DealError, IllegalActionError, RecordError, RulesError, XuezhanError
 from .ids import ErrorCode
+from .jsontext import has_surrogate, json_line
 from .rules import Rules
 from .tiles import SUITS, format_tiles, parse_tile, parse_tiles
 from .vocab import Kind
@@ -34,30 +35,10 @@ _CLAIMS = (ActionType.HU, ActionType.PENG, ActionType.GANG, ActionType.PASS)
 _DIRECTION_NAMES = {v: k for k, v in EXCHANGE_DIRECTIONS.items()}
 
 
-_LINE_BREAKS = str.maketrans({"\x85": "\\u0085", "\u2028": "\\u2028", "\u2029": "\\u2029"})
-_SURROGATE = re.compile("[\ud800-\udfff]")
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
 MAX_DIGITS: Final = 4300
 """The longest integer JSON input may hold (Python's own limit on reading one from text)."""
 _LONG_NUMBER = re.compile(rf"\d{{{MAX_DIGITS + 1},}}")
-
-
-def escape_surrogates(text: str) -> str:
-    """``text`` with each lone surrogate (which UTF-8 cannot encode: a ``\\ud800`` escape read
-    from JSON, a byte of a file name that is not UTF-8) written as its JSON escape ``\\udXXX``.
-    In JSON text they stand only inside strings, where the escape reads back the same."""
-    if _SURROGATE.search(text) is None:
-        return text
-    return _SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
-
-
-def json_line(data: Any) -> str:
-    """``data`` as one line of JSON text (no newline at the end): UTF-8 as is, but the characters
-    that other readers take for the end of a line (U+0085, U+2028, U+2029; JSON escapes the
-    control characters already) escaped, so a JSON-lines file or output splits at its newlines
-    only. They can stand only inside strings, where the escape reads back the same. Lone
-    surrogates are escaped too (:func:`escape_surrogates`): the line always encodes as UTF-8."""
-    return escape_surrogates(json.dumps(data, ensure_ascii=False).translate(_LINE_BREAKS))
 
 
 def _orjson() -> ModuleType | None:
@@ -107,7 +88,7 @@ def _lone_surrogate(data: Any) -> str | None:
     while stack:
         item = stack.pop()
         if isinstance(item, str):
-            if _SURROGATE.search(item) is not None:
+            if has_surrogate(item):
                 return item
         elif isinstance(item, dict):
             stack.extend(item)

@@ -32,7 +32,8 @@ from ..engine.actions import Action
 from ..engine.views import SeatView
 from ..errors import XuezhanError
 from ..ids import ErrorCode
-from ..records import json_line, loads_text
+from ..jsontext import json_line
+from ..records import loads_text
 from .heuristic import HeuristicBot
 from .protocol import DEFAULT_MAX_LINE, end_message, request_message, start_message
 

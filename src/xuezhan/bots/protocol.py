@@ -28,7 +28,7 @@ from typing import IO, Any, Final
 from ..engine.actions import Action
 from ..engine.state import RIVER_CLAIMED
 from ..engine.views import SeatView
-from ..records import json_line
+from ..jsontext import json_line
 from ..rules import Rules
 from ..scoring import Meld, MeldKind
 from ..tiles import SUITS, parse_tile, parse_tiles

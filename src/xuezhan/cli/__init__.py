@@ -8,44 +8,53 @@ stdout). No traceback ever reaches a user.
 from __future__ import annotations
 
 import contextlib
+import importlib
 import os
 import sys
+from typing import Final
 
 import click
 
 from .. import i18n
 from ..ids import ErrorCode
 from ._common import emit_error, env_lang
-from ._help import Context, click_message, group, help_lang, version_option
-from .analysis import score_cmd, shanten_cmd, waits_cmd
-from .bot import bot_cmd
-from .dataset import dataset_cmd
-from .games import replay_cmd, simulate_cmd
-from .league import league_cmd
-from .play import play_cmd
-from .review import review_cmd
-from .serve import serve_cmd
-from .tournaments import tournaments_cmd
+from ._help import Context, Group, click_message, group, help_lang, version_option
+
+COMMANDS: Final = {
+    "score": ("analysis", "score_cmd"),
+    "waits": ("analysis", "waits_cmd"),
+    "shanten": ("analysis", "shanten_cmd"),
+    "replay": ("games", "replay_cmd"),
+    "review": ("review", "review_cmd"),
+    "simulate": ("games", "simulate_cmd"),
+    "play": ("play", "play_cmd"),
+    "serve": ("serve", "serve_cmd"),
+    "tournaments": ("tournaments", "tournaments_cmd"),
+    "league": ("league", "league_cmd"),
+    "bot": ("bot", "bot_cmd"),
+    "dataset": ("dataset", "dataset_cmd"),
+}
+"""Each command's module and name in it: a command line imports only its own command's module
+(``xuezhan score`` needs no bots, no server), ``--help`` every one."""
 
 
-@group("xuezhan", context_settings={"help_option_names": ["-h", "--help"]})
+class Commands(Group):
+    """The ``xuezhan`` group: its commands (:data:`COMMANDS`) are loaded when first asked for."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(COMMANDS)
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name not in self.commands and cmd_name in COMMANDS:
+            module, name = COMMANDS[cmd_name]
+            self.add_command(getattr(importlib.import_module(f"{__name__}.{module}"), name), cmd_name)
+        return self.commands.get(cmd_name)
+
+
+@group("xuezhan", cls=Commands, context_settings={"help_option_names": ["-h", "--help"]})
 @version_option
 def cli() -> None:
     pass  # a group: its commands do the work
-
-
-cli.add_command(score_cmd)
-cli.add_command(waits_cmd)
-cli.add_command(shanten_cmd)
-cli.add_command(replay_cmd)
-cli.add_command(review_cmd)
-cli.add_command(simulate_cmd)
-cli.add_command(play_cmd)
-cli.add_command(serve_cmd)
-cli.add_command(tournaments_cmd)
-cli.add_command(league_cmd)
-cli.add_command(bot_cmd)
-cli.add_command(dataset_cmd)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -14,11 +14,10 @@ from typing import Any, ParamSpec
 import click
 
 from .. import i18n, vocab
-from ..bots import DEFAULT_MAX_LINE, DEFAULT_TIMEOUT
 from ..errors import XuezhanError
 from ..i18n import Lang
 from ..ids import ErrorCode
-from ..records import json_line
+from ..jsontext import json_line
 from ..rules import Rules
 from ..scoring import Meld, MeldKind
 from ..tiles import parse_tile, suit_index
@@ -65,7 +64,7 @@ def emit_error(code: ErrorCode | str, message: str, as_json: bool, lang: Lang | 
     what = vocab.name_or_id(vocab.Kind.ERROR, code, lang)
     click.echo(i18n.t("cli.error", lang, what=what, message=message), err=True)
     if as_json:
-        click.echo(json_line({"error": {"code": code, "message": message}}))
+        emit_json({"error": {"code": code, "message": message}})
 
 
 def emit_json(data: Any) -> None:
@@ -108,6 +107,8 @@ def json_option(fn: Callable[..., Any]) -> Callable[..., Any]:
 def bot_options(fn: Callable[..., Any]) -> Callable[..., Any]:
     """``--bot-timeout SECONDS`` and ``--bot-max-line BYTES``: what an outside bot (``cmd:``) may
     take for each decision and write on one line."""
+    from ..bots import DEFAULT_MAX_LINE, DEFAULT_TIMEOUT  # here: the commands without bots do not load them
+
     fn = click.option("--bot-max-line", "bot_max_line", type=int, default=DEFAULT_MAX_LINE, show_default=True,
                       metavar="BYTES")(fn)
     fn = click.option("--bot-timeout", type=float, default=DEFAULT_TIMEOUT, show_default=True, metavar="SECONDS")(fn)

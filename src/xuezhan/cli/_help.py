@@ -295,7 +295,8 @@ def command(name: str, **attrs: Any) -> Callable[[Callable[..., Any]], Command]:
 
 def group(name: str, **attrs: Any) -> Callable[[Callable[..., Any]], Group]:
     """``@click.group(name)`` made a :class:`Group`."""
-    made: Callable[[Callable[..., Any]], Group] = click.group(name, cls=Group, **attrs)
+    attrs.setdefault("cls", Group)
+    made: Callable[[Callable[..., Any]], Group] = click.group(name, **attrs)
     return made
 
 

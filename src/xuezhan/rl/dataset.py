@@ -78,8 +78,9 @@ from ..engine.actions import ACTION_SPACE_SIZE, action_index
 from ..errors import XuezhanError
 from ..extras import optional
 from ..ids import ErrorCode
+from ..jsontext import json_line
 from ..match import Hand, hand_record, hand_seed
-from ..records import json_line, loads_text
+from ..records import loads_text
 from ..rules import Rules
 from ..scale import Shard, map_shards, shards
 from ..selfplay import simulate

@@ -10,7 +10,7 @@ from typing import Any
 import orjson
 
 from ..i18n import DEFAULT_LANG, Lang
-from ..records import escape_surrogates
+from ..jsontext import escape_surrogates
 from .bank import Account
 from .protocol import ClientMessage
 
@@ -18,7 +18,7 @@ from .protocol import ClientMessage
 def dumps(msg: dict[str, Any]) -> str:
     """A message as compact JSON text, UTF-8 as is: as the database writes JSON
     (:func:`~xuezhan.store.db.json_text`), but a lone surrogate (text that UTF-8 cannot encode)
-    escaped (:func:`~xuezhan.records.escape_surrogates`), so that the text can always be sent."""
+    escaped (:func:`~xuezhan.jsontext.escape_surrogates`), so that the text can always be sent."""
     try:
         return orjson.dumps(msg, option=orjson.OPT_NON_STR_KEYS).decode()
     except TypeError:  # integers beyond 64 bits, lone surrogates: orjson refuses them

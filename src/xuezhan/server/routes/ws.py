@@ -21,7 +21,7 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from ...i18n import Lang
 from ...ids import ErrorCode
-from ...records import escape_surrogates
+from ...jsontext import escape_surrogates
 from ..bank import Account
 from ..conn import Conn
 from ..limits import TokenBucket, retry_seconds
