@@ -800,7 +800,7 @@ def test_a_table_cancelled_as_a_message_comes_in_still_stops(make_app: Callable[
     table = table_of(app, code)
     portal = app.state.runner.portal
     end = time.monotonic() + 5.0
-    while not portal.call(lambda: bool(table.inbox._getters)):  # type: ignore[attr-defined]
+    while not portal.call(lambda: table.receiving):
         assert time.monotonic() < end, "the table never waited on its inbox"  # (its bots' moves done)
         time.sleep(0.01)
 

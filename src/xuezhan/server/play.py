@@ -149,6 +149,8 @@ class TablePlay:
         self.ready: set[int] = set()
         self.left: set[str] = set()  # people who escaped from the hand being played
         self.inbox: asyncio.Queue[Inbound] = asyncio.Queue()
+        self.receiving = False
+        """The table's task waits for a message of its inbox (nothing else is due before its next clock)."""
         self.out = Outbound(self)
         self.jiao_ma = JiaoMa(self, self._write, self._min_balance)
         """叫马: who asked to bet on the next hand (:mod:`xuezhan.server.bystanders`)."""

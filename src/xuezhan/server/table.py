@@ -328,6 +328,23 @@ class Table(TablePlay):
                 match.golden_fingers.discard(sitting)  # it left the table with its escape
 
     # --- the task ----------------------------------------------------------------------------------------
+    async def _receive(self, timeout: float | None) -> Inbound | None:
+        """The next message of the inbox, waiting for one ``timeout`` seconds at most (``None``: as long
+        as it takes); ``None`` if none came. :attr:`receiving` is true while it waits."""
+        if timeout is not None and timeout <= 0:
+            return self.inbox.get_nowait() if not self.inbox.empty() else None
+        self.receiving = True
+        try:
+            if timeout is None:
+                return await self.inbox.get()
+            try:  # not asyncio.wait_for: on Python 3.11 it loses a cancellation that comes with an item
+                async with asyncio.timeout(timeout):
+                    return await self.inbox.get()
+            except TimeoutError:
+                return None
+        finally:
+            self.receiving = False
+
     async def run(self) -> None:
         loop = asyncio.get_running_loop()
         try:
@@ -336,18 +353,7 @@ class Table(TablePlay):
                 self._show()
             while self.status is not Status.CLOSED:
                 wake = self._next_wakeup()
-                timeout = None if wake is None else max(0.0, wake - loop.time())
-                item: Inbound | None
-                if timeout is None:
-                    item = await self.inbox.get()
-                elif timeout <= 0:
-                    item = self.inbox.get_nowait() if not self.inbox.empty() else None
-                else:
-                    try:  # not asyncio.wait_for: on Python 3.11 it loses a cancellation that comes with an item
-                        async with asyncio.timeout(timeout):
-                            item = await self.inbox.get()
-                    except TimeoutError:
-                        item = None
+                item = await self._receive(None if wake is None else max(0.0, wake - loop.time()))
                 if item is not None:
                     try:
                         await self._handle(item)
