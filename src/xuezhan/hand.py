@@ -125,9 +125,15 @@ SETS_PAIR: Final = frozenset(_byte_vector_key(v) for v in _SHAPES_PAIR)
 
 # The win check on suit keys kept up to date by the engine: 0 sets only, 1 sets and a pair.
 _KEY_CLASS: Final[dict[int, int]] = {**dict.fromkeys(SETS_ONLY, 0), **dict.fromkeys(SETS_PAIR, 1)}
-ALL_EVEN_KEYS: Final = frozenset(
-    sum(c * 5**r for r, c in enumerate(digits)) for digits in itertools.product((0, 2, 4), repeat=9)
-)
+def _all_even_keys() -> frozenset[int]:
+    keys = [0]
+    for r in range(9):  # rank by rank: each count 0, 2 or 4 (the key's base-5 digit)
+        unit = 5**r
+        keys = [k + c for k in keys for c in (0, 2 * unit, 4 * unit)]
+    return frozenset(keys)
+
+
+ALL_EVEN_KEYS: Final = _all_even_keys()
 """Suit keys whose every count is even (seven pairs, suit by suit)."""
 
 
@@ -167,13 +173,15 @@ def _build_suit_class() -> dict[bytes, int]:
         b = v.to_bytes(9, "little")
         low[b] = sum(b) + _PAIR_FLAG
     even: dict[bytes, int] = {}
-    for combo in itertools.product((0, 2, 4), repeat=9):
-        if sum(combo) <= 14:
-            even[bytes(combo)] = sum(combo)
+    partial: list[tuple[int, ...]] = [()]
+    for _ in range(9):  # rank by rank: counts of 0, 2 or 4, at most 14 tiles in all
+        partial = [(*c, x) for c in partial for x in (0, 2, 4) if sum(c) + x <= 14]
+    for combo in partial:
+        even[bytes(combo)] = sum(combo)
     # only 20 distinct values: one shared int object each, so a look-up touches less memory
     shared: dict[int, int] = {}
     out: dict[bytes, int] = {}
-    for b in sorted(low.keys() | even.keys()):
+    for b in (*low, *(b for b in even if b not in low)):
         v = low.get(b, _NOT_SHAPE) | (even.get(b, _NOT_SHAPE) << _FIELD)
         out[b] = shared.setdefault(v, v)
     return out
