@@ -125,6 +125,8 @@ SETS_PAIR: Final = frozenset(_byte_vector_key(v) for v in _SHAPES_PAIR)
 
 # The win check on suit keys kept up to date by the engine: 0 sets only, 1 sets and a pair.
 _KEY_CLASS: Final[dict[int, int]] = {**dict.fromkeys(SETS_ONLY, 0), **dict.fromkeys(SETS_PAIR, 1)}
+
+
 def _all_even_keys() -> frozenset[int]:
     keys = [0]
     for r in range(9):  # rank by rank: each count 0, 2 or 4 (the key's base-5 digit)
