@@ -3,6 +3,8 @@ the win checks on suit keys, shanten with the copies a seat owns, and the key he
 
 from __future__ import annotations
 
+import itertools
+
 import pytest
 
 from xuezhan import hand
@@ -23,6 +25,7 @@ def keys_and_sizes(text: str) -> tuple[tuple[int, int, int], list[int]]:
     [
         ("123m456m789m123p55p", 0, True, False),
         ("1133557799m1199p", 0, False, True),
+        ("11113355m7799p22s", 0, False, True),  # four of a kind as two of the seven pairs
         ("11223344556677m", 0, True, True),  # 123 123 456 456 77, or seven pairs
         ("123m456m789m55p", 1, True, False),  # a meld makes seven pairs impossible
         ("1133557799m11p", 1, False, False),
@@ -38,6 +41,12 @@ def test_complete_by_suit_keys(tiles: str, melds: int, standard: bool, seven: bo
     assert hand.is_seven_pairs(keys, sizes, melds) is seven
     assert hand.is_complete(counts(tiles), melds) is (standard or seven)
     assert hand.is_complete_keys(*keys, seven_pairs=melds == 0) is (standard or seven)
+
+
+def test_the_even_suit_keys_are_every_suit_of_even_counts() -> None:
+    """The suits seven pairs may hold (:data:`~xuezhan.hand.ALL_EVEN_KEYS`): every count 0, 2 or 4."""
+    expected = {hand.suit_key([*c, *[0] * 18], 0) for c in itertools.product((0, 2, 4), repeat=9)}
+    assert expected == hand.ALL_EVEN_KEYS and len(expected) == 3**9
 
 
 def test_the_defaults_hold_no_meld_and_allow_seven_pairs() -> None:

@@ -37,6 +37,7 @@ EXCLUDED = {
     "xuezhan.hand.x__byte_fits": IMPORT_TIME,
     "xuezhan.hand.x__byte_vector_key": IMPORT_TIME,
     "xuezhan.hand.x__build_suit_class": IMPORT_TIME,
+    "xuezhan.hand.x__all_even_keys": IMPORT_TIME,
     "xuezhan.hand.x__seven_pairs_row": IMPORT_TIME,
     "xuezhan.hand.x__load_tables": ("reads data/suit_tables.bin.xz once and keeps it; the tests that map tests "
                                     "to mutants load it before any mutant is switched on; every waits and "
